@@ -1,0 +1,73 @@
+"""django-mcp: serve MCP 2026-07-28 tools, resources and prompts from a Django project.
+
+Declare them in an app's ``mcp.py``::
+
+    import django_mcp
+
+    @django_mcp.tool(read_only=True)
+    def search_books(query: str) -> list[BookOut]:
+        \"\"\"Find books whose title contains the query.\"\"\"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .content import (
+    Annotations,
+    Audio,
+    EmbeddedResource,
+    Image,
+    ResourceContents,
+    ResourceLink,
+    Text,
+    ToolResult,
+)
+from .context import Context
+from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered, ToolError
+from .protocol.errors import MCPError
+from .schema import MCPHeader
+
+if TYPE_CHECKING:
+    from .sites import MCPSite
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AlreadyRegistered",
+    "Annotations",
+    "Audio",
+    "Context",
+    "EmbeddedResource",
+    "Image",
+    "InvalidDeclaration",
+    "MCPError",
+    "MCPHeader",
+    "MCPSite",
+    "NotRegistered",
+    "ResourceContents",
+    "ResourceLink",
+    "Text",
+    "ToolError",
+    "ToolResult",
+    "site",
+    "tool",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The site module imports Django machinery; load it only when asked for.
+    if name in ("site", "MCPSite", "autodiscover"):
+        from . import sites
+
+        return getattr(sites, name)
+    raise AttributeError(name)
+
+
+def tool(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any) -> Any:
+    """Register a tool on ``site`` (the default site unless given); bare or called."""
+    from .sites import site as default_site
+
+    target = site if site is not None else default_site
+    return target.tool(func, **options) if func is not None else target.tool(**options)

@@ -1,0 +1,105 @@
+"""The ``DJANGO_MCP`` settings dict: every key has a documented default (docs/settings.md).
+
+Settings are read lazily through :data:`mcp_settings` and cached; the cache is cleared on
+``setting_changed`` so ``override_settings`` works in tests. Nothing reads settings at import
+time.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, Final
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils.module_loading import import_string
+
+from .protocol.revisions import CURRENT_REVISION, RevisionPolicy, RevisionPolicyMode
+
+SETTINGS_NAME: Final = "DJANGO_MCP"
+
+DEFAULTS: Final[dict[str, Any]] = {
+    # Identity reported in every result's _meta["io.modelcontextprotocol/serverInfo"].
+    "SERVER_NAME": "django-mcp",
+    "SERVER_VERSION": None,  # None: the django-mcp package version
+    "SERVER_TITLE": None,
+    "INSTRUCTIONS": None,
+    "INCLUDE_SERVER_INFO": True,
+    # Revisions (docs/adr/0001-revision-policy.md).
+    "SUPPORTED_REVISIONS": [CURRENT_REVISION],
+    "REVISION_POLICY": "best-effort",  # or "strict"
+    "BEST_EFFORT_REVISIONS": None,  # None: any dated revision newer than ours
+    # HTTP transport.
+    "ALLOWED_ORIGINS": None,  # None: derived from ALLOWED_HOSTS plus loopback
+    "MAX_REQUEST_BYTES": 4 * 1024 * 1024,
+    # Lists and caching.
+    "PAGE_SIZE": 100,
+    "DISCOVER_TTL_MS": 300_000,
+    "LIST_TTL_MS": 60_000,
+    # Errors.
+    "EXCEPTION_HANDLER": "django_mcp.exceptions.exception_handler",
+    # Request log (docs/guides/records.md).
+    "REQUEST_LOG": "all",  # "all", "errors" or "off"
+    "REQUEST_LOG_SAMPLE_RATE": 1.0,
+    "REQUEST_LOG_PARAMS": False,
+    "REQUEST_LOG_PARAMS_MAX_CHARS": 2000,
+    "REQUEST_LOG_BUFFER_SIZE": 10_000,
+    "REQUEST_LOG_BATCH_SIZE": 500,
+    "REQUEST_LOG_FLUSH_INTERVAL": 1.0,
+    # Registry.
+    "AUTODISCOVER_MODULE": "mcp",
+    "SITE_CLASS": "django_mcp.sites.MCPSite",
+}
+
+REQUEST_LOG_MODES: Final = ("all", "errors", "off")
+
+
+class MCPSettings:
+    """Typed access to ``settings.DJANGO_MCP`` merged over :data:`DEFAULTS`."""
+
+    @cached_property
+    def user_settings(self) -> dict[str, Any]:
+        value = getattr(settings, SETTINGS_NAME, {})
+        return dict(value) if isinstance(value, dict) else {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in DEFAULTS:
+            raise AttributeError(f"Unknown django-mcp setting: {name}")
+        value = self.user_settings.get(name, DEFAULTS[name])
+        self.__dict__[name] = value
+        return value
+
+    @cached_property
+    def revision_policy(self) -> RevisionPolicy:
+        best_effort = self.BEST_EFFORT_REVISIONS
+        return RevisionPolicy(
+            supported=tuple(self.SUPPORTED_REVISIONS),
+            mode=RevisionPolicyMode(self.REVISION_POLICY),
+            best_effort=frozenset(best_effort) if best_effort is not None else None,
+        )
+
+    @cached_property
+    def server_version(self) -> str:
+        if self.SERVER_VERSION:
+            return str(self.SERVER_VERSION)
+        from . import __version__
+
+        return __version__
+
+    @cached_property
+    def exception_handler(self) -> Any:
+        return import_string(self.EXCEPTION_HANDLER)
+
+    def reload(self) -> None:
+        """Forget every cached value; the next access reads settings again."""
+        self.__dict__.clear()
+
+
+mcp_settings = MCPSettings()
+
+
+@receiver(setting_changed)
+def _reload_settings(*, setting: str, **kwargs: Any) -> None:
+    if setting in (SETTINGS_NAME, "DEBUG", "ALLOWED_HOSTS"):
+        mcp_settings.reload()

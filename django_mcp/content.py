@@ -1,0 +1,187 @@
+"""Content a tool or prompt may return, and its conversion to MCP content blocks.
+
+Return a ``str`` for text, one of these classes for other kinds, or a list mixing them.
+Anything else is structured output: it becomes ``structuredContent`` plus its JSON text.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Audience = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """Hints for the client about a content block (audience, priority 0..1, lastModified)."""
+
+    audience: list[Audience] | None = None
+    priority: float | None = None
+    last_modified: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.audience is not None:
+            data["audience"] = list(self.audience)
+        if self.priority is not None:
+            data["priority"] = self.priority
+        if self.last_modified is not None:
+            data["lastModified"] = self.last_modified
+        return data
+
+
+@dataclass(frozen=True)
+class _Block:
+    annotations: Annotations | None = field(default=None, kw_only=True)
+    meta: dict[str, Any] | None = field(default=None, kw_only=True)
+
+    def _finish(self, block: dict[str, Any]) -> dict[str, Any]:
+        if self.annotations is not None:
+            block["annotations"] = self.annotations.to_dict()
+        if self.meta is not None:
+            block["_meta"] = dict(self.meta)
+        return block
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Text(_Block):
+    """A text content block."""
+
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._finish({"type": "text", "text": self.text})
+
+
+def _b64(data: bytes | str) -> str:
+    return data if isinstance(data, str) else base64.b64encode(data).decode("ascii")
+
+
+@dataclass(frozen=True)
+class Image(_Block):
+    """An image: raw bytes (or base64 text) and its MIME type."""
+
+    data: bytes | str
+    mime_type: str = "image/png"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._finish({"type": "image", "data": _b64(self.data), "mimeType": self.mime_type})
+
+
+@dataclass(frozen=True)
+class Audio(_Block):
+    """Audio: raw bytes (or base64 text) and its MIME type."""
+
+    data: bytes | str
+    mime_type: str = "audio/wav"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._finish({"type": "audio", "data": _b64(self.data), "mimeType": self.mime_type})
+
+
+@dataclass(frozen=True)
+class ResourceLink(_Block):
+    """A link to a resource the client may read; it need not be listed."""
+
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        block: dict[str, Any] = {"type": "resource_link", "uri": self.uri, "name": self.name}
+        for key, value in (
+            ("title", self.title),
+            ("description", self.description),
+            ("mimeType", self.mime_type),
+            ("size", self.size),
+        ):
+            if value is not None:
+                block[key] = value
+        return self._finish(block)
+
+
+@dataclass(frozen=True)
+class ResourceContents:
+    """The contents of a resource: ``text`` or ``blob`` (bytes), with URI and MIME type."""
+
+    uri: str
+    text: str | None = None
+    blob: bytes | str | None = None
+    mime_type: str | None = None
+    meta: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.text is None) == (self.blob is None):
+            raise ValueError("ResourceContents needs exactly one of text or blob")
+
+    def to_dict(self) -> dict[str, Any]:
+        item: dict[str, Any] = {"uri": self.uri}
+        if self.mime_type is not None:
+            item["mimeType"] = self.mime_type
+        if self.text is not None:
+            item["text"] = self.text
+        else:
+            assert self.blob is not None
+            item["blob"] = _b64(self.blob)
+        if self.meta is not None:
+            item["_meta"] = dict(self.meta)
+        return item
+
+
+@dataclass(frozen=True)
+class EmbeddedResource(_Block):
+    """A resource's contents embedded in the result."""
+
+    resource: ResourceContents
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._finish({"type": "resource", "resource": self.resource.to_dict()})
+
+
+ContentBlock = Text | Image | Audio | ResourceLink | EmbeddedResource
+CONTENT_TYPES = (Text, Image, Audio, ResourceLink, EmbeddedResource)
+
+
+def is_content(value: Any) -> bool:
+    """Whether ``value`` is content (a string, a block, or a non-empty list of them)."""
+    if isinstance(value, str | _Block):
+        return True
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(item, str | _Block) for item in value)
+    )
+
+
+def to_blocks(value: Any) -> list[dict[str, Any]]:
+    """Convert content (see :func:`is_content`) to a list of content-block dicts."""
+    items = value if isinstance(value, list | tuple) else [value]
+    return [Text(item).to_dict() if isinstance(item, str) else item.to_dict() for item in items]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """Full control over a ``CallToolResult``: content, structured output and isError."""
+
+    content: list[ContentBlock | str] = field(default_factory=list)
+    structured: Any = None
+    is_error: bool = False
+    meta: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"content": to_blocks(self.content) if self.content else []}
+        if self.structured is not None:
+            result["structuredContent"] = self.structured
+        if self.is_error:
+            result["isError"] = True
+        if self.meta is not None:
+            result["_meta"] = dict(self.meta)
+        return result

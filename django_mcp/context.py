@@ -1,0 +1,95 @@
+"""The per-request :class:`Context` a handler can ask for by annotating a parameter.
+
+It carries what MCP 2026-07-28 sends on every request (declared revision, client info and
+capabilities) and what Django knows (the ``HttpRequest`` and its user). Nothing in it
+survives the request: the protocol is stateless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .protocol import methods
+from .protocol.meta import ClientInfo, RequestMeta
+from .protocol.revisions import RevisionDecision
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.http import HttpRequest
+
+    from .protocol.jsonrpc import RequestId
+    from .sites import MCPSite
+
+Emitter = Callable[[dict[str, Any]], None]
+
+
+class Context:
+    """What a tool, resource or prompt handler may know about the request it serves."""
+
+    def __init__(
+        self,
+        *,
+        site: MCPSite,
+        method: str,
+        request_id: RequestId,
+        meta: RequestMeta,
+        revision: RevisionDecision,
+        request: HttpRequest | None = None,
+        user: AbstractBaseUser | AnonymousUser | None = None,
+        emit: Emitter | None = None,
+    ) -> None:
+        self.site = site
+        self.method = method
+        self.request_id = request_id
+        self.meta = meta
+        self.revision = revision
+        self.request = request
+        self.user = user if user is not None else getattr(request, "user", None)
+        self._emit = emit
+        self._last_progress: float | None = None
+        self.cancelled = False
+
+    @property
+    def declared_revision(self) -> str:
+        """The ``protocolVersion`` the client declared on this request."""
+        return self.revision.declared
+
+    @property
+    def client_info(self) -> ClientInfo | None:
+        """The client's self-reported name and version: for display and logs only."""
+        return self.meta.client_info
+
+    @property
+    def client_capabilities(self) -> Mapping[str, Any]:
+        """The capabilities the client declared for this request (never inferred)."""
+        return self.meta.client_capabilities
+
+    @property
+    def can_stream(self) -> bool:
+        """Whether notifications sent now can reach the client (an SSE stream is open)."""
+        return self._emit is not None
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send ``notifications/progress`` if the client asked for it with a progressToken.
+
+        Progress must increase; a value not above the last one is dropped. Without a token
+        or an open stream this does nothing, so tools can call it unconditionally.
+        """
+        token = self.meta.progress_token
+        if token is None or self._emit is None:
+            return
+        if self._last_progress is not None and progress <= self._last_progress:
+            return
+        self._last_progress = progress
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": params})
+
+    def __repr__(self) -> str:
+        return f"<Context {self.method} id={self.request_id!r}>"

@@ -1,0 +1,47 @@
+"""Exceptions user code raises, registry errors, and the replaceable exception handler."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from .protocol.errors import InternalError, MCPError
+
+if TYPE_CHECKING:
+    from .context import Context
+
+logger = logging.getLogger("django_mcp")
+
+
+class ToolError(Exception):
+    """Raise in a tool to return ``isError: true`` with this message, so the model can
+    read what went wrong and correct itself (server/tools.mdx, "Error Handling")."""
+
+
+class AlreadyRegistered(ImproperlyConfigured):
+    """A declaration with the same name is already registered on the site."""
+
+
+class NotRegistered(KeyError):
+    """Unregistering a declaration the site does not have."""
+
+
+class InvalidDeclaration(ImproperlyConfigured):
+    """A tool, resource or prompt declaration that breaks a spec constraint."""
+
+
+def exception_handler(exc: Exception, context: Context | None) -> MCPError:
+    """Map an unexpected exception from user code to a protocol error.
+
+    The default masks the details as -32603 "Internal error" unless ``DEBUG`` is on, and
+    logs the traceback. Replace it with the ``EXCEPTION_HANDLER`` setting.
+    """
+    if isinstance(exc, MCPError):
+        return exc
+    logger.exception("Unhandled exception in MCP handler", exc_info=exc)
+    if settings.DEBUG:
+        return InternalError(data={"exception": f"{type(exc).__name__}: {exc}"})
+    return InternalError()

@@ -1,0 +1,34 @@
+"""Method handlers: one function per MCP method, looked up in :data:`HANDLERS`.
+
+A handler receives the server, the request params and the :class:`Context`, and returns the
+result dict (``resultType`` and ``serverInfo`` are added by the server). ``capability``
+names the server capability that must be advertised for the method to exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import methods
+from . import discover, tools
+
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..server import MCPServer
+
+HandlerFunc = Callable[["MCPServer", dict[str, Any], "Context"], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Handler:
+    func: HandlerFunc
+    capability: str | None = None
+
+
+HANDLERS: dict[str, Handler] = {
+    methods.SERVER_DISCOVER: Handler(discover.discover),
+    methods.TOOLS_LIST: Handler(tools.list_tools, "tools"),
+    methods.TOOLS_CALL: Handler(tools.call_tool, "tools"),
+}

@@ -1,0 +1,44 @@
+"""``Origin`` validation against DNS rebinding (basic/transports/streamable-http.mdx,
+"Security Warning"): a present, disallowed ``Origin`` gets 403.
+
+The allow-list is the ``ALLOWED_ORIGINS`` setting (full origins such as
+``https://app.example.com``, or ``"*"``); when it is None the origin's host must pass
+``ALLOWED_HOSTS``. Loopback origins are always accepted. A request without ``Origin``
+(non-browser clients) is allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+
+LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+def origin_allowed(origin: str, allowed_origins: Sequence[str] | None) -> bool:
+    """Whether a request carrying this ``Origin`` header may use the endpoint."""
+    if origin == "null":
+        return False
+    try:
+        parts = urlsplit(origin)
+        hostname = parts.hostname
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not hostname:
+        return False
+    if hostname in LOOPBACK_HOSTS or hostname.startswith("127."):
+        return True
+    if allowed_origins is not None:
+        return "*" in allowed_origins or origin.rstrip("/") in {
+            item.rstrip("/") for item in allowed_origins
+        }
+    domain, _ = split_domain_port(parts.netloc)
+    allowed_hosts = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not allowed_hosts:
+        allowed_hosts = [".localhost", "127.0.0.1", "[::1]"]
+    return bool(domain) and validate_host(domain, allowed_hosts)

@@ -1,0 +1,145 @@
+"""Admission: the single place where a raw message becomes a valid request or a failure.
+
+``admit`` applies every protocol rule in the order of digest section 6.7 (which matches the
+official conformance suite) and returns one value of a closed set: :class:`Admitted`,
+:class:`NotificationAccepted` or :class:`Rejected`. Transports pass in what they have (HTTP
+a header mapping, stdio ``None``) and only map the variant to their native form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeAlias
+
+from . import headers as h
+from . import methods as m
+from .errors import InvalidParams, MCPError, MethodNotFound
+from .jsonrpc import MessageError, Notification, Request, RequestId, parse_message
+from .meta import RequestMeta, complete_meta, required_meta
+from .revisions import RevisionDecision, RevisionPolicy
+
+
+class Catalogue(Protocol):
+    """What admission needs to know about the server's declarations for one caller."""
+
+    def implements(self, method: str) -> bool:
+        """Whether ``method`` exists and its server capability is advertised."""
+        ...
+
+    def tool_header_params(self, name: str) -> Mapping[str, h.HeaderParam] | None:
+        """The ``x-mcp-header`` arguments of tool ``name``, or None if it is unknown."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A request that passed every protocol rule, ready for dispatch."""
+
+    request: Request
+    meta: RequestMeta
+    revision: RevisionDecision
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationAccepted:
+    """A notification: accepted and never answered with a JSON-RPC body."""
+
+    notification: Notification
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A message refused by a protocol rule; ``error`` carries code, message and data."""
+
+    error: MCPError
+    request_id: RequestId | None = None
+    method: str | None = None
+    declared_revision: str | None = None
+    is_notification: bool = False
+
+
+Admission: TypeAlias = Admitted | NotificationAccepted | Rejected
+
+
+def initialize_error(supported: Sequence[str]) -> MethodNotFound:
+    """The answer to a legacy ``initialize``: it names the versions we do speak (8.4)."""
+    versions = ", ".join(supported)
+    return MethodNotFound(
+        f"initialize is not supported; this server speaks MCP {versions} "
+        f"(supported versions: {versions})",
+        data={"supported": list(supported)},
+    )
+
+
+def admit(
+    body: bytes,
+    headers: Mapping[str, str] | None,
+    catalogue: Catalogue,
+    policy: RevisionPolicy,
+) -> Admission:
+    """Turn one raw message into an :data:`Admission`.
+
+    ``headers`` must already be :func:`headers.normalise`-d; ``None`` means the transport
+    has no headers (stdio), so the header rules do not apply.
+    """
+    try:
+        message = parse_message(body)
+    except MessageError as exc:
+        return Rejected(exc.error, exc.request_id, is_notification=exc.is_notification)
+    if isinstance(message, Notification):
+        return NotificationAccepted(message)
+    declared: str | None = None
+    try:
+        if message.method == m.INITIALIZE:
+            raise initialize_error(policy.supported)
+        version, capabilities, meta = required_meta(message.params)
+        declared = version
+        if headers is not None:
+            h.require_equal(
+                headers, h.PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version", version
+            )
+        revision = policy.decide(version)
+        if headers is not None:
+            h.require_equal(headers, h.METHOD_HEADER, "Mcp-Method", message.method)
+        _require_method(message.method, catalogue)
+        params = message.params or {}
+        _check_name(message.method, params, headers, catalogue)
+        request_meta = complete_meta(version, capabilities, meta)
+    except MCPError as exc:
+        return Rejected(exc, message.id, message.method, declared)
+    return Admitted(message, request_meta, revision)
+
+
+def _require_method(method: str, catalogue: Catalogue) -> None:
+    if method in m.REMOVED_METHODS:
+        raise MethodNotFound(f"Method not found: {method} was removed in MCP 2026-07-28")
+    if not catalogue.implements(method):
+        raise MethodNotFound(f"Method not found: {method}")
+
+
+def _check_name(
+    method: str,
+    params: Mapping[str, Any],
+    headers: Mapping[str, str] | None,
+    catalogue: Catalogue,
+) -> None:
+    """Steps 13 and 14: ``Mcp-Name``, the tool's existence, and its ``Mcp-Param-*``."""
+    field = m.NAME_FIELDS.get(method)
+    if field is None:
+        return
+    value = params.get(field)
+    if not isinstance(value, str):
+        raise InvalidParams(f"params.{field} is required and must be a string")
+    if headers is not None:
+        h.require_name(headers, value)
+    if method != m.TOOLS_CALL:
+        return
+    header_params = catalogue.tool_header_params(value)
+    if header_params is None:
+        raise InvalidParams(f"Unknown tool: {value}", data={"name": value})
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise InvalidParams("params.arguments must be an object")
+    if headers is not None and header_params:
+        h.require_params(headers, header_params, arguments or {})

@@ -1,0 +1,198 @@
+"""The error catalogue of MCP 2026-07-28 and its code allocation policy.
+
+Every protocol failure the server can produce is an :class:`MCPError` subclass that differs
+only by class attributes. Transports never build error text themselves: they serialise one
+of these and choose a status from their own table.
+
+Allocation policy (basic/index.mdx, "Error codes"): -32700 and -32600..-32603 keep their
+JSON-RPC meaning, -32000..-32019 are legacy implementation-defined (no new use), and
+-32020..-32099 belong to the MCP specification. Application errors live outside
+-32768..-32000.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+HEADER_MISMATCH: Final = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY: Final = -32021
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+
+JSONRPC_STANDARD_CODES: Final = frozenset(
+    {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR}
+)
+#: Codes the 2026-07-28 revision defines inside its reserved range.
+SPEC_DEFINED_CODES: Final = frozenset(
+    {HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION}
+)
+#: Codes that must never be emitted by a 2026-07-28 server (old or draft numbers).
+FORBIDDEN_CODES: Final = frozenset({-32001, -32002, -32003, -32004, -32042})
+
+
+def is_implementation_defined(code: int) -> bool:
+    """Whether ``code`` is in the legacy implementation-defined block -32000..-32019."""
+    return -32019 <= code <= -32000
+
+
+def is_spec_reserved(code: int) -> bool:
+    """Whether ``code`` is in the block -32020..-32099 that only the MCP spec allocates."""
+    return -32099 <= code <= -32020
+
+
+def is_jsonrpc_reserved(code: int) -> bool:
+    """Whether ``code`` lies in JSON-RPC's reserved range -32768..-32000."""
+    return -32768 <= code <= -32000
+
+
+def is_allowed_code(code: int) -> bool:
+    """Whether a server following the allocation policy may emit ``code``.
+
+    Allowed: the JSON-RPC standard codes, the spec-defined MCP codes, and any application
+    code outside the reserved range. Everything else would be an invented code.
+    """
+    if code in FORBIDDEN_CODES:
+        return False
+    if code in JSONRPC_STANDARD_CODES or code in SPEC_DEFINED_CODES:
+        return True
+    return not is_jsonrpc_reserved(code)
+
+
+class MCPError(Exception):
+    """A protocol failure, carrying its JSON-RPC code, a one-sentence message and ``data``.
+
+    Subclasses set ``code`` and ``default_message``; instances may refine the message and
+    attach ``data``. ``str(error)`` is the message.
+    """
+
+    code: ClassVar[int] = INTERNAL_ERROR
+    default_message: ClassVar[str] = "Internal error"
+
+    def __init__(self, message: str | None = None, *, data: Any = None) -> None:
+        self.message = message or self.default_message
+        self.data = data
+        super().__init__(self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-RPC ``error`` member for this failure."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, code={self.code})"
+
+
+class ParseError(MCPError):
+    """The body is not JSON (or not UTF-8)."""
+
+    code = PARSE_ERROR
+    default_message = "Parse error"
+
+
+class InvalidRequest(MCPError):
+    """The body is JSON but not a single, valid JSON-RPC request or notification."""
+
+    code = INVALID_REQUEST
+    default_message = "Invalid request"
+
+
+class RequestTooLarge(InvalidRequest):
+    """The body exceeds the configured size limit."""
+
+    default_message = "Request body is too large"
+
+
+class ForbiddenOrigin(InvalidRequest):
+    """The ``Origin`` header names an origin that may not use this endpoint."""
+
+    default_message = "Origin is not allowed"
+
+
+class MethodNotFound(MCPError):
+    """Unknown, removed, or capability-gated method the server does not advertise."""
+
+    code = METHOD_NOT_FOUND
+    default_message = "Method not found"
+
+
+class InvalidParams(MCPError):
+    """Params break the request's schema: unknown tool, invalid cursor, and the like."""
+
+    code = INVALID_PARAMS
+    default_message = "Invalid params"
+
+
+class InvalidRequestMeta(InvalidParams):
+    """``params._meta`` is missing or malformed; on HTTP this one is a 400."""
+
+    default_message = "Invalid request _meta"
+
+
+class ResourceNotFound(InvalidParams):
+    """``resources/read`` for a URI the server does not have (``data.uri`` names it)."""
+
+    default_message = "Resource not found"
+
+    def __init__(self, uri: str, message: str | None = None) -> None:
+        super().__init__(message, data={"uri": uri})
+
+
+class InternalError(MCPError):
+    """An unexpected server failure; its details are masked outside DEBUG."""
+
+    code = INTERNAL_ERROR
+    default_message = "Internal error"
+
+
+class HeaderMismatch(MCPError):
+    """A required HTTP header is missing, malformed, or disagrees with the body."""
+
+    code = HEADER_MISMATCH
+    default_message = "Header mismatch"
+
+
+class MissingRequiredClientCapability(MCPError):
+    """The request needs a client capability it did not declare."""
+
+    code = MISSING_REQUIRED_CLIENT_CAPABILITY
+    default_message = "Missing required client capability"
+
+    def __init__(self, required: dict[str, Any], message: str | None = None) -> None:
+        names = ", ".join(sorted(required))
+        super().__init__(
+            message or f"This request requires the client capability: {names}",
+            data={"requiredCapabilities": required},
+        )
+
+
+class UnsupportedProtocolVersion(MCPError):
+    """The declared protocol version is not one this server serves."""
+
+    code = UNSUPPORTED_PROTOCOL_VERSION
+    default_message = "Unsupported protocol version"
+
+    def __init__(self, requested: Any, supported: list[str]) -> None:
+        super().__init__(data={"supported": list(supported), "requested": requested})
+
+
+#: Every concrete error class the server can raise; the code-walk test iterates over it.
+ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
+    ParseError,
+    InvalidRequest,
+    RequestTooLarge,
+    ForbiddenOrigin,
+    MethodNotFound,
+    InvalidParams,
+    InvalidRequestMeta,
+    ResourceNotFound,
+    InternalError,
+    HeaderMismatch,
+    MissingRequiredClientCapability,
+    UnsupportedProtocolVersion,
+)

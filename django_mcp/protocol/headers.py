@@ -1,0 +1,119 @@
+"""The HTTP headers that mirror the body in 2026-07-28 (basic/transports/streamable-http.mdx).
+
+``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-{Name}`` must agree
+with the JSON-RPC body. Values that are not safe plain ASCII travel as
+``=?base64?<base64 of UTF-8>?=`` and are decoded strictly before comparing. Every failure
+here is a :class:`HeaderMismatch` (-32020).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final, Literal
+
+from .errors import HeaderMismatch
+
+PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
+METHOD_HEADER: Final = "mcp-method"
+NAME_HEADER: Final = "mcp-name"
+PARAM_HEADER_PREFIX: Final = "mcp-param-"
+
+_SENTINEL_PREFIX: Final = "=?base64?"
+_SENTINEL_SUFFIX: Final = "?="
+_OWS: Final = " \t"
+#: Visible ASCII plus inner spaces: what a plain (non-sentinel) value may contain.
+_PLAIN_VALUE = re.compile(r"\A[\x20-\x7e]*\Z")
+#: RFC 9110 ``token``: the grammar of an ``x-mcp-header`` name.
+TOKEN = re.compile(r"\A[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+
+HeaderType = Literal["string", "integer", "boolean"]
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderParam:
+    """A tool argument mirrored in ``Mcp-Param-{header}`` (``x-mcp-header`` in its schema)."""
+
+    argument: str
+    header: str
+    type: HeaderType
+
+
+def normalise(headers: Mapping[str, str]) -> dict[str, str]:
+    """Lower-case names (names are case-insensitive) and trim optional whitespace."""
+    return {name.lower(): value.strip(_OWS) for name, value in headers.items()}
+
+
+def decode_value(raw: str, header: str) -> str:
+    """Decode a header value, unwrapping the base64 sentinel; raise -32020 if invalid.
+
+    A value that lacks the prefix or suffix, or uses upper-case markers, is an ordinary
+    literal; such a literal must still be plain visible ASCII.
+    """
+    if raw.startswith(_SENTINEL_PREFIX) and raw.endswith(_SENTINEL_SUFFIX) and len(raw) >= len(
+        _SENTINEL_PREFIX
+    ) + len(_SENTINEL_SUFFIX):
+        encoded = raw[len(_SENTINEL_PREFIX) : len(raw) - len(_SENTINEL_SUFFIX)]
+        try:
+            return base64.b64decode(encoded.encode("ascii"), validate=True).decode("utf-8")
+        except (UnicodeError, binascii.Error, ValueError) as exc:
+            raise HeaderMismatch(f"{header} header carries invalid base64") from exc
+    if not _PLAIN_VALUE.match(raw):
+        raise HeaderMismatch(f"{header} header contains invalid characters")
+    return raw
+
+
+def require_equal(headers: Mapping[str, str], name: str, label: str, expected: Any) -> None:
+    """Raise -32020 unless header ``name`` is present and equals ``expected`` (no decoding)."""
+    value = headers.get(name)
+    if value is None:
+        raise HeaderMismatch(f"Missing required {label} header")
+    if value != expected:
+        raise HeaderMismatch(f"{label} header does not match the request body")
+
+
+def require_name(headers: Mapping[str, str], expected: Any) -> None:
+    """Check ``Mcp-Name`` (sentinel-decoded) against the body's name or URI."""
+    value = headers.get(NAME_HEADER)
+    if value is None:
+        raise HeaderMismatch("Missing required Mcp-Name header")
+    if decode_value(value, "Mcp-Name") != expected:
+        raise HeaderMismatch("Mcp-Name header does not match the request body")
+
+
+def require_params(
+    headers: Mapping[str, str], params: Mapping[str, HeaderParam], arguments: Mapping[str, Any]
+) -> None:
+    """Check every ``x-mcp-header`` argument present in the body against its header.
+
+    An argument that is absent or null has no header and none is expected.
+    """
+    for param in params.values():
+        value = arguments.get(param.argument)
+        if value is None:
+            continue
+        label = f"Mcp-Param-{param.header}"
+        raw = headers.get(PARAM_HEADER_PREFIX + param.header.lower())
+        if raw is None:
+            raise HeaderMismatch(f"Missing required {label} header")
+        if not _matches(decode_value(raw, label), value):
+            raise HeaderMismatch(f"{label} header does not match the request body")
+
+
+def _matches(text: str, value: Any) -> bool:
+    """Compare a decoded header value with a body value by the spec's conversion rules."""
+    if isinstance(value, bool):
+        return text == ("true" if value else "false")
+    if isinstance(value, int | float):
+        try:
+            return Decimal(text) == Decimal(str(value))
+        except InvalidOperation:
+            return False
+    if isinstance(value, str):
+        return text == value
+    return False

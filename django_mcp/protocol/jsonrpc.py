@@ -1,0 +1,129 @@
+"""JSON-RPC 2.0 framing for MCP: one message per body, no batches, ids never null.
+
+``parse_message`` turns raw bytes into a :class:`Request` or :class:`Notification`, or
+raises a :class:`ParseError`/:class:`InvalidRequest` that still knows the request id when
+one could be read, so the error can echo it (basic/index.mdx, "Responses").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+from .errors import InvalidRequest, MCPError, ParseError
+
+RequestId: TypeAlias = str | int
+JSONRPC_VERSION: Final = "2.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A JSON-RPC request: it has an id and expects exactly one response."""
+
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A JSON-RPC notification: no id, and the receiver never replies."""
+
+    method: str
+    params: dict[str, Any] | None
+
+
+Message: TypeAlias = Request | Notification
+
+
+class MessageError(Exception):
+    """A body that is not an acceptable message, with the id if it could be read."""
+
+    def __init__(
+        self,
+        error: MCPError,
+        request_id: RequestId | None = None,
+        *,
+        is_notification: bool = False,
+    ) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.request_id = request_id
+        self.is_notification = is_notification
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def decode_json(body: bytes) -> Any:
+    """Decode a UTF-8 JSON document strictly (no NaN/Infinity, no other encodings)."""
+    try:
+        text = body.decode("utf-8")
+        return json.loads(text, parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise MessageError(ParseError()) from exc
+
+
+def is_valid_id(value: Any) -> bool:
+    """RequestId is a string or an integer; never null, a boolean or a float."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def parse_message(body: bytes) -> Message:
+    """Parse one JSON-RPC request or notification from ``body``."""
+    document = decode_json(body)
+    if isinstance(document, list):
+        raise MessageError(InvalidRequest("Batch requests are not supported"))
+    if not isinstance(document, dict):
+        raise MessageError(InvalidRequest("A JSON-RPC message must be an object"))
+    has_id = "id" in document
+    raw_id = document.get("id")
+    request_id = raw_id if is_valid_id(raw_id) else None
+
+    def invalid(message: str) -> MessageError:
+        return MessageError(InvalidRequest(message), request_id, is_notification=not has_id)
+
+    if document.get("jsonrpc") != JSONRPC_VERSION:
+        raise invalid('"jsonrpc" must be "2.0"')
+    if "method" not in document and ("result" in document or "error" in document):
+        raise MessageError(InvalidRequest("Clients must not send responses"), request_id)
+    method = document.get("method")
+    if not isinstance(method, str) or not method:
+        raise invalid('"method" must be a non-empty string')
+    params = document.get("params")
+    if params is not None and not isinstance(params, dict):
+        raise invalid('"params" must be an object')
+    if not has_id:
+        return Notification(method=method, params=params)
+    if request_id is None:
+        raise MessageError(InvalidRequest('"id" must be a string or an integer'))
+    return Request(id=request_id, method=method, params=params)
+
+
+def dumps(document: Any) -> bytes:
+    """Serialise compactly as UTF-8, the one encoding MCP allows."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def result_response(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-RPC response object for a successful request."""
+    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result}
+
+
+def error_response(error: MCPError, request_id: RequestId | None) -> dict[str, Any]:
+    """The JSON-RPC error response; ``id`` is omitted (never null) when unreadable."""
+    response: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION}
+    if request_id is not None:
+        response["id"] = request_id
+    response["error"] = error.to_dict()
+    return response
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON-RPC notification object (server to client)."""
+    message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message

@@ -1,0 +1,131 @@
+"""Per-request ``params._meta`` of MCP 2026-07-28 (basic/index.mdx, "_meta").
+
+Every request carries its protocol version and client capabilities; nothing is inferred
+from earlier requests. Parsing happens in two steps, matching the validation order of the
+conformance suite: the required keys first (before header comparison), the optional keys
+after the revision and method are known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .errors import InvalidRequestMeta
+
+PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
+LOG_LEVEL_KEY: Final = "io.modelcontextprotocol/logLevel"
+SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
+SUBSCRIPTION_ID_KEY: Final = "io.modelcontextprotocol/subscriptionId"
+PROGRESS_TOKEN_KEY: Final = "progressToken"
+TRACE_KEYS: Final = ("traceparent", "tracestate", "baggage")
+
+#: RFC 5424 severities, lowest first, as MCP names them.
+LOG_LEVELS: Final = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientInfo:
+    """The client's self-reported ``Implementation``: for display and logs, never trust."""
+
+    name: str
+    version: str
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestMeta:
+    """The validated ``_meta`` of one request."""
+
+    protocol_version: str
+    client_capabilities: Mapping[str, Any]
+    client_info: ClientInfo | None = None
+    log_level: str | None = None
+    progress_token: str | int | None = None
+    trace: Mapping[str, str] = field(default_factory=dict)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def has_capability(self, name: str, sub: str | None = None) -> bool:
+        """Whether the client declared capability ``name`` (and ``sub`` inside it)."""
+        value = self.client_capabilities.get(name)
+        if not isinstance(value, Mapping):
+            return False
+        return sub is None or isinstance(value.get(sub), Mapping)
+
+
+def required_meta(params: Mapping[str, Any] | None) -> tuple[Any, Mapping[str, Any], Mapping[str, Any]]:
+    """Return ``(protocolVersion, clientCapabilities, _meta)`` or raise -32602.
+
+    The version is returned unchecked (any JSON value): comparing it with the header and
+    with the supported list are later steps with their own errors.
+    """
+    if params is None:
+        raise InvalidRequestMeta("Request params with _meta are required")
+    meta = params.get("_meta")
+    if not isinstance(meta, Mapping):
+        raise InvalidRequestMeta("params._meta is required and must be an object")
+    if PROTOCOL_VERSION_KEY not in meta:
+        raise InvalidRequestMeta(f"_meta is missing {PROTOCOL_VERSION_KEY}")
+    version = meta[PROTOCOL_VERSION_KEY]
+    if not isinstance(version, str):
+        raise InvalidRequestMeta(f"{PROTOCOL_VERSION_KEY} must be a string")
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
+    if not isinstance(capabilities, Mapping):
+        raise InvalidRequestMeta(f"_meta is missing {CLIENT_CAPABILITIES_KEY} (an object)")
+    return version, capabilities, meta
+
+
+def complete_meta(
+    version: str, capabilities: Mapping[str, Any], meta: Mapping[str, Any]
+) -> RequestMeta:
+    """Validate the optional keys and build the :class:`RequestMeta`; raise -32602."""
+    return RequestMeta(
+        protocol_version=version,
+        client_capabilities=capabilities,
+        client_info=_client_info(meta.get(CLIENT_INFO_KEY)),
+        log_level=_log_level(meta.get(LOG_LEVEL_KEY)),
+        progress_token=_progress_token(meta.get(PROGRESS_TOKEN_KEY)),
+        trace={k: meta[k] for k in TRACE_KEYS if isinstance(meta.get(k), str)},
+        raw=meta,
+    )
+
+
+def _client_info(value: Any) -> ClientInfo | None:
+    if value is None:
+        return None
+    if not (
+        isinstance(value, Mapping)
+        and isinstance(value.get("name"), str)
+        and isinstance(value.get("version"), str)
+    ):
+        raise InvalidRequestMeta(f"{CLIENT_INFO_KEY} must be an object with name and version")
+    title = value.get("title")
+    return ClientInfo(value["name"], value["version"], title if isinstance(title, str) else None)
+
+
+def _log_level(value: Any) -> str | None:
+    if value is None:
+        return None
+    if value not in LOG_LEVELS:
+        raise InvalidRequestMeta(f"{LOG_LEVEL_KEY} must be one of: {', '.join(LOG_LEVELS)}")
+    return str(value)
+
+
+def _progress_token(value: Any) -> str | int | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InvalidRequestMeta(f"{PROGRESS_TOKEN_KEY} must be a string or an integer")

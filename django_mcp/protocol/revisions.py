@@ -1,0 +1,89 @@
+"""Protocol revisions and the revision policy (docs/adr/0001-revision-policy.md).
+
+The server implements exactly one revision, 2026-07-28. A request declaring a string that
+is not a dated revision is refused with -32022. A well-formed dated revision we do not
+implement follows the policy: newer ones are served best-effort with 2026-07-28 semantics
+(and recorded by the caller), older ones are refused; "strict" refuses all but ours.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final
+
+from .errors import UnsupportedProtocolVersion
+
+CURRENT_REVISION: Final = "2026-07-28"
+_DATED = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})\Z")
+
+
+class ServedHow(str, Enum):
+    """How a request's declared revision was honoured."""
+
+    SUPPORTED = "supported"
+    BEST_EFFORT = "best-effort"
+
+
+class RevisionPolicyMode(str, Enum):
+    BEST_EFFORT = "best-effort"
+    STRICT = "strict"
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionDecision:
+    """The outcome of admitting a declared revision: what we serve and how."""
+
+    declared: str
+    served: str
+    how: ServedHow
+
+
+def parse_revision(value: str) -> datetime.date | None:
+    """The date of a ``YYYY-MM-DD`` revision string, or None if it is not one."""
+    match = _DATED.match(value)
+    if match is None:
+        return None
+    try:
+        return datetime.date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class RevisionPolicy:
+    """Decides, per request, whether a declared revision is served and how.
+
+    ``best_effort`` is either None (any dated revision newer than the newest supported one)
+    or an explicit collection of dated revisions to serve best-effort.
+    """
+
+    supported: Sequence[str] = (CURRENT_REVISION,)
+    mode: RevisionPolicyMode = RevisionPolicyMode.BEST_EFFORT
+    best_effort: Collection[str] | None = None
+
+    def decide(self, declared: Any) -> RevisionDecision:
+        """Admit ``declared`` or raise :class:`UnsupportedProtocolVersion`."""
+        served = self.supported[0] if self.supported else CURRENT_REVISION
+        if isinstance(declared, str) and declared in self.supported:
+            return RevisionDecision(declared, declared, ServedHow.SUPPORTED)
+        if self._serves_best_effort(declared):
+            return RevisionDecision(declared, served, ServedHow.BEST_EFFORT)
+        raise UnsupportedProtocolVersion(declared, list(self.supported))
+
+    def _serves_best_effort(self, declared: Any) -> bool:
+        if self.mode is RevisionPolicyMode.STRICT or not isinstance(declared, str):
+            return False
+        date = parse_revision(declared)
+        if date is None:
+            return False
+        if self.best_effort is not None:
+            return declared in self.best_effort
+        newest = max(
+            (d for d in (parse_revision(s) for s in self.supported) if d is not None),
+            default=None,
+        )
+        return newest is not None and date > newest

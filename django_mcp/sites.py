@@ -1,0 +1,272 @@
+"""``MCPSite``: the registry of one MCP endpoint, as ``AdminSite`` is for the admin.
+
+Declarations are registered on a site (the default :data:`site` unless ``site=`` is given)
+from each app's ``mcp.py``, which :func:`autodiscover` imports when the app registry is
+ready. A project may run several sites, each with its own URL.
+"""
+
+from __future__ import annotations
+
+import copy
+import weakref
+from collections.abc import Callable, Iterator
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+from django.utils.functional import LazyObject
+from django.utils.module_loading import import_string
+
+from .declarations import ToolAnnotations, ToolSpec
+from .exceptions import AlreadyRegistered, NotRegistered
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+    from django.urls import URLPattern
+    from .server import MCPServer
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_all_sites: weakref.WeakSet[MCPSite] = weakref.WeakSet()
+
+
+class Registry:
+    """The declarations of one site, by kind and name; copied to roll back an import."""
+
+    def __init__(self) -> None:
+        self.tools: dict[str, ToolSpec] = {}
+
+    def copy(self) -> Registry:
+        clone = Registry()
+        clone.__dict__.update({key: copy.copy(value) for key, value in self.__dict__.items()})
+        return clone
+
+
+class MCPSite:
+    """One MCP endpoint: its declarations, capabilities, URL and server."""
+
+    def __init__(self, name: str = "mcp") -> None:
+        self.name = name
+        self._registry = Registry()
+        _all_sites.add(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+    # -- tools -------------------------------------------------------------------------
+
+    @overload
+    def tool(self, func: F, /) -> F: ...
+    @overload
+    def tool(
+        self,
+        func: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        func: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> F | Callable[[F], F]:
+        """Register a function as a tool; works bare (``@site.tool``) or called.
+
+        The function is returned unchanged. Its name, docstring and type hints give the
+        tool's name, description and schemas unless overridden here.
+        """
+
+        def decorator(target: F) -> F:
+            from .declarations import describe
+
+            self.add_tool(
+                ToolSpec(
+                    func=target,
+                    name=name or target.__name__,
+                    title=title,
+                    description=describe(target, description),
+                    annotations=ToolAnnotations(
+                        title=None,
+                        read_only=read_only,
+                        destructive=destructive,
+                        idempotent=idempotent,
+                        open_world=open_world,
+                    ),
+                    icons=icons,
+                    meta=meta,
+                    structured_output=structured_output,
+                )
+            )
+            return target
+
+        return decorator(func) if func is not None else decorator
+
+    def add_tool(self, spec: ToolSpec) -> ToolSpec:
+        """Register a built :class:`ToolSpec`; a second tool with its name is an error."""
+        existing = self._registry.tools.get(spec.name)
+        if existing is not None:
+            raise AlreadyRegistered(
+                f"Tool {spec.name!r} is already registered on {self!r} by "
+                f"{existing.registrant}; cannot register {spec.registrant}"
+            )
+        self._registry.tools[spec.name] = spec
+        self.registry_changed()
+        return spec
+
+    def get_tool(self, name: str, request: HttpRequest | None = None) -> ToolSpec | None:
+        """The tool called ``name`` if it exists and the caller may use it."""
+        spec = self._registry.tools.get(name)
+        if spec is None or not self.has_permission(spec, request):
+            return None
+        return spec
+
+    def get_tools(self, request: HttpRequest | None = None) -> list[ToolSpec]:
+        """The tools the caller may use, in a deterministic order (by name)."""
+        return [
+            spec
+            for _, spec in sorted(self._registry.tools.items())
+            if self.has_permission(spec, request)
+        ]
+
+    # -- admin-like registration ----------------------------------------------------------
+
+    def register(self, target: F) -> F:
+        """Register ``target`` the way ``admin.site.register`` does: a function becomes a
+        tool with its defaults. (Models are registered with ``ModelTools``.)"""
+        return self.tool(target)
+
+    def _find(self, target: str | Callable[..., Any]) -> Iterator[tuple[dict[str, Any], str]]:
+        for table in (self._registry.tools,):
+            for key, spec in table.items():
+                if key == target or spec.func is target:
+                    yield table, key
+
+    def unregister(self, target: str | Callable[..., Any]) -> None:
+        """Remove a declaration by name or by the function that declared it."""
+        found = list(self._find(target))
+        if not found:
+            raise NotRegistered(f"{target!r} is not registered on {self!r}")
+        for table, key in found:
+            del table[key]
+        self.registry_changed()
+
+    def is_registered(self, target: str | Callable[..., Any]) -> bool:
+        """Whether a declaration with this name, or from this function, is registered."""
+        return any(True for _ in self._find(target))
+
+    def registry_changed(self) -> None:
+        """Hook called after every registration change (list-changed notifications)."""
+
+    # -- permissions --------------------------------------------------------------------
+
+    def has_permission(self, spec: Any, request: HttpRequest | None) -> bool:
+        """Whether the caller may see and use ``spec``. Override to gate declarations."""
+        return True
+
+    def varies_by_caller(self) -> bool:
+        """Whether lists may differ per caller, which makes their ``cacheScope`` private."""
+        return type(self).has_permission is not MCPSite.has_permission
+
+    # -- capabilities and serving -------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        """Server capabilities derived from what is registered (server/discover)."""
+        capabilities: dict[str, Any] = {}
+        if self._registry.tools:
+            capabilities["tools"] = {}
+        return capabilities
+
+    @cached_property
+    def server(self) -> MCPServer:
+        from .server import MCPServer
+
+        return MCPServer(self)
+
+    def get_urls(self) -> list[URLPattern]:
+        from django.urls import path
+
+        from .views import MCPView
+
+        return [path("", MCPView.as_view(site=self), name="endpoint")]
+
+    @property
+    def urls(self) -> tuple[list[URLPattern], str, str]:
+        """For ``path("mcp/", site.urls)``, like ``admin.site.urls``."""
+        return self.get_urls(), "django_mcp", self.name
+
+    # -- autodiscover support -----------------------------------------------------------
+
+    def snapshot(self) -> Registry:
+        return self._registry.copy()
+
+    def restore(self, snapshot: Registry) -> None:
+        self._registry = snapshot
+        self.registry_changed()
+
+
+class DefaultMCPSite(LazyObject):
+    """The default site, built on first use from the ``SITE_CLASS`` setting."""
+
+    def _setup(self) -> None:
+        from .conf import mcp_settings
+
+        site_class = import_string(mcp_settings.SITE_CLASS)
+        self._wrapped = site_class()
+
+    def __repr__(self) -> str:
+        return repr(self._wrapped)
+
+
+site: MCPSite = DefaultMCPSite()  # type: ignore[assignment]
+
+
+def all_sites() -> list[MCPSite]:
+    """Every live site, for autodiscover's rollback and system checks."""
+    return list(_all_sites)
+
+
+def autodiscover() -> None:
+    """Import ``<app>.mcp`` for every installed app, rolling back a module that fails.
+
+    Like ``admin.autodiscover``: a broken ``mcp.py`` leaves every site as it was before the
+    import and re-raises, so the error is visible and nothing is half-registered.
+    """
+    from importlib import import_module
+
+    from django.apps import apps
+    from django.utils.module_loading import module_has_submodule
+
+    from .conf import mcp_settings
+
+    module_name = mcp_settings.AUTODISCOVER_MODULE
+    site.name  # noqa: B018 - build the lazy default site so rollbacks include it
+    for app_config in apps.get_app_configs():
+        if not module_has_submodule(app_config.module, module_name):
+            continue
+        snapshots = {target: target.snapshot() for target in all_sites()}
+        try:
+            import_module(f"{app_config.name}.{module_name}")
+        except Exception:
+            for target, snapshot in snapshots.items():
+                target.restore(snapshot)
+            raise

@@ -1,0 +1,8 @@
+"""``path("mcp/", include("django_mcp.urls"))`` serves the default site at ``/mcp/``."""
+
+from __future__ import annotations
+
+from .sites import site
+
+app_name = "django_mcp"
+urlpatterns = site.get_urls()

@@ -1,0 +1,62 @@
+"""``MCPView``: the Streamable HTTP endpoint of one site.
+
+By the time ``post`` runs, :class:`~django_mcp.middleware.MCPMiddleware` has admitted the
+request; the view dispatches it and renders the reply as JSON. (SSE rendering for streamed
+notifications plugs in at :meth:`MCPView.render`.) The view is CSRF-exempt: MCP clients are
+not browsers holding a session cookie, every request is authenticated on its own, and
+cross-site browser requests are stopped by the ``Origin`` check instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest, HttpResponse
+from django.utils.decorators import method_decorator
+from django.views import View
+from django.views.decorators.csrf import csrf_exempt
+
+from .http import error_response, json_response, method_not_allowed
+from .protocol.admission import Admitted
+from .server import Reply
+from .sites import MCPSite
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class MCPView(View):
+    """Serve one :class:`MCPSite` over Streamable HTTP (POST only)."""
+
+    site: ClassVar[MCPSite | None] = None
+    http_method_names: ClassVar[list[str]] = ["post"]  # type: ignore[misc]
+
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        view = super().as_view(**initkwargs)
+        view.mcp_site = initkwargs.get("site") or cls.site  # type: ignore[attr-defined]
+        if view.mcp_site is None:  # type: ignore[attr-defined]
+            raise ImproperlyConfigured(f"{cls.__name__}.as_view() needs a site")
+        return view
+
+    def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        return method_not_allowed()
+
+    def post(self, request: HttpRequest) -> HttpResponse:
+        admission = getattr(request, "mcp_admission", None)
+        if not isinstance(admission, Admitted):
+            raise ImproperlyConfigured(
+                "MCPView needs django_mcp.middleware.MCPMiddleware in MIDDLEWARE "
+                "(system check django_mcp.E001)"
+            )
+        assert self.site is not None
+        reply = self.site.server.handle(admission, request=request)
+        exchange = getattr(request, "mcp_exchange", None)
+        if exchange is not None:
+            exchange.reply = reply
+        return self.render(reply)
+
+    def render(self, reply: Reply) -> HttpResponse:
+        """The reply as one JSON-RPC response body."""
+        if reply.error is not None:
+            return error_response(reply.error, reply.request_id)
+        return json_response(reply.to_message())
