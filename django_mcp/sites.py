@@ -203,15 +203,18 @@ class MCPSite:
         return MCPServer(self)
 
     def get_urls(self) -> list[URLPattern]:
-        from django.urls import path
+        from django.urls import re_path
 
         from .views import MCPView
 
-        return [path("", MCPView.as_view(site=self), name="endpoint")]
+        # Matches with and without a trailing slash, so ``path("mcp", include(...))`` serves
+        # both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
+        # cannot be redirected to add a slash.
+        return [re_path(r"\A/?\Z", MCPView.as_view(site=self), name="endpoint")]
 
     @property
     def urls(self) -> tuple[list[URLPattern], str, str]:
-        """For ``path("mcp/", site.urls)``, like ``admin.site.urls``."""
+        """For ``path("mcp", site.urls)``, like ``admin.site.urls``."""
         return self.get_urls(), "django_mcp", self.name
 
     # -- autodiscover support -----------------------------------------------------------

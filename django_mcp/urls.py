@@ -1,4 +1,4 @@
-"""``path("mcp/", include("django_mcp.urls"))`` serves the default site at ``/mcp/``."""
+"""``path("mcp", include("django_mcp.urls"))`` serves the default site at ``/mcp`` and ``/mcp/``."""
 
 from __future__ import annotations
 
