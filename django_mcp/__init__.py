@@ -26,6 +26,7 @@ from .content import (
 )
 from .context import Context
 from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered, ToolError
+from .prompts import Message, assistant, user
 from .protocol.errors import MCPError
 from .schema import MCPHeader
 
@@ -45,14 +46,19 @@ __all__ = [
     "MCPError",
     "MCPHeader",
     "MCPSite",
+    "Message",
     "NotRegistered",
     "ResourceContents",
     "ResourceLink",
     "Text",
     "ToolError",
     "ToolResult",
+    "assistant",
+    "prompt",
+    "resource",
     "site",
     "tool",
+    "user",
 ]
 
 
@@ -71,3 +77,18 @@ def tool(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = No
 
     target = site if site is not None else default_site
     return target.tool(func, **options) if func is not None else target.tool(**options)
+
+
+def resource(uri: str, /, *, site: MCPSite | None = None, **options: Any) -> Any:
+    """Register a resource (fixed URI) or resource template (RFC 6570) on ``site``."""
+    from .sites import site as default_site
+
+    return (site if site is not None else default_site).resource(uri, **options)
+
+
+def prompt(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any) -> Any:
+    """Register a prompt on ``site`` (the default site unless given); bare or called."""
+    from .sites import site as default_site
+
+    target = site if site is not None else default_site
+    return target.prompt(func, **options) if func is not None else target.prompt(**options)

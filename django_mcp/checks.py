@@ -70,7 +70,7 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
         number = value.get(key, DEFAULTS[key])
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             bad(key, "Use a positive integer.")
-    for key in ("DISCOVER_TTL_MS", "LIST_TTL_MS"):
+    for key in ("DISCOVER_TTL_MS", "LIST_TTL_MS", "RESOURCE_TTL_MS"):
         number = value.get(key, DEFAULTS[key])
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
             bad(key, "Use an integer number of milliseconds, 0 or more.")

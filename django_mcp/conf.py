@@ -37,6 +37,7 @@ DEFAULTS: Final[dict[str, Any]] = {
     "PAGE_SIZE": 100,
     "DISCOVER_TTL_MS": 300_000,
     "LIST_TTL_MS": 60_000,
+    "RESOURCE_TTL_MS": 0,  # default for resources/read; per-declaration ttl_ms overrides
     # Errors.
     "EXCEPTION_HANDLER": "django_mcp.exceptions.exception_handler",
     # Request log (docs/guides/records.md).

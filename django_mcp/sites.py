@@ -16,8 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from django.utils.functional import LazyObject
 from django.utils.module_loading import import_string
 
-from .declarations import ToolAnnotations, ToolSpec
+from .content import Annotations
+from .declarations import ToolAnnotations, ToolSpec, describe
 from .exceptions import AlreadyRegistered, NotRegistered
+from .prompts import PromptSpec
+from .protocol.uritemplate import is_template
+from .resources import CacheScope, ResourceSpec, ResourceTemplateSpec
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -34,6 +38,12 @@ class Registry:
 
     def __init__(self) -> None:
         self.tools: dict[str, ToolSpec] = {}
+        self.resources: dict[str, ResourceSpec] = {}
+        self.templates: dict[str, ResourceTemplateSpec] = {}
+        self.prompts: dict[str, PromptSpec] = {}
+
+    def tables(self) -> tuple[dict[str, Any], ...]:
+        return (self.tools, self.resources, self.templates, self.prompts)
 
     def copy(self) -> Registry:
         clone = Registry()
@@ -97,8 +107,6 @@ class MCPSite:
         """
 
         def decorator(target: F) -> F:
-            from .declarations import describe
-
             self.add_tool(
                 ToolSpec(
                     func=target,
@@ -123,13 +131,16 @@ class MCPSite:
 
     def add_tool(self, spec: ToolSpec) -> ToolSpec:
         """Register a built :class:`ToolSpec`; a second tool with its name is an error."""
-        existing = self._registry.tools.get(spec.name)
+        return self._add(self._registry.tools, spec.name, spec, "Tool")
+
+    def _add(self, table: dict[str, Any], key: str, spec: Any, kind: str) -> Any:
+        existing = table.get(key)
         if existing is not None:
             raise AlreadyRegistered(
-                f"Tool {spec.name!r} is already registered on {self!r} by "
+                f"{kind} {key!r} is already registered on {self!r} by "
                 f"{existing.registrant}; cannot register {spec.registrant}"
             )
-        self._registry.tools[spec.name] = spec
+        table[key] = spec
         self.registry_changed()
         return spec
 
@@ -142,11 +153,134 @@ class MCPSite:
 
     def get_tools(self, request: HttpRequest | None = None) -> list[ToolSpec]:
         """The tools the caller may use, in a deterministic order (by name)."""
-        return [
-            spec
-            for _, spec in sorted(self._registry.tools.items())
-            if self.has_permission(spec, request)
-        ]
+        return self._visible(self._registry.tools, request)
+
+    # -- resources ----------------------------------------------------------------------
+
+    def resource(
+        self,
+        uri: str,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        annotations: Annotations | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        size: int | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl_ms: int | None = None,
+        cache_scope: CacheScope | None = None,
+        complete: dict[str, Callable[..., Any]] | None = None,
+    ) -> Callable[[F], F]:
+        """Register a function as the resource at ``uri``, or as a resource template when
+        ``uri`` is an RFC 6570 template such as ``books://{isbn}``."""
+
+        def decorator(target: F) -> F:
+            options: dict[str, Any] = {
+                "func": target,
+                "uri": uri,
+                "name": name or target.__name__,
+                "title": title,
+                "description": describe(target, description),
+                "mime_type": mime_type,
+                "annotations": annotations,
+                "icons": icons,
+                "meta": meta,
+                "ttl_ms": ttl_ms,
+                "cache_scope": cache_scope,
+                "completers": dict(complete or {}),
+            }
+            if is_template(uri):
+                if size is not None:
+                    raise TypeError("size applies to fixed resources, not templates")
+                spec = ResourceTemplateSpec(**options)
+                self._add(self._registry.templates, uri, spec, "Resource template")
+            else:
+                self._add(self._registry.resources, uri, ResourceSpec(size=size, **options), "Resource")
+            return target
+
+        return decorator
+
+    def get_resources(self, request: HttpRequest | None = None) -> list[ResourceSpec]:
+        """Fixed resources the caller may read, ordered by URI."""
+        return self._visible(self._registry.resources, request)
+
+    def get_resource_templates(
+        self, request: HttpRequest | None = None
+    ) -> list[ResourceTemplateSpec]:
+        """Resource templates the caller may read, ordered by template."""
+        return self._visible(self._registry.templates, request)
+
+    def find_resource(
+        self, uri: str, request: HttpRequest | None = None
+    ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
+        """The declaration serving ``uri`` and its template variables, if any may."""
+        fixed = self._registry.resources.get(uri)
+        if fixed is not None:
+            return (fixed, {}) if self.has_permission(fixed, request) else None
+        for template in self.get_resource_templates(request):
+            variables = template.match(uri)
+            if variables is not None:
+                return template, variables
+        return None
+
+    # -- prompts ------------------------------------------------------------------------
+
+    def prompt(
+        self,
+        func: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        complete: dict[str, Callable[..., Any]] | None = None,
+    ) -> Any:
+        """Register a function as a prompt; works bare (``@site.prompt``) or called."""
+
+        def decorator(target: F) -> F:
+            spec = PromptSpec(
+                func=target,
+                name=name or target.__name__,
+                title=title,
+                description=describe(target, description),
+                icons=icons,
+                meta=meta,
+                completers=dict(complete or {}),
+            )
+            self._add(self._registry.prompts, spec.name, spec, "Prompt")
+            return target
+
+        return decorator(func) if func is not None else decorator
+
+    def get_prompt(self, name: str, request: HttpRequest | None = None) -> PromptSpec | None:
+        spec = self._registry.prompts.get(name)
+        if spec is None or not self.has_permission(spec, request):
+            return None
+        return spec
+
+    def get_prompts(self, request: HttpRequest | None = None) -> list[PromptSpec]:
+        """Prompts the caller may use, ordered by name."""
+        return self._visible(self._registry.prompts, request)
+
+    def _visible(self, table: dict[str, Any], request: HttpRequest | None) -> list[Any]:
+        return [spec for _, spec in sorted(table.items()) if self.has_permission(spec, request)]
+
+    def has_completions(self) -> bool:
+        """Whether anything on this site can be completed (the ``completions`` capability)."""
+        from .completion import choices_completer
+
+        for spec in (*self._registry.prompts.values(), *self._registry.templates.values()):
+            if spec.completers:
+                return True
+            fields = spec.signature.model.model_fields
+            if any(choices_completer(info.annotation) for info in fields.values()):
+                return True
+        return False
 
     # -- admin-like registration ----------------------------------------------------------
 
@@ -156,7 +290,7 @@ class MCPSite:
         return self.tool(target)
 
     def _find(self, target: str | Callable[..., Any]) -> Iterator[tuple[dict[str, Any], str]]:
-        for table in (self._registry.tools,):
+        for table in self._registry.tables():
             for key, spec in table.items():
                 if key == target or spec.func is target:
                     yield table, key
@@ -175,7 +309,9 @@ class MCPSite:
         return any(True for _ in self._find(target))
 
     def registry_changed(self) -> None:
-        """Hook called after every registration change (list-changed notifications)."""
+        """Called after every registration change; forgets derived state. (Subclasses and
+        the Streams work hook list-changed notifications here.)"""
+        self.__dict__.pop("_capabilities", None)
 
     # -- permissions --------------------------------------------------------------------
 
@@ -190,10 +326,26 @@ class MCPSite:
     # -- capabilities and serving -------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
-        """Server capabilities derived from what is registered (server/discover)."""
+        """Server capabilities derived from what is registered (server/discover).
+
+        Computed once per registry state: admission asks on every request.
+        """
+        cached: dict[str, Any] | None = self.__dict__.get("_capabilities")
+        if cached is None:
+            cached = self.__dict__["_capabilities"] = self._derive_capabilities()
+        return dict(cached)
+
+    def _derive_capabilities(self) -> dict[str, Any]:
         capabilities: dict[str, Any] = {}
-        if self._registry.tools:
+        registry = self._registry
+        if registry.tools:
             capabilities["tools"] = {}
+        if registry.resources or registry.templates:
+            capabilities["resources"] = {}
+        if registry.prompts:
+            capabilities["prompts"] = {}
+        if self.has_completions():
+            capabilities["completions"] = {}
         return capabilities
 
     @cached_property

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import methods
-from . import discover, tools
+from . import completion, discover, prompts, resources, tools
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -31,4 +31,10 @@ HANDLERS: dict[str, Handler] = {
     methods.SERVER_DISCOVER: Handler(discover.discover),
     methods.TOOLS_LIST: Handler(tools.list_tools, "tools"),
     methods.TOOLS_CALL: Handler(tools.call_tool, "tools"),
+    methods.RESOURCES_LIST: Handler(resources.list_resources, "resources"),
+    methods.RESOURCES_TEMPLATES_LIST: Handler(resources.list_templates, "resources"),
+    methods.RESOURCES_READ: Handler(resources.read_resource, "resources"),
+    methods.PROMPTS_LIST: Handler(prompts.list_prompts, "prompts"),
+    methods.PROMPTS_GET: Handler(prompts.get_prompt, "prompts"),
+    methods.COMPLETION_COMPLETE: Handler(completion.complete, "completions"),
 }

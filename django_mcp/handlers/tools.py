@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from asgiref.sync import async_to_sync
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from .. import content
+from .. import content, invoke
 from ..conf import mcp_settings
 from ..exceptions import ToolError
 from ..pagination import paginate
@@ -57,7 +56,7 @@ def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> di
     for name in spec.signature.context_params:
         kwargs[name] = context
     try:
-        value = async_to_sync(spec.func)(**kwargs) if spec.is_async else spec.func(**kwargs)
+        value = invoke.call(spec.func, **kwargs)
     except ToolError as exc:
         return error_result(str(exc))
     return tool_result(spec, value)

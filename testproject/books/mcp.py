@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -48,3 +48,28 @@ def whoami(ctx: Context) -> str:
     """Say which client is calling and which revision it declared."""
     client = ctx.client_info.name if ctx.client_info else "an unnamed client"
     return f"You are {client}, speaking MCP {ctx.declared_revision}."
+
+
+def isbns_starting_with(value: str) -> list[str]:
+    """Complete an ISBN from what the user typed so far."""
+    return list(
+        Book.objects.filter(isbn__startswith=value).order_by("isbn").values_list("isbn", flat=True)[:100]
+    )
+
+
+@django_mcp.resource("books://{isbn}", mime_type="application/json", complete={"isbn": isbns_starting_with})
+def book(isbn: str) -> BookOut:
+    """One book of the catalogue, as JSON."""
+    return _out(Book.objects.select_related("author").get(isbn=isbn))
+
+
+@django_mcp.prompt(complete={"isbn": isbns_starting_with})
+def review_request(
+    isbn: Annotated[str, Field(description="ISBN of the book to review.")],
+    tone: Literal["friendly", "critical", "neutral"] = "neutral",
+) -> list[django_mcp.Message]:
+    """Ask the model for a short review of one book."""
+    book = Book.objects.select_related("author").get(isbn=isbn)
+    return [
+        django_mcp.user(f"Write a {tone} review of '{book.title}' by {book.author.name}."),
+    ]

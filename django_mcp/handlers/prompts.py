@@ -1,0 +1,30 @@
+"""``prompts/list`` and ``prompts/get`` (server/prompts.mdx)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import methods
+from ..protocol.errors import InvalidParams
+from .resources import _listing
+
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..server import MCPServer
+
+
+def list_prompts(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    specs = server.site.get_prompts(context.request)
+    return _listing(server, params, methods.PROMPTS_LIST, "prompts", specs)
+
+
+def get_prompt(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    name: str = params["name"]
+    spec = server.site.get_prompt(name, context.request)
+    if spec is None:
+        raise InvalidParams(f"Unknown prompt: {name}", data={"name": name})
+    arguments = params.get("arguments") or {}
+    if not isinstance(arguments, Mapping):
+        raise InvalidParams("params.arguments must be an object of strings")
+    return spec.render(arguments, context)

@@ -1,0 +1,72 @@
+"""``resources/list``, ``resources/templates/list`` and ``resources/read`` (server/resources.mdx).
+
+Not found is -32602 with ``data.uri`` and never an empty ``contents`` (SEP-2164). Django's
+``ObjectDoesNotExist`` and ``Http404`` raised by a resource function mean not found too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
+from pydantic import ValidationError
+
+from ..conf import mcp_settings
+from ..pagination import paginate
+from ..protocol import methods
+from ..protocol.errors import ResourceNotFound
+
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..server import MCPServer
+
+
+def _listing(
+    server: MCPServer, params: dict[str, Any], method: str, key: str, specs: list[Any]
+) -> dict[str, Any]:
+    page, next_cursor = paginate(
+        specs,
+        params.get("cursor"),
+        site_name=server.site.name,
+        method=method,
+        page_size=int(mcp_settings.PAGE_SIZE),
+    )
+    result: dict[str, Any] = {
+        key: [spec.definition for spec in page],
+        "ttlMs": int(mcp_settings.LIST_TTL_MS),
+        "cacheScope": server.cache_scope(),
+    }
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    return result
+
+
+def list_resources(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    specs = server.site.get_resources(context.request)
+    return _listing(server, params, methods.RESOURCES_LIST, "resources", specs)
+
+
+def list_templates(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    specs = server.site.get_resource_templates(context.request)
+    return _listing(server, params, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs)
+
+
+def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    uri: str = params["uri"]
+    found = server.site.find_resource(uri, context.request)
+    if found is None:
+        raise ResourceNotFound(uri)
+    spec, variables = found
+    try:
+        contents = spec.read(uri, variables, context)
+    except (ObjectDoesNotExist, Http404, ValidationError) as exc:
+        raise ResourceNotFound(uri) from exc
+    if not contents:
+        raise ResourceNotFound(uri)
+    ttl = spec.ttl_ms if spec.ttl_ms is not None else int(mcp_settings.RESOURCE_TTL_MS)
+    return {
+        "contents": contents,
+        "ttlMs": int(ttl),
+        "cacheScope": spec.cache_scope or server.cache_scope(),
+    }
