@@ -1,0 +1,140 @@
+"""Fixtures the official MCP conformance suite calls, on the default site.
+
+The names, arguments and returned values follow what the suite's scenarios check
+(``@modelcontextprotocol/conformance`` 0.2.0-alpha.12, run by ``.ci/conformance.sh``);
+docs/conformance.md lists which scenarios are still expected to fail and why.
+"""
+
+from __future__ import annotations
+
+import time
+
+import django_mcp
+from django_mcp import (
+    Audio,
+    Context,
+    EmbeddedResource,
+    Image,
+    ResourceContents,
+    Text,
+    ToolError,
+)
+from django_mcp.protocol.errors import MissingRequiredClientCapability
+
+#: A 1x1 PNG, base64.
+PNG_1X1 = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+#: A tiny WAV file, base64.
+WAV_TINY = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
+
+SIMPLE_TEXT = "This is a simple text response for testing."
+ERROR_TEXT = "This tool intentionally returns an error for testing"
+
+
+# -- content --------------------------------------------------------------------------
+
+
+@django_mcp.tool(read_only=True)
+def test_simple_text() -> str:
+    """Return a simple text response."""
+    return SIMPLE_TEXT
+
+
+@django_mcp.tool(read_only=True)
+def test_image_content() -> Image:
+    """Return a 1x1 PNG image."""
+    return Image(PNG_1X1, mime_type="image/png")
+
+
+@django_mcp.tool(read_only=True)
+def test_audio_content() -> Audio:
+    """Return a short WAV clip."""
+    return Audio(WAV_TINY, mime_type="audio/wav")
+
+
+@django_mcp.tool(read_only=True)
+def test_embedded_resource() -> EmbeddedResource:
+    """Return an embedded text resource."""
+    return EmbeddedResource(
+        ResourceContents(
+            uri="test://embedded-resource",
+            mime_type="text/plain",
+            text="This is an embedded resource content.",
+        )
+    )
+
+
+@django_mcp.tool(read_only=True)
+def test_multiple_content_types() -> list[Text | Image | EmbeddedResource]:
+    """Return text, an image and an embedded resource in one result."""
+    return [
+        Text("Multiple content types test:"),
+        Image(PNG_1X1, mime_type="image/png"),
+        EmbeddedResource(
+            ResourceContents(
+                uri="test://mixed-content-resource",
+                mime_type="application/json",
+                text='{"test":"data","value":123}',
+            )
+        ),
+    ]
+
+
+@django_mcp.tool(read_only=True)
+def test_error_handling() -> str:
+    """Always fail with a tool execution error (isError: true)."""
+    raise ToolError(ERROR_TEXT)
+
+
+@django_mcp.tool(read_only=True)
+def test_tool_with_progress(ctx: Context) -> str:
+    """Report progress 0, 50 and 100 (out of 100) when the caller asked for progress."""
+    for step, progress in enumerate((0, 50, 100)):
+        if step and ctx.can_stream:
+            time.sleep(0.05)
+        ctx.report_progress(progress, total=100)
+    token = ctx.meta.progress_token
+    return str(token) if token is not None else "Progress complete"
+
+
+# -- diagnostics (server-stateless) ----------------------------------------------------
+
+
+@django_mcp.tool(read_only=True)
+def test_missing_capability(ctx: Context) -> str:
+    """Needs the sampling capability: without it the call fails with -32021."""
+    if "sampling" not in ctx.client_capabilities:
+        raise MissingRequiredClientCapability({"sampling": {}})
+    return "Success"
+
+
+@django_mcp.tool(read_only=True)
+def test_streaming_elicitation() -> str:
+    """Answer on the request's own stream without sending the client any request."""
+    return "No elicitation needed: this server never sends requests on a response stream."
+
+
+@django_mcp.tool(read_only=True)
+def test_logging_tool() -> str:
+    """Do some work; it logs only when the request opts in with a logLevel."""
+    return "Logging tool completed"
+
+
+@django_mcp.tool(read_only=True)
+def test_dynamic_tool() -> str:
+    """A tool that test_trigger_tool_change re-registers to change the tool list."""
+    return "Dynamic tool"
+
+
+@django_mcp.tool
+def test_trigger_tool_change(ctx: Context) -> str:
+    """Re-register test_dynamic_tool, which changes the tool list."""
+    site = ctx.site
+    spec = site.get_tool("test_dynamic_tool")
+    if spec is not None:
+        site.unregister("test_dynamic_tool")
+        site.add_tool(spec)
+    else:
+        site.tool(test_dynamic_tool)
+    return "Mutation triggered"
