@@ -32,7 +32,7 @@ class Context:
         *,
         site: MCPSite,
         method: str,
-        request_id: RequestId,
+        request_id: RequestId | None,
         meta: RequestMeta,
         revision: RevisionDecision,
         request: HttpRequest | None = None,

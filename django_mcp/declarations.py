@@ -19,6 +19,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from . import content
 from .exceptions import InvalidDeclaration
+from .permissions import PermissionCheck
 from .protocol.headers import HeaderParam
 from .schema import Signature, build_signature, json_schema, return_annotation
 
@@ -83,6 +84,7 @@ class ToolSpec:
     icons: Sequence[Mapping[str, Any]] | None = None
     meta: Mapping[str, Any] | None = None
     structured_output: bool | None = None
+    permission: PermissionCheck | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.match(self.name):

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from . import content, invoke
 from .declarations import TOOL_NAME, registrant
 from .exceptions import InvalidDeclaration
+from .permissions import PermissionCheck
 from .protocol.errors import InvalidParams
 from .schema import build_signature
 
@@ -55,6 +56,7 @@ class PromptSpec:
     icons: Sequence[Mapping[str, Any]] | None = None
     meta: Mapping[str, Any] | None = None
     completers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    permission: PermissionCheck | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME.match(self.name):

@@ -21,6 +21,7 @@ from . import invoke
 from .content import Annotations, ResourceContents
 from .declarations import registrant
 from .exceptions import InvalidDeclaration
+from .permissions import PermissionCheck
 from .protocol.uritemplate import InvalidTemplate, URITemplate
 from .schema import build_signature
 
@@ -42,6 +43,7 @@ class _ResourceBase:
     ttl_ms: int | None = None
     cache_scope: CacheScope | None = None
     completers: dict[str, Completer] = field(default_factory=dict)
+    permission: PermissionCheck | None = None
 
     def __post_init__(self) -> None:
         self.signature = build_signature(self.func, model_name=f"{self.name}_variables")

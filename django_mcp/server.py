@@ -19,7 +19,9 @@ from .protocol import jsonrpc
 from .protocol.admission import Admission, Admitted, admit
 from .protocol.errors import MCPError
 from .protocol.headers import HeaderParam
-from .protocol.meta import SERVER_INFO_KEY
+from .protocol.meta import SERVER_INFO_KEY, RequestMeta
+from .protocol.methods import TOOLS_CALL
+from .protocol.revisions import RevisionDecision
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -70,8 +72,18 @@ class SiteCatalogue:
             self._capabilities = self.site.capabilities()
         return handler.capability in self._capabilities
 
-    def tool_header_params(self, name: str) -> Mapping[str, HeaderParam] | None:
-        spec = self.site.get_tool(name, self.request)
+    def tool_header_params(
+        self, name: str, meta: RequestMeta, revision: RevisionDecision
+    ) -> Mapping[str, HeaderParam] | None:
+        context = Context(
+            site=self.site,
+            method=TOOLS_CALL,
+            request_id=None,
+            meta=meta,
+            revision=revision,
+            request=self.request,
+        )
+        spec = self.site.get_tool(name, context)
         return None if spec is None else spec.header_params
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -19,13 +19,15 @@ from django.utils.module_loading import import_string
 from .content import Annotations
 from .declarations import ToolAnnotations, ToolSpec, describe
 from .exceptions import AlreadyRegistered, NotRegistered
+from .permissions import PermissionCheck, combine
 from .prompts import PromptSpec
 from .protocol.uritemplate import is_template
 from .resources import CacheScope, ResourceSpec, ResourceTemplateSpec
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
     from django.urls import URLPattern
+
+    from .context import Context
     from .server import MCPServer
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,6 +84,8 @@ class MCPSite:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        permission_required: str | Sequence[str] | None = None,
+        permission: PermissionCheck | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(
@@ -99,6 +103,8 @@ class MCPSite:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        permission_required: str | Sequence[str] | None = None,
+        permission: PermissionCheck | None = None,
     ) -> F | Callable[[F], F]:
         """Register a function as a tool; works bare (``@site.tool``) or called.
 
@@ -123,6 +129,7 @@ class MCPSite:
                     icons=icons,
                     meta=meta,
                     structured_output=structured_output,
+                    permission=combine(permission_required, permission),
                 )
             )
             return target
@@ -144,16 +151,16 @@ class MCPSite:
         self.registry_changed()
         return spec
 
-    def get_tool(self, name: str, request: HttpRequest | None = None) -> ToolSpec | None:
+    def get_tool(self, name: str, context: Context | None = None) -> ToolSpec | None:
         """The tool called ``name`` if it exists and the caller may use it."""
         spec = self._registry.tools.get(name)
-        if spec is None or not self.has_permission(spec, request):
+        if spec is None or not self.has_permission(spec, context):
             return None
         return spec
 
-    def get_tools(self, request: HttpRequest | None = None) -> list[ToolSpec]:
+    def get_tools(self, context: Context | None = None) -> list[ToolSpec]:
         """The tools the caller may use, in a deterministic order (by name)."""
-        return self._visible(self._registry.tools, request)
+        return self._visible(self._registry.tools, context)
 
     # -- resources ----------------------------------------------------------------------
 
@@ -173,6 +180,8 @@ class MCPSite:
         ttl_ms: int | None = None,
         cache_scope: CacheScope | None = None,
         complete: dict[str, Callable[..., Any]] | None = None,
+        permission_required: str | Sequence[str] | None = None,
+        permission: PermissionCheck | None = None,
     ) -> Callable[[F], F]:
         """Register a function as the resource at ``uri``, or as a resource template when
         ``uri`` is an RFC 6570 template such as ``books://{isbn}``."""
@@ -191,6 +200,7 @@ class MCPSite:
                 "ttl_ms": ttl_ms,
                 "cache_scope": cache_scope,
                 "completers": dict(complete or {}),
+                "permission": combine(permission_required, permission),
             }
             if is_template(uri):
                 if size is not None:
@@ -203,24 +213,24 @@ class MCPSite:
 
         return decorator
 
-    def get_resources(self, request: HttpRequest | None = None) -> list[ResourceSpec]:
+    def get_resources(self, context: Context | None = None) -> list[ResourceSpec]:
         """Fixed resources the caller may read, ordered by URI."""
-        return self._visible(self._registry.resources, request)
+        return self._visible(self._registry.resources, context)
 
     def get_resource_templates(
-        self, request: HttpRequest | None = None
+        self, context: Context | None = None
     ) -> list[ResourceTemplateSpec]:
         """Resource templates the caller may read, ordered by template."""
-        return self._visible(self._registry.templates, request)
+        return self._visible(self._registry.templates, context)
 
     def find_resource(
-        self, uri: str, request: HttpRequest | None = None
+        self, uri: str, context: Context | None = None
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
         """The declaration serving ``uri`` and its template variables, if any may."""
         fixed = self._registry.resources.get(uri)
         if fixed is not None:
-            return (fixed, {}) if self.has_permission(fixed, request) else None
-        for template in self.get_resource_templates(request):
+            return (fixed, {}) if self.has_permission(fixed, context) else None
+        for template in self.get_resource_templates(context):
             variables = template.match(uri)
             if variables is not None:
                 return template, variables
@@ -239,6 +249,8 @@ class MCPSite:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         complete: dict[str, Callable[..., Any]] | None = None,
+        permission_required: str | Sequence[str] | None = None,
+        permission: PermissionCheck | None = None,
     ) -> Any:
         """Register a function as a prompt; works bare (``@site.prompt``) or called."""
 
@@ -251,24 +263,25 @@ class MCPSite:
                 icons=icons,
                 meta=meta,
                 completers=dict(complete or {}),
+                permission=combine(permission_required, permission),
             )
             self._add(self._registry.prompts, spec.name, spec, "Prompt")
             return target
 
         return decorator(func) if func is not None else decorator
 
-    def get_prompt(self, name: str, request: HttpRequest | None = None) -> PromptSpec | None:
+    def get_prompt(self, name: str, context: Context | None = None) -> PromptSpec | None:
         spec = self._registry.prompts.get(name)
-        if spec is None or not self.has_permission(spec, request):
+        if spec is None or not self.has_permission(spec, context):
             return None
         return spec
 
-    def get_prompts(self, request: HttpRequest | None = None) -> list[PromptSpec]:
+    def get_prompts(self, context: Context | None = None) -> list[PromptSpec]:
         """Prompts the caller may use, ordered by name."""
-        return self._visible(self._registry.prompts, request)
+        return self._visible(self._registry.prompts, context)
 
-    def _visible(self, table: dict[str, Any], request: HttpRequest | None) -> list[Any]:
-        return [spec for _, spec in sorted(table.items()) if self.has_permission(spec, request)]
+    def _visible(self, table: dict[str, Any], context: Context | None) -> list[Any]:
+        return [spec for _, spec in sorted(table.items()) if self.has_permission(spec, context)]
 
     def has_completions(self) -> bool:
         """Whether anything on this site can be completed (the ``completions`` capability)."""
@@ -312,16 +325,32 @@ class MCPSite:
         """Called after every registration change; forgets derived state. (Subclasses and
         the Streams work hook list-changed notifications here.)"""
         self.__dict__.pop("_capabilities", None)
+        self.__dict__.pop("_varies", None)
 
     # -- permissions --------------------------------------------------------------------
 
-    def has_permission(self, spec: Any, request: HttpRequest | None) -> bool:
-        """Whether the caller may see and use ``spec``. Override to gate declarations."""
-        return True
+    def has_permission(self, spec: Any, context: Context | None) -> bool:
+        """Whether the caller may see and use ``spec``; override to gate a whole site.
+
+        Without a context (no caller known) only ungated declarations are visible.
+        """
+        check = getattr(spec, "permission", None)
+        if check is None:
+            return True
+        return context is not None and bool(check(context))
 
     def varies_by_caller(self) -> bool:
         """Whether lists may differ per caller, which makes their ``cacheScope`` private."""
-        return type(self).has_permission is not MCPSite.has_permission
+        if type(self).has_permission is not MCPSite.has_permission:
+            return True
+        cached: bool | None = self.__dict__.get("_varies")
+        if cached is None:
+            cached = self.__dict__["_varies"] = any(
+                getattr(spec, "permission", None) is not None
+                for table in self._registry.tables()
+                for spec in table.values()
+            )
+        return cached
 
     # -- capabilities and serving -------------------------------------------------------
 

@@ -56,12 +56,12 @@ def _earlier_arguments(value: Any) -> dict[str, str]:
 def _referenced(server: MCPServer, ref: Mapping[str, Any], context: Context) -> Any:
     kind = ref.get("type")
     if kind == "ref/prompt" and isinstance(ref.get("name"), str):
-        spec = server.site.get_prompt(ref["name"], context.request)
+        spec = server.site.get_prompt(ref["name"], context)
         if spec is None:
             raise InvalidParams(f"Unknown prompt: {ref['name']}", data={"name": ref["name"]})
         return spec
     if kind == "ref/resource" and isinstance(ref.get("uri"), str):
-        for template in server.site.get_resource_templates(context.request):
+        for template in server.site.get_resource_templates(context):
             if template.uri == ref["uri"]:
                 return template
         raise InvalidParams(f"Unknown resource template: {ref['uri']}", data={"uri": ref["uri"]})

@@ -15,13 +15,13 @@ if TYPE_CHECKING:
 
 
 def list_prompts(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
-    specs = server.site.get_prompts(context.request)
+    specs = server.site.get_prompts(context)
     return _listing(server, params, methods.PROMPTS_LIST, "prompts", specs)
 
 
 def get_prompt(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     name: str = params["name"]
-    spec = server.site.get_prompt(name, context.request)
+    spec = server.site.get_prompt(name, context)
     if spec is None:
         raise InvalidParams(f"Unknown prompt: {name}", data={"name": name})
     arguments = params.get("arguments") or {}

@@ -43,18 +43,18 @@ def _listing(
 
 
 def list_resources(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
-    specs = server.site.get_resources(context.request)
+    specs = server.site.get_resources(context)
     return _listing(server, params, methods.RESOURCES_LIST, "resources", specs)
 
 
 def list_templates(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
-    specs = server.site.get_resource_templates(context.request)
+    specs = server.site.get_resource_templates(context)
     return _listing(server, params, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs)
 
 
 def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     uri: str = params["uri"]
-    found = server.site.find_resource(uri, context.request)
+    found = server.site.find_resource(uri, context)
     if found is None:
         raise ResourceNotFound(uri)
     spec, variables = found

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 def list_tools(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
-    tools = server.site.get_tools(context.request)
+    tools = server.site.get_tools(context)
     page, next_cursor = paginate(
         tools,
         params.get("cursor"),
@@ -46,7 +46,7 @@ def list_tools(server: MCPServer, params: dict[str, Any], context: Context) -> d
 
 
 def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
-    spec = server.site.get_tool(params["name"], context.request)
+    spec = server.site.get_tool(params["name"], context)
     if spec is None:  # admission checked this; a concurrent unregister can still race it
         raise InvalidParams(f"Unknown tool: {params['name']}", data={"name": params["name"]})
     try:

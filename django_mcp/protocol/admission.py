@@ -27,8 +27,12 @@ class Catalogue(Protocol):
         """Whether ``method`` exists and its server capability is advertised."""
         ...
 
-    def tool_header_params(self, name: str) -> Mapping[str, h.HeaderParam] | None:
-        """The ``x-mcp-header`` arguments of tool ``name``, or None if it is unknown."""
+    def tool_header_params(
+        self, name: str, meta: RequestMeta, revision: RevisionDecision
+    ) -> Mapping[str, h.HeaderParam] | None:
+        """The ``x-mcp-header`` arguments of tool ``name``, or None if it is unknown to
+        this caller (a tool the caller may not use is unknown). ``meta`` and ``revision``
+        describe the request, for permission checks."""
         ...
 
 
@@ -104,7 +108,10 @@ def admit(
             h.require_equal(headers, h.METHOD_HEADER, "Mcp-Method", message.method)
         _require_method(message.method, catalogue)
         params = message.params or {}
-        _check_name(message.method, params, headers, catalogue)
+        # Step 14 needs to know the caller before the optional _meta keys are checked
+        # (step 15), so the catalogue sees the required keys only.
+        provisional = RequestMeta(version, capabilities, raw=meta)
+        _check_name(message.method, params, headers, catalogue, provisional, revision)
         request_meta = complete_meta(version, capabilities, meta)
     except MCPError as exc:
         return Rejected(exc, message.id, message.method, declared)
@@ -123,6 +130,8 @@ def _check_name(
     params: Mapping[str, Any],
     headers: Mapping[str, str] | None,
     catalogue: Catalogue,
+    meta: RequestMeta,
+    revision: RevisionDecision,
 ) -> None:
     """Steps 13 and 14: ``Mcp-Name``, the tool's existence, and its ``Mcp-Param-*``."""
     field = m.NAME_FIELDS.get(method)
@@ -135,7 +144,7 @@ def _check_name(
         h.require_name(headers, value)
     if method != m.TOOLS_CALL:
         return
-    header_params = catalogue.tool_header_params(value)
+    header_params = catalogue.tool_header_params(value, meta, revision)
     if header_params is None:
         raise InvalidParams(f"Unknown tool: {value}", data={"name": value})
     arguments = params.get("arguments")
