@@ -7,7 +7,11 @@ docs/conformance.md lists which scenarios are still expected to fail and why.
 
 from __future__ import annotations
 
+import base64
 import time
+from typing import Annotated, Any
+
+from pydantic import Field
 
 import django_mcp
 from django_mcp import (
@@ -15,9 +19,11 @@ from django_mcp import (
     Context,
     EmbeddedResource,
     Image,
+    Message,
     ResourceContents,
     Text,
     ToolError,
+    user,
 )
 from django_mcp.protocol.errors import MissingRequiredClientCapability
 
@@ -139,3 +145,95 @@ def test_trigger_tool_change(ctx: Context) -> str:
     else:
         site.tool(test_dynamic_tool)
     return "Mutation triggered"
+
+
+@django_mcp.prompt
+def test_dynamic_prompt() -> str:
+    """A prompt that test_trigger_prompt_change re-registers to change the prompt list."""
+    return "Dynamic prompt"
+
+
+@django_mcp.tool
+def test_trigger_prompt_change(ctx: Context) -> str:
+    """Re-register test_dynamic_prompt, which changes the prompt list."""
+    site = ctx.site
+    if site.is_registered(test_dynamic_prompt):
+        site.unregister(test_dynamic_prompt)
+    site.prompt(test_dynamic_prompt)
+    return "Mutation triggered"
+
+
+# -- resources ------------------------------------------------------------------------
+
+STATIC_TEXT = "This is the content of the static text resource."
+
+
+@django_mcp.resource("test://static-text", name="static-text", mime_type="text/plain")
+def static_text() -> str:
+    """A fixed text resource."""
+    return STATIC_TEXT
+
+
+@django_mcp.resource("test://static-binary", name="static-binary", mime_type="image/png")
+def static_binary() -> bytes:
+    """A fixed binary resource: a 1x1 PNG."""
+    return base64.b64decode(PNG_1X1)
+
+
+@django_mcp.resource("test://template/{id}/data", name="template", mime_type="application/json")
+def template_data(id: str) -> dict[str, Any]:
+    """JSON data for any id."""
+    return {"id": id, "templateTest": True, "data": f"Data for ID: {id}"}
+
+
+# -- prompts --------------------------------------------------------------------------
+
+ARG1_SUGGESTIONS = ("test", "testValue1", "test-value", "example")
+
+
+def complete_arg1(value: str) -> list[str]:
+    """Suggest values for arg1 that start with what the user typed."""
+    return [choice for choice in ARG1_SUGGESTIONS if choice.startswith(value)]
+
+
+@django_mcp.prompt
+def test_simple_prompt() -> str:
+    """A simple prompt without arguments."""
+    return "This is a simple prompt for testing."
+
+
+@django_mcp.prompt(complete={"arg1": complete_arg1})
+def test_prompt_with_arguments(
+    arg1: Annotated[str, Field(description="First test argument")],
+    arg2: Annotated[str, Field(description="Second test argument")],
+) -> str:
+    """A prompt with two required arguments."""
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@django_mcp.prompt
+def test_prompt_with_embedded_resource(
+    resourceUri: Annotated[str, Field(description="URI of the resource to embed")],
+) -> list[Message]:
+    """A prompt that embeds a resource."""
+    return [
+        user(
+            EmbeddedResource(
+                ResourceContents(
+                    uri=resourceUri,
+                    mime_type="text/plain",
+                    text="Embedded resource content for testing.",
+                )
+            )
+        ),
+        user("Please process the embedded resource above."),
+    ]
+
+
+@django_mcp.prompt
+def test_prompt_with_image() -> list[Message]:
+    """A prompt that includes an image."""
+    return [
+        user(Image(PNG_1X1, mime_type="image/png")),
+        user("Please analyze the image above."),
+    ]
