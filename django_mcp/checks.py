@@ -70,6 +70,11 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
         number = value.get(key, DEFAULTS[key])
         if not isinstance(number, int) or isinstance(number, bool) or number < 1:
             bad(key, "Use a positive integer.")
+    interval = value.get("REQUEST_LOG_FLUSH_INTERVAL", DEFAULTS["REQUEST_LOG_FLUSH_INTERVAL"])
+    if not isinstance(interval, int | float) or isinstance(interval, bool) or interval <= 0:
+        bad("REQUEST_LOG_FLUSH_INTERVAL", "Use a positive number of seconds.")
+    if not isinstance(value.get("REQUEST_LOG_BACKGROUND", True), bool):
+        bad("REQUEST_LOG_BACKGROUND", "Use True or False.")
     for key in ("DISCOVER_TTL_MS", "LIST_TTL_MS", "RESOURCE_TTL_MS"):
         number = value.get(key, DEFAULTS[key])
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:

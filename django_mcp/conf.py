@@ -47,7 +47,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     "REQUEST_LOG_PARAMS_MAX_CHARS": 2000,
     "REQUEST_LOG_BUFFER_SIZE": 10_000,
     "REQUEST_LOG_BATCH_SIZE": 500,
-    "REQUEST_LOG_FLUSH_INTERVAL": 1.0,
+    "REQUEST_LOG_FLUSH_INTERVAL": 1.0,  # seconds between background flushes
+    "REQUEST_LOG_BACKGROUND": True,  # False: no thread; call django_mcp.recorder.flush()
     # Registry.
     "AUTODISCOVER_MODULE": "mcp",
     "SITE_CLASS": "django_mcp.sites.MCPSite",
