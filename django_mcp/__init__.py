@@ -47,6 +47,7 @@ __all__ = [
     "MCPHeader",
     "MCPSite",
     "Message",
+    "ModelTools",
     "NotRegistered",
     "ResourceContents",
     "ResourceLink",
@@ -55,6 +56,7 @@ __all__ = [
     "ToolResult",
     "assistant",
     "prompt",
+    "register",
     "resource",
     "site",
     "tool",
@@ -68,6 +70,10 @@ def __getattr__(name: str) -> Any:
         from . import sites
 
         return getattr(sites, name)
+    if name in ("ModelTools", "DEFAULT_PERMISSIONS"):
+        from . import modeltools
+
+        return getattr(modeltools, name)
     raise AttributeError(name)
 
 
@@ -92,3 +98,22 @@ def prompt(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = 
 
     target = site if site is not None else default_site
     return target.prompt(func, **options) if func is not None else target.prompt(**options)
+
+
+def register(*models: Any, site: MCPSite | None = None) -> Callable[[type[Any]], type[Any]]:
+    """Class decorator registering ``models`` with a ``ModelTools`` subclass, like
+    ``admin.register``::
+
+        @django_mcp.register(Book)
+        class BookTools(django_mcp.ModelTools):
+            actions = ["list", "get", "create"]
+    """
+    from .sites import site as default_site
+
+    def decorator(tools_class: type[Any]) -> type[Any]:
+        target = site if site is not None else default_site
+        for model in models:
+            target.register(model, tools_class)
+        return tools_class
+
+    return decorator

@@ -8,6 +8,7 @@ but a lookup.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -15,10 +16,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final, Union, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
 
-from . import content
-from .exceptions import InvalidDeclaration
+from . import content, invoke
+from .exceptions import InvalidDeclaration, ToolError
 from .permissions import PermissionCheck
 from .protocol.headers import HeaderParam
 from .schema import Signature, build_signature, json_schema, return_annotation
@@ -127,6 +129,42 @@ class ToolSpec:
             return None
         return json_schema(self.output_adapter, mode="serialization")
 
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.signature.input_schema
+
+    def call(self, arguments: Mapping[str, Any], context: Any) -> Any:
+        """Validate ``arguments`` against the input schema and run the tool.
+
+        Invalid arguments raise :class:`ToolError` naming each field: they are tool
+        execution errors the model can correct, not protocol errors (server/tools.mdx).
+        """
+        try:
+            model = self.arguments_model.model_validate_json(json.dumps(arguments), strict=True)
+        except ValidationError as exc:
+            raise ToolError(
+                f"Invalid arguments for tool {self.name}: {describe_errors(exc)}"
+            ) from exc
+        kwargs = {name: getattr(model, name) for name in type(model).model_fields}
+        for name in self.signature.context_params:
+            kwargs[name] = context
+        return invoke.call(self.func, **kwargs)
+
+    def result(self, value: Any) -> dict[str, Any]:
+        """Convert what the tool returned into a ``CallToolResult``."""
+        if isinstance(value, content.ToolResult):
+            return value.to_dict()
+        if self.output_adapter is not None:
+            structured = self.output_adapter.dump_python(
+                self.output_adapter.validate_python(value), mode="json"
+            )
+            return structured_result(structured)
+        if value is None:
+            return {"content": []}
+        if content.is_content(value):
+            return {"content": content.to_blocks(value)}
+        return structured_result(to_jsonable_python(value))
+
     @cached_property
     def definition(self) -> dict[str, Any]:
         """The wire ``Tool`` object for ``tools/list``."""
@@ -135,7 +173,7 @@ class ToolSpec:
             tool["title"] = self.title
         if self.description:
             tool["description"] = self.description
-        tool["inputSchema"] = self.signature.input_schema
+        tool["inputSchema"] = self.input_schema
         if self.output_schema is not None:
             tool["outputSchema"] = self.output_schema
         annotations = self.annotations.to_dict()
@@ -146,3 +184,18 @@ class ToolSpec:
         if self.meta:
             tool["_meta"] = dict(self.meta)
         return tool
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """One line naming each invalid argument, for the model to read."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        location = ".".join(str(item) for item in error["loc"]) or "arguments"
+        parts.append(f"{location}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def structured_result(structured: Any) -> dict[str, Any]:
+    """``structuredContent`` plus the same JSON as text, for clients that read only text."""
+    text = json.dumps(structured, ensure_ascii=False)
+    return {"content": [content.Text(text).to_dict()], "structuredContent": structured}

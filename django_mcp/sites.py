@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from django.db.models import Model
 from django.utils.functional import LazyObject
 from django.utils.module_loading import import_string
 
 from .content import Annotations
 from .declarations import ToolAnnotations, ToolSpec, describe
-from .exceptions import AlreadyRegistered, NotRegistered
+from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered
 from .permissions import PermissionCheck, combine
 from .prompts import PromptSpec
 from .protocol.uritemplate import is_template
@@ -26,6 +27,8 @@ from .resources import CacheScope, ResourceSpec, ResourceTemplateSpec
 
 if TYPE_CHECKING:
     from django.urls import URLPattern
+
+    from .modeltools import ModelTools
 
     from .context import Context
     from .server import MCPServer
@@ -43,6 +46,7 @@ class Registry:
         self.resources: dict[str, ResourceSpec] = {}
         self.templates: dict[str, ResourceTemplateSpec] = {}
         self.prompts: dict[str, PromptSpec] = {}
+        self.models: dict[type[Model], ModelTools] = {}
 
     def tables(self) -> tuple[dict[str, Any], ...]:
         return (self.tools, self.resources, self.templates, self.prompts)
@@ -297,10 +301,47 @@ class MCPSite:
 
     # -- admin-like registration ----------------------------------------------------------
 
-    def register(self, target: F) -> F:
-        """Register ``target`` the way ``admin.site.register`` does: a function becomes a
-        tool with its defaults. (Models are registered with ``ModelTools``.)"""
+    def register(
+        self,
+        target: Any,
+        tools_class: type[ModelTools] | None = None,
+    ) -> Any:
+        """Register like ``admin.site.register``: a model (or iterable of models) with a
+        :class:`~django_mcp.modeltools.ModelTools` class, or a function as a tool."""
+        if isinstance(target, type) and issubclass(target, Model):
+            from .modeltools import ModelTools
+
+            self.register_model(target, tools_class or ModelTools)
+            return target
+        if isinstance(target, list | tuple):
+            for model in target:
+                self.register(model, tools_class)
+            return target
+        if tools_class is not None:
+            raise TypeError("A ModelTools class goes with a model, not a function")
         return self.tool(target)
+
+    def register_model(self, model: type[Model], tools_class: type[ModelTools]) -> ModelTools:
+        """Expose ``model`` through an instance of ``tools_class``."""
+        if model._meta.abstract:
+            raise InvalidDeclaration(f"The model {model.__name__} is abstract and cannot be registered")
+        if model in self._registry.models:
+            existing = type(self._registry.models[model])
+            raise AlreadyRegistered(
+                f"The model {model._meta.label} is already registered on {self!r} by "
+                f"{existing.__module__}.{existing.__qualname__}; cannot register "
+                f"{tools_class.__module__}.{tools_class.__qualname__}"
+            )
+        tools = tools_class(model, self)
+        specs = tools.get_tools()
+        for spec in specs:  # check every name before adding any, so failure adds nothing
+            if spec.name in self._registry.tools:
+                self._add(self._registry.tools, spec.name, spec, "Tool")
+        for spec in specs:
+            self._registry.tools[spec.name] = spec
+        self._registry.models[model] = tools
+        self.registry_changed()
+        return tools
 
     def _find(self, target: str | Callable[..., Any]) -> Iterator[tuple[dict[str, Any], str]]:
         for table in self._registry.tables():
@@ -308,8 +349,16 @@ class MCPSite:
                 if key == target or spec.func is target:
                     yield table, key
 
-    def unregister(self, target: str | Callable[..., Any]) -> None:
-        """Remove a declaration by name or by the function that declared it."""
+    def unregister(self, target: str | Callable[..., Any] | type[Model]) -> None:
+        """Remove a declaration by name, by the function that declared it, or a model."""
+        if isinstance(target, type) and issubclass(target, Model):
+            tools = self._registry.models.pop(target, None)
+            if tools is None:
+                raise NotRegistered(f"The model {target._meta.label} is not registered on {self!r}")
+            for name in [n for n, s in self._registry.tools.items() if getattr(s, "func", None) is not None and getattr(s.func, "__self__", None) is tools]:
+                del self._registry.tools[name]
+            self.registry_changed()
+            return
         found = list(self._find(target))
         if not found:
             raise NotRegistered(f"{target!r} is not registered on {self!r}")
@@ -317,8 +366,11 @@ class MCPSite:
             del table[key]
         self.registry_changed()
 
-    def is_registered(self, target: str | Callable[..., Any]) -> bool:
-        """Whether a declaration with this name, or from this function, is registered."""
+    def is_registered(self, target: str | Callable[..., Any] | type[Model]) -> bool:
+        """Whether a declaration with this name, from this function, or for this model is
+        registered."""
+        if isinstance(target, type) and issubclass(target, Model):
+            return target in self._registry.models
         return any(True for _ in self._find(target))
 
     def registry_changed(self) -> None:

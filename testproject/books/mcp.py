@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 import django_mcp
 from django_mcp import Context, ToolError
 
-from .models import Book
+from .models import Author, Book
 
 
 class BookOut(BaseModel):
@@ -73,3 +73,17 @@ def review_request(
     return [
         django_mcp.user(f"Write a {tone} review of '{book.title}' by {book.author.name}."),
     ]
+
+
+@django_mcp.register(Author)
+class AuthorTools(django_mcp.ModelTools):
+    """Authors: read by anyone; writes need the model's own permissions, as in the admin."""
+
+    fields = ["id", "name"]
+    actions = ["list", "get", "create", "update", "delete"]
+    search_fields = ["name"]
+    permission_required = {
+        "create": "books.add_author",
+        "update": "books.change_author",
+        "delete": "books.delete_author",
+    }

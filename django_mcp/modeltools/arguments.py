@@ -1,0 +1,69 @@
+"""Checking the plain arguments of model actions (lookup, search, filters, paging).
+
+Bad values raise :class:`~django_mcp.exceptions.ToolError` naming the argument: for the
+model these are tool execution errors it can correct, not protocol errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db.models import Field, Model
+
+from ..exceptions import ToolError
+
+
+def reject_unknown(arguments: Mapping[str, Any], allowed: Iterable[str]) -> None:
+    unknown = sorted(set(arguments) - set(allowed))
+    if unknown:
+        raise ToolError(f"Unknown arguments: {', '.join(unknown)}")
+
+
+def field_value(model: type[Model], name: str, value: Any) -> Any:
+    """Convert ``value`` with the model field's own ``to_python`` (FKs use the target pk)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise ToolError(f"{name}: not a concrete field")
+    target: Field[Any, Any] = field.target_field if field.is_relation else field  # type: ignore[assignment]
+    if value is None:
+        if field.null:
+            return None
+        raise ToolError(f"{name}: may not be null")
+    if isinstance(value, dict | list):
+        raise ToolError(f"{name}: expected a single value")
+    try:
+        return target.to_python(value)
+    except ValidationError as exc:
+        raise ToolError(f"{name}: {' '.join(str(m) for m in exc.messages)}") from exc
+
+
+def integer(arguments: Mapping[str, Any], name: str, default: int, *, low: int, high: int | None) -> int:
+    value = arguments.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ToolError(f"{name}: must be an integer")
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ToolError(f"{name}: must be {bound}")
+    return value
+
+
+def text(arguments: Mapping[str, Any], name: str) -> str | None:
+    value = arguments.get(name)
+    if value is not None and not isinstance(value, str):
+        raise ToolError(f"{name}: must be a string")
+    return value
+
+
+def serializer_errors(errors: Any, prefix: str = "") -> str:
+    """DRF ``serializer.errors`` as one line naming each field."""
+    if isinstance(errors, Mapping):
+        parts = [serializer_errors(value, f"{prefix}{key}.") for key, value in errors.items()]
+        return "; ".join(part for part in parts if part)
+    if isinstance(errors, list) and errors and all(isinstance(e, str) for e in errors):
+        label = prefix.rstrip(".") or "non_field_errors"
+        return f"{label}: {' '.join(errors)}"
+    if isinstance(errors, list):
+        return "; ".join(serializer_errors(item, prefix) for item in errors)
+    return f"{prefix.rstrip('.')}: {errors}"

@@ -1,0 +1,371 @@
+"""The ``ModelTools`` options class and its five actions."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import operator
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Final
+
+from django.db import router, transaction
+from django.db.models import Model, Q, QuerySet
+from django.http import Http404
+
+from ..declarations import ToolAnnotations
+from ..exceptions import InvalidDeclaration, ToolError
+from ..permissions import has_django_perms, normalise_perms
+from . import arguments as args
+from .spec import ModelActionSpec
+
+if TYPE_CHECKING:
+    from rest_framework import serializers
+
+    from ..context import Context
+
+ACTIONS: Final = ("list", "get", "create", "update", "delete")
+WRITE_ACTIONS: Final = frozenset({"create", "update", "delete"})
+#: ``permission_required = DEFAULT_PERMISSIONS`` asks for the model's own view/add/change/
+#: delete permissions, as the admin does.
+DEFAULT_PERMISSIONS: Final = "__model__"
+_DEFAULT_CODENAMES: Final = {
+    "list": "view",
+    "get": "view",
+    "create": "add",
+    "update": "change",
+    "delete": "delete",
+}
+_HTTP_METHODS: Final = {
+    "list": "GET",
+    "get": "GET",
+    "create": "POST",
+    "update": "PATCH",
+    "delete": "DELETE",
+}
+
+
+class ModelTools:
+    """Options and behaviour for exposing one model; subclass and register it."""
+
+    fields: ClassVar[Sequence[str] | str | None] = None
+    exclude: ClassVar[Sequence[str] | None] = None
+    actions: ClassVar[Sequence[str]] = ("list", "get")
+    search_fields: ClassVar[Sequence[str]] = ()
+    list_filter: ClassVar[Sequence[str]] = ()
+    ordering: ClassVar[Sequence[str] | None] = None
+    list_per_page: ClassVar[int] = 20
+    list_max_page_size: ClassVar[int] = 100
+    list_select_related: ClassVar[Sequence[str]] = ()
+    lookup_field: ClassVar[str] = "pk"
+    name: ClassVar[str | None] = None
+    tool_names: ClassVar[Mapping[str, str]] = {}
+    descriptions: ClassVar[Mapping[str, str]] = {}
+    serializer_class: ClassVar[type[serializers.ModelSerializer[Any]] | None] = None
+    permission_required: ClassVar[str | Sequence[str] | Mapping[str, str | Sequence[str]] | None] = None
+    permission_classes: ClassVar[Sequence[type[Any]]] = ()
+
+    def __init__(self, model: type[Model], site: Any) -> None:
+        self.model = model
+        self.site = site
+        self.opts = model._meta
+        unknown = sorted(set(self.actions) - set(ACTIONS))
+        if unknown:
+            raise InvalidDeclaration(f"{type(self).__qualname__}: unknown actions {unknown}")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.opts.label}>"
+
+    # -- hooks a subclass overrides, like ModelAdmin's ------------------------------------
+
+    def get_queryset(self, ctx: Context) -> QuerySet[Any]:
+        """The rows this caller may reach; scope by ``ctx.user`` here."""
+        queryset = self.model._default_manager.all()
+        if self.list_select_related:
+            queryset = queryset.select_related(*self.list_select_related)
+        return queryset
+
+    def has_permission(self, ctx: Context, action: str) -> bool:
+        """Whether the caller may use ``action``; by default ``permission_required`` and
+        ``permission_classes`` decide."""
+        perms = self.permissions_for(action)
+        if perms and not has_django_perms(ctx, perms):
+            return False
+        return all(self._drf_allows(permission(), ctx, action) for permission in self.permission_classes)
+
+    def get_serializer_class(self) -> type[serializers.ModelSerializer[Any]]:
+        if self.serializer_class is not None:
+            return self.serializer_class
+        from rest_framework import serializers
+
+        meta_attrs: dict[str, Any] = {"model": self.model}
+        if self.exclude is not None:
+            meta_attrs["exclude"] = list(self.exclude)
+        else:
+            meta_attrs["fields"] = self.fields if self.fields is not None else "__all__"
+        meta = type("Meta", (), meta_attrs)
+        return type(f"{self.model.__name__}MCPSerializer", (serializers.ModelSerializer,), {"Meta": meta})
+
+    # -- naming and permissions ---------------------------------------------------------
+
+    @property
+    def prefix(self) -> str:
+        return self.name or self.opts.model_name
+
+    def tool_name(self, action: str) -> str:
+        return self.tool_names.get(action, f"{self.prefix}_{action}")
+
+    @property
+    def lookup_argument(self) -> str:
+        return self.opts.pk.name if self.lookup_field == "pk" else self.lookup_field
+
+    def permissions_for(self, action: str) -> tuple[str, ...]:
+        required = self.permission_required
+        if required == DEFAULT_PERMISSIONS:
+            return (f"{self.opts.app_label}.{_DEFAULT_CODENAMES[action]}_{self.opts.model_name}",)
+        if isinstance(required, Mapping):
+            return normalise_perms(required.get(action))
+        return normalise_perms(required)  # type: ignore[arg-type]
+
+    def _drf_allows(self, permission: Any, ctx: Context, action: str) -> bool:
+        if ctx.request is None:
+            return False
+        from rest_framework.request import Request
+
+        http_request = copy.copy(ctx.request)
+        http_request.method = _HTTP_METHODS[action]
+        view = _DRFView(self, ctx, action)
+        return bool(permission.has_permission(Request(http_request), view))
+
+    # -- building the tools -------------------------------------------------------------
+
+    def get_tools(self) -> list[ModelActionSpec]:
+        """One tool per enabled action."""
+        from .schemas import output_schema
+
+        serializer = self.get_serializer_class()()
+        verbose, plural = str(self.opts.verbose_name), str(self.opts.verbose_name_plural)
+        item_schema = output_schema(serializer)
+        lookup_schema = self._lookup_schema(serializer)
+        gated = bool(
+            self.permission_required is not None
+            or self.permission_classes
+            or type(self).has_permission is not ModelTools.has_permission
+        )
+        specs = []
+        for action in self.actions:
+            builder = getattr(self, f"_{action}_schemas")
+            in_schema, out_schema = builder(serializer, item_schema, lookup_schema)
+            specs.append(
+                ModelActionSpec(
+                    func=getattr(self, f"{action}_action"),
+                    name=self.tool_name(action),
+                    description=self.descriptions.get(action) or self._describe(action, verbose, plural),
+                    annotations=_annotations(action),
+                    permission=functools.partial(_permission_check, self, action) if gated else None,
+                    handler=getattr(self, f"{action}_action"),
+                    action=action,
+                    action_input_schema=in_schema,
+                    action_output_schema=out_schema,
+                )
+            )
+        return specs
+
+    def _describe(self, action: str, verbose: str, plural: str) -> str:
+        lookup = self.lookup_argument
+        text = {
+            "list": f"List {plural}, {self.list_per_page} per page.",
+            "get": f"Get one {verbose} by its {lookup}.",
+            "create": f"Create a {verbose}.",
+            "update": f"Change a {verbose}, found by its {lookup}; only the given fields change.",
+            "delete": f"Delete a {verbose}, found by its {lookup}.",
+        }[action]
+        if action == "list" and self.search_fields:
+            text += f" 'search' looks in: {', '.join(self.search_fields)}."
+        if action == "list" and self.list_filter:
+            text += f" Filter by: {', '.join(self.list_filter)}."
+        doc = (self.model.__doc__ or "").strip()
+        if doc and not doc.startswith(f"{self.model.__name__}("):
+            text += f" {doc}"
+        return text
+
+    def _lookup_schema(self, serializer: Any) -> dict[str, Any]:
+        from .schemas import serializer_schema
+
+        prop = serializer_schema(serializer).get("properties", {}).get(self.lookup_argument)
+        if prop is None:
+            field = self.opts.get_field(self.lookup_argument)
+            kind = "integer" if field.get_internal_type().endswith("AutoField") else "string"
+            prop = {"type": kind}
+        return {k: v for k, v in prop.items() if k not in ("readOnly", "writeOnly", "nullable")}
+
+    def _list_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        from .schemas import output_schema
+
+        properties: dict[str, Any] = {}
+        if self.search_fields:
+            properties["search"] = {"type": "string", "description": "Text to search for."}
+        filters = output_schema(self._filter_serializer()) if self.list_filter else {"properties": {}}
+        for name in self.list_filter:
+            prop = dict(filters["properties"].get(name, {}))
+            prop["description"] = f"Only rows whose {name} equals this value."
+            properties[name] = prop
+        properties["page"] = {"type": "integer", "minimum": 1, "default": 1}
+        properties["page_size"] = {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": self.list_max_page_size,
+            "default": self.list_per_page,
+        }
+        out = {
+            "type": "object",
+            "properties": {
+                "results": {"type": "array", "items": item},
+                "count": {"type": "integer"},
+                "page": {"type": "integer"},
+                "hasMore": {"type": "boolean"},
+            },
+            "required": ["results", "count", "page", "hasMore"],
+        }
+        return {"type": "object", "properties": properties, "additionalProperties": False}, out
+
+    def _filter_serializer(self) -> Any:
+        from rest_framework import serializers
+
+        meta = type("Meta", (), {"model": self.model, "fields": list(self.list_filter)})
+        return type("FilterSerializer", (serializers.ModelSerializer,), {"Meta": meta})()
+
+    def _lookup_only(self, lookup: dict[str, Any]) -> dict[str, Any]:
+        key = self.lookup_argument
+        return {"type": "object", "properties": {key: lookup}, "required": [key], "additionalProperties": False}
+
+    def _get_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        return self._lookup_only(lookup), item
+
+    def _create_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        from .schemas import input_schema
+
+        return input_schema(serializer), item
+
+    def _update_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        from .schemas import input_schema
+
+        schema = input_schema(serializer, partial=True)
+        key = self.lookup_argument
+        schema["properties"] = {key: lookup, **{k: v for k, v in schema["properties"].items() if k != key}}
+        schema["required"] = [key]
+        return schema, item
+
+    def _delete_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        key = self.lookup_argument
+        out = {
+            "type": "object",
+            "properties": {"deleted": {"type": "boolean"}, key: lookup},
+            "required": ["deleted", key],
+        }
+        return self._lookup_only(lookup), out
+
+    # -- the actions --------------------------------------------------------------------
+
+    def list_action(self, arguments: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
+        allowed = ["page", "page_size", *self.list_filter]
+        if self.search_fields:
+            allowed.append("search")
+        args.reject_unknown(arguments, allowed)
+        page = args.integer(arguments, "page", 1, low=1, high=None)
+        size = args.integer(arguments, "page_size", self.list_per_page, low=1, high=self.list_max_page_size)
+        queryset = self.get_queryset(ctx)
+        search = args.text(arguments, "search")
+        if search and self.search_fields:
+            queryset = queryset.filter(
+                functools.reduce(
+                    operator.or_, (Q(**{f"{field}__icontains": search}) for field in self.search_fields)
+                )
+            )
+        for name in self.list_filter:
+            if name in arguments:
+                field = self.opts.get_field(name)
+                queryset = queryset.filter(**{field.attname: args.field_value(self.model, name, arguments[name])})  # type: ignore[union-attr]
+        ordering = self.ordering or self.opts.ordering or [self.opts.pk.name]
+        queryset = queryset.order_by(*ordering)
+        count = queryset.count()
+        start = (page - 1) * size
+        rows = list(queryset[start : start + size])
+        serializer = self.get_serializer_class()(rows, many=True)
+        return {"results": serializer.data, "count": count, "page": page, "hasMore": start + len(rows) < count}
+
+    def get_object(self, arguments: Mapping[str, Any], ctx: Context) -> Model:
+        """The row named by the lookup argument, within ``get_queryset``."""
+        key = self.lookup_argument
+        if key not in arguments:
+            raise ToolError(f"{key}: this argument is required")
+        value = args.field_value(self.model, key, arguments[key])
+        try:
+            return self.get_queryset(ctx).get(**{key: value})
+        except self.model.DoesNotExist as exc:
+            raise ToolError(f"No {self.opts.verbose_name} has {key} {value!r}.") from exc
+        except Http404 as exc:  # pragma: no cover - custom querysets may raise it
+            raise ToolError(str(exc)) from exc
+
+    def get_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
+        args.reject_unknown(arguments, [self.lookup_argument])
+        return self.get_serializer_class()(self.get_object(arguments, ctx)).data
+
+    def create_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
+        serializer = self.get_serializer_class()(data=dict(arguments), context=self._serializer_context(ctx))
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            if not serializer.is_valid():
+                raise ToolError(f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}")
+            serializer.save()
+        return serializer.data
+
+    def update_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
+        key = self.lookup_argument
+        changes = {name: value for name, value in arguments.items() if name != key}
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            instance = self.get_object(arguments, ctx)
+            serializer = self.get_serializer_class()(
+                instance, data=changes, partial=True, context=self._serializer_context(ctx)
+            )
+            if not serializer.is_valid():
+                raise ToolError(f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}")
+            serializer.save()
+        return serializer.data
+
+    def delete_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
+        args.reject_unknown(arguments, [self.lookup_argument])
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            instance = self.get_object(arguments, ctx)
+            value = args.field_value(self.model, self.lookup_argument, arguments[self.lookup_argument])
+            instance.delete()
+        return {"deleted": True, self.lookup_argument: value}
+
+    def _serializer_context(self, ctx: Context) -> dict[str, Any]:
+        return {"request": ctx.request, "mcp_context": ctx}
+
+
+class _DRFView:
+    """What DRF permission classes look for on a view: action, model queryset, kwargs."""
+
+    def __init__(self, tools: ModelTools, ctx: Context, action: str) -> None:
+        self.action = action
+        self.kwargs: dict[str, Any] = {}
+        self._tools, self._ctx = tools, ctx
+
+    def get_queryset(self) -> QuerySet[Any]:
+        return self._tools.get_queryset(self._ctx)
+
+    @property
+    def queryset(self) -> QuerySet[Any]:
+        return self.get_queryset()
+
+
+def _permission_check(tools: ModelTools, action: str, ctx: Context) -> bool:
+    return tools.has_permission(ctx, action)
+
+
+def _annotations(action: str) -> ToolAnnotations:
+    if action in ("list", "get"):
+        return ToolAnnotations(read_only=True, open_world=False)
+    if action == "create":
+        return ToolAnnotations(read_only=False, destructive=False, idempotent=False, open_world=False)
+    return ToolAnnotations(read_only=False, destructive=True, idempotent=True, open_world=False)
