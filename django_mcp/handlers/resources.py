@@ -60,6 +60,8 @@ def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -
     spec, variables = found
     try:
         contents = spec.read(uri, variables, context)
+    except ResourceNotFound as exc:
+        raise ResourceNotFound(uri) from exc  # always name the URI that was asked for
     except (ObjectDoesNotExist, Http404, ValidationError) as exc:
         raise ResourceNotFound(uri) from exc
     if not contents:

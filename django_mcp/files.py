@@ -1,0 +1,102 @@
+"""File-backed resources that cannot escape their directory.
+
+``directory_resource(site, "docs://{+path}", root)`` serves every regular file below
+``root``; :func:`field_file_contents` turns a ``FileField`` value into resource contents.
+Paths are resolved (following symlinks) and must stay inside the resolved root, so
+``../`` sequences, absolute paths, NUL bytes and symlinks pointing outside are all
+refused as "not found" (server/resources.mdx, "Security Considerations": servers MUST
+validate all resource URIs).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .content import ResourceContents
+from .exceptions import InvalidDeclaration
+from .protocol.errors import ResourceNotFound
+
+if TYPE_CHECKING:
+    from django.db.models.fields.files import FieldFile
+
+    from .sites import MCPSite
+
+TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/yaml")
+
+
+def safe_path(root: Path, relative: str) -> Path | None:
+    """``root / relative`` if it names a regular file inside ``root``, else None."""
+    if not relative or "\x00" in relative or relative.startswith(("/", "\\")) or ":" in relative:
+        return None
+    base = root.resolve()
+    try:
+        candidate = (base / relative).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if not candidate.is_relative_to(base) or not candidate.is_file():
+        return None
+    return candidate
+
+
+def file_contents(path: Path, uri: str, mime_type: str | None = None) -> ResourceContents:
+    """Contents of a file: text for text types (UTF-8), a blob otherwise."""
+    guessed = mime_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    data = path.read_bytes()
+    if guessed.startswith("text/") or guessed in TEXT_TYPES:
+        try:
+            return ResourceContents(uri, text=data.decode("utf-8"), mime_type=guessed)
+        except UnicodeDecodeError:
+            pass
+    return ResourceContents(uri, blob=data, mime_type=guessed)
+
+
+def directory_resource(
+    site: MCPSite,
+    uri_template: str,
+    root: str | os.PathLike[str],
+    *,
+    name: str = "files",
+    description: str | None = None,
+    **options: Any,
+) -> None:
+    """Register a template resource serving files under ``root``.
+
+    ``uri_template`` must have exactly one variable, ``path``, usually reserved expansion
+    (``docs://{+path}``) so that sub-directories work.
+    """
+    root_path = Path(root)
+    if "{+path}" not in uri_template and "{path}" not in uri_template:
+        raise InvalidDeclaration(f"{uri_template!r} must contain a {{+path}} variable")
+
+    def read_file(path: str) -> ResourceContents:
+        found = safe_path(root_path, path)
+        if found is None:
+            raise ResourceNotFound(uri_template.replace("{+path}", path).replace("{path}", path))
+        return file_contents(found, uri_template.replace("{+path}", path).replace("{path}", path))
+
+    read_file.__qualname__ = f"directory_resource[{root_path}]"
+    site.resource(
+        uri_template,
+        name=name,
+        description=description or f"Files under {root_path.name}/",
+        **options,
+    )(read_file)
+
+
+def field_file_contents(field_file: FieldFile, uri: str, mime_type: str | None = None) -> ResourceContents:
+    """The contents of a ``FileField``/``ImageField`` value, read through its storage (so a
+    storage backend's own path rules apply)."""
+    if not field_file:
+        raise ResourceNotFound(uri)
+    with field_file.open("rb") as handle:
+        data = handle.read()
+    guessed = mime_type or mimetypes.guess_type(field_file.name or "")[0] or "application/octet-stream"
+    if guessed.startswith("text/") or guessed in TEXT_TYPES:
+        try:
+            return ResourceContents(uri, text=data.decode("utf-8"), mime_type=guessed)
+        except UnicodeDecodeError:
+            pass
+    return ResourceContents(uri, blob=data, mime_type=guessed)
