@@ -1,0 +1,53 @@
+"""Suite-wide fixtures: schema validation of every MCP response, and a fresh site per test.
+
+Every response the Django test client receives from an MCP endpoint (any URL served by an
+``MCPView``) is checked by :func:`tests.helpers.validate_mcp_response` against the official
+2026-07-28 JSON Schema; a test can read what was exchanged through the ``mcp_log`` fixture.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.test import Client
+from django.urls import path
+
+from django_mcp.sites import MCPSite
+from tests import urls as test_urls
+from tests.helpers import ExchangeLog, RequestInfo, validate_mcp_response
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+@pytest.fixture
+def mcp_log() -> ExchangeLog:
+    """The MCP exchanges of the current test, each already schema-validated."""
+    return ExchangeLog()
+
+
+@pytest.fixture(autouse=True)
+def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLog) -> None:
+    original = Client.generic
+
+    def generic(self: Client, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+        response = original(self, method, path, *args, **kwargs)
+        request = getattr(response, "wsgi_request", None)
+        if request is not None and hasattr(request, "mcp_exchange"):
+            data = args[0] if args else kwargs.get("data", "")
+            info = RequestInfo.from_body(method.upper(), data)
+            mcp_log.exchanges.append(validate_mcp_response(response, info))
+        return response
+
+    monkeypatch.setattr(Client, "generic", generic)
+
+
+@pytest.fixture
+def mcp_site(settings: Any) -> Iterator[MCPSite]:
+    """A fresh, empty ``MCPSite`` served at ``/mcp`` (the default site is not touched)."""
+    site = MCPSite(name="test")
+    test_urls.urlpatterns[:] = [path("mcp", site.urls)]
+    settings.ROOT_URLCONF = "tests.urls"
+    yield site
+    test_urls.urlpatterns.clear()
