@@ -8,6 +8,7 @@ one could be read, so the error can echo it (basic/index.mdx, "Responses").
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
@@ -57,11 +58,18 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: valid syntax, but no JSON text can carry it back
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
 def decode_json(body: bytes) -> Any:
     """Decode a UTF-8 JSON document strictly (no NaN/Infinity, no other encodings)."""
     try:
         text = body.decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(ParseError()) from exc
 
@@ -103,8 +111,32 @@ def parse_message(body: bytes) -> Message:
 
 
 def dumps(document: Any) -> bytes:
-    """Serialise compactly as UTF-8, the one encoding MCP allows."""
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Serialise compactly as UTF-8, the one encoding MCP allows, always as valid JSON.
+
+    Non-finite floats (which JSON cannot express) become ``null``, as in JavaScript; a lone
+    surrogate (legal as a ``\\ud800`` escape on input, e.g. in an echoed id) is written as
+    an escape instead of making the response unencodable.
+    """
+    try:
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        document = _finite(document)
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(document, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def result_response(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
