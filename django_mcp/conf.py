@@ -38,6 +38,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     "DISCOVER_TTL_MS": 300_000,
     "LIST_TTL_MS": 60_000,
     "RESOURCE_TTL_MS": 0,  # default for resources/read; per-declaration ttl_ms overrides
+    # Multi round-trip requests: how long a requestState stays valid, in seconds.
+    "REQUEST_STATE_MAX_AGE": 600,
     # Errors.
     "EXCEPTION_HANDLER": "django_mcp.exceptions.exception_handler",
     # Request log (docs/guides/records.md).

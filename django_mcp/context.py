@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from django.http import HttpRequest
 
+    from .mrtr import ElicitResult, InputRequest, Inputs
     from .protocol.jsonrpc import RequestId
     from .sites import MCPSite
 
@@ -49,6 +50,7 @@ class Context:
         self._emit = emit
         self._last_progress: float | None = None
         self.cancelled = False
+        self.inputs: Inputs | None = None
 
     @property
     def declared_revision(self) -> str:
@@ -90,6 +92,55 @@ class Context:
         if message is not None:
             params["message"] = message
         self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": params})
+
+    # -- multi round-trip input (basic/patterns/mrtr.mdx) -------------------------------
+
+    def request_input(self, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
+        """Answers for every key of ``requests``; when some are missing, this round ends
+        with ``input_required`` and the handler runs again on the client's retry.
+
+        Works in tools, prompts and resource reads. Side effects before this call repeat
+        on every round, so ask first and act after.
+        """
+        if self.inputs is None:
+            raise RuntimeError(f"{self.method} cannot ask the client for input")
+        return self.inputs.collect(requests)
+
+    def elicit(self, message: str, schema: Any = None, *, key: str = "elicitation") -> ElicitResult:
+        """Ask the user to fill a form. ``schema`` is a flat JSON Schema object, a pydantic
+        model (then ``result.data`` is an instance) or ``{"name": str, ...}``."""
+        from .mrtr import Elicit
+
+        result: ElicitResult = self.request_input({key: Elicit(message, schema)})[key]
+        return result
+
+    def elicit_url(self, message: str, url: str, *, key: str = "elicitation") -> ElicitResult:
+        """Ask the user to open ``url`` (URL-mode elicitation)."""
+        from .mrtr import ElicitURL
+
+        result: ElicitResult = self.request_input({key: ElicitURL(message, url)})[key]
+        return result
+
+    def sample(
+        self, prompt: str | list[dict[str, Any]], *, max_tokens: int = 1000, key: str = "sampling"
+    ) -> dict[str, Any]:
+        """Ask the client's model (deprecated in 2026-07-28, still specified)."""
+        from .mrtr import Sample
+
+        messages = (
+            [{"role": "user", "content": {"type": "text", "text": prompt}}]
+            if isinstance(prompt, str)
+            else prompt
+        )
+        result: dict[str, Any] = self.request_input({key: Sample(messages, max_tokens)})[key]
+        return result
+
+    def list_roots(self, *, key: str = "roots") -> list[dict[str, Any]]:
+        """Ask for the client's roots (deprecated in 2026-07-28, still specified)."""
+        from .mrtr import ListRoots
+
+        roots: list[dict[str, Any]] = self.request_input({key: ListRoots()})[key]
+        return roots
 
     def __repr__(self) -> str:
         return f"<Context {self.method} id={self.request_id!r}>"

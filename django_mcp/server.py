@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from .conf import mcp_settings
 from .context import Context, Emitter
 from .handlers import HANDLERS
+from .handlers import mrtr as mrtr_methods
+from .mrtr import InputRequired, input_required_result
 from .protocol import jsonrpc
 from .protocol.admission import Admission, Admitted, admit
 from .protocol.errors import MCPError
@@ -129,9 +131,18 @@ class MCPServer:
     ) -> Reply:
         """Run the method's handler and wrap its result, or map its failure."""
         context = self.context_for(admitted, request=request, emit=emit)
-        handler = HANDLERS[admitted.request.method]
+        method, params = admitted.request.method, admitted.request.params or {}
+        handler = HANDLERS[method]
         try:
-            result = handler.func(self, admitted.request.params or {}, context)
+            if method in mrtr_methods.MRTR_METHODS:
+                context.inputs = mrtr_methods.inputs_for(method, params, context)
+            try:
+                result = handler.func(self, params, context)
+            except InputRequired as exc:
+                assert context.inputs is not None
+                result = input_required_result(exc, context.inputs)
+            else:
+                mrtr_methods.mark_uncacheable_retry(method, params, result)
         except Exception as exc:  # the one dispatch boundary (design section 8)
             error = mcp_settings.exception_handler(exc, context)
             return Reply(admitted.request.id, error=error)
