@@ -1,0 +1,85 @@
+"""``manage.py mcp_prune_logs``: delete request log rows older than N days.
+
+Pruning is a command rather than something the recorder does on its own so that the
+retention period is an operator's decision, run from cron or a scheduler at a quiet hour.
+Rows are deleted in primary-key batches so a large backlog never becomes one long
+transaction holding locks on a table the recorder keeps inserting into.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING, Any
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from django_mcp.models import RequestLog
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
+
+    from django.db.models import QuerySet
+
+DEFAULT_DAYS = 30
+DEFAULT_BATCH_SIZE = 10_000
+
+
+class Command(BaseCommand):
+    help = "Delete django-mcp request log entries older than --days days (default 30)."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument(
+            "--days",
+            type=int,
+            default=DEFAULT_DAYS,
+            help=f"Keep entries from the last N days (default {DEFAULT_DAYS}).",
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Only report how many entries would be deleted.",
+        )
+        parser.add_argument(
+            "--batch-size",
+            type=int,
+            default=DEFAULT_BATCH_SIZE,
+            help=f"Rows deleted per statement (default {DEFAULT_BATCH_SIZE}).",
+        )
+
+    def handle(self, *args: Any, days: int, dry_run: bool, batch_size: int, **options: Any) -> None:
+        if days < 0:
+            raise CommandError("--days must be 0 or more.")
+        if batch_size < 1:
+            raise CommandError("--batch-size must be 1 or more.")
+        cutoff = timezone.now() - datetime.timedelta(days=days)
+        old = RequestLog.objects.filter(started_at__lt=cutoff)
+        if dry_run:
+            count = old.count()
+            self.stdout.write(
+                f"Would delete {count} request log entries older than {cutoff:%Y-%m-%d %H:%M}."
+            )
+            return
+        deleted = delete_in_batches(old, batch_size)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Deleted {deleted} request log entries older than {cutoff:%Y-%m-%d %H:%M}."
+            )
+        )
+
+
+def delete_in_batches(rows: QuerySet[RequestLog], batch_size: int) -> int:
+    """Delete ``rows`` in ascending primary-key batches of ``batch_size``; return the count.
+
+    Each batch is bounded by the key of its last row (``pk <= boundary``) rather than
+    ``pk IN (...)``: no bound-parameter limit on SQLite, no LIMIT in a subquery on MySQL.
+    """
+    keys = rows.order_by("pk").values_list("pk", flat=True)
+    deleted = 0
+    while True:
+        boundary = list(keys[batch_size - 1 : batch_size])
+        batch = rows.filter(pk__lte=boundary[0]) if boundary else rows
+        count, _ = batch.delete()
+        deleted += count
+        if not boundary:
+            return deleted
