@@ -1,0 +1,62 @@
+"""Helpers for the request log tests: settings overrides and real MCP calls."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.conf import settings
+from django.test import Client, override_settings
+from django.utils import timezone
+
+from django_mcp.models import RequestLog
+from tests.helpers import call_tool, request_meta
+
+#: A well-formed dated revision newer than ours: served best-effort (design section 5).
+FUTURE_REVISION = "2099-01-01"
+
+
+def log_settings(**overrides: Any) -> override_settings:
+    """``override_settings(DJANGO_MCP=...)`` over the current dict (which keeps the
+    background thread off, see conftest)."""
+    return override_settings(DJANGO_MCP={**settings.DJANGO_MCP, **overrides})
+
+
+def search(client: Client, *, request_id: int = 1, client_version: str = "1.0") -> Any:
+    """A successful ``tools/call`` of the demo's ``search_books``."""
+    meta = request_meta(client_info={"name": "pytest", "version": client_version})
+    return call_tool(client, "search_books", {"query": "x"}, id=request_id, meta=meta)
+
+
+def missing_book(client: Client) -> Any:
+    """A ``tools/call`` whose tool raises ``ToolError`` (a result with ``isError``)."""
+    return call_tool(client, "get_book", {"isbn": "none"})
+
+
+def unknown_tool(client: Client) -> Any:
+    """A ``tools/call`` naming no tool: a JSON-RPC error (-32602)."""
+    return call_tool(client, "no_such_tool", {})
+
+
+def best_effort_call(client: Client, *, client_version: str = "1.0", request_id: int = 1) -> Any:
+    """``whoami`` declaring :data:`FUTURE_REVISION` in ``_meta`` and (mirrored) the header."""
+    meta = request_meta(
+        version=FUTURE_REVISION, client_info={"name": "future-client", "version": client_version}
+    )
+    return call_tool(client, "whoami", {}, id=request_id, meta=meta)
+
+
+def log_row(*, days_ago: float = 0, **fields: Any) -> RequestLog:
+    """A ``RequestLog`` row written directly (for tests about reading or pruning the log)."""
+    values: dict[str, Any] = {
+        "started_at": timezone.now() - datetime.timedelta(days=days_ago),
+        "site": "mcp",
+        "method": "tools/call",
+        "target": "search_books",
+        "request_id": "1",
+        "outcome": "ok",
+        "http_status": 200,
+        "duration_ms": 1.5,
+    }
+    values.update(fields)
+    return RequestLog.objects.create(**values)

@@ -1,0 +1,121 @@
+"""The admin shows the request log and the best-effort revisions, read-only (design 6)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from django_mcp import recorder
+from django_mcp.models import RequestLog, ServedRevision
+from tests.records.support import FUTURE_REVISION, best_effort_call, log_row, missing_book, search
+
+pytestmark = pytest.mark.django_db
+
+REQUEST_LOG = "admin:django_mcp_requestlog"
+SERVED = "admin:django_mcp_servedrevision"
+
+
+@pytest.fixture
+def logged(client):
+    """Rows written the way production writes them: real MCP calls, then a flush."""
+    search(client)
+    missing_book(client)
+    best_effort_call(client)
+    recorder.flush()
+
+
+@pytest.mark.usefixtures("logged")
+def test_the_request_log_changelist_lists_recorded_calls(admin_client):
+    response = admin_client.get(reverse(f"{REQUEST_LOG}_changelist"))
+
+    assert response.status_code == 200
+    assert list(response.context["cl"].result_list) == list(RequestLog.objects.all())
+    assert b"search_books" in response.content
+    assert b"whoami" in response.content
+
+
+@pytest.mark.usefixtures("logged")
+@pytest.mark.parametrize(
+    ("query", "targets"),
+    [
+        ({"outcome__exact": "tool_error"}, {"get_book"}),
+        ({"served_how__exact": "best-effort"}, {"whoami"}),
+        ({"method": "tools/call"}, {"search_books", "get_book", "whoami"}),
+        ({"declared_revision": FUTURE_REVISION}, {"whoami"}),
+        ({"q": "future-client"}, {"whoami"}),
+        ({"q": "search_books"}, {"search_books"}),
+    ],
+)
+def test_the_request_log_filters_and_searches(admin_client, query, targets):
+    response = admin_client.get(reverse(f"{REQUEST_LOG}_changelist"), query)
+
+    assert response.status_code == 200
+    assert {row.target for row in response.context["cl"].result_list} == targets
+
+
+@pytest.mark.usefixtures("logged")
+def test_the_request_log_date_hierarchy_drills_down_by_day(admin_client):
+    started = RequestLog.objects.latest().started_at
+    query = {
+        "started_at__year": started.year,
+        "started_at__month": started.month,
+        "started_at__day": started.day,
+    }
+
+    response = admin_client.get(reverse(f"{REQUEST_LOG}_changelist"), query)
+
+    assert response.status_code == 200
+    assert len(response.context["cl"].result_list) == 3
+
+
+@pytest.mark.usefixtures("logged")
+def test_the_served_revisions_changelist_lists_best_effort_serves(admin_client):
+    response = admin_client.get(reverse(f"{SERVED}_changelist"))
+
+    assert response.status_code == 200
+    assert [(s.revision, s.client_name, s.count) for s in response.context["cl"].result_list] == [
+        (FUTURE_REVISION, "future-client", 1)
+    ]
+
+
+@pytest.mark.usefixtures("logged")
+def test_an_entry_can_be_viewed_but_not_changed(admin_client):
+    entry = RequestLog.objects.first()
+    assert entry is not None
+    url = reverse(f"{REQUEST_LOG}_change", args=[entry.pk])
+
+    assert admin_client.get(url).status_code == 200
+    assert admin_client.post(url, {"target": "forged"}).status_code == 403
+    entry.refresh_from_db()
+    assert entry.target != "forged"
+
+
+@pytest.mark.parametrize("model", [REQUEST_LOG, SERVED])
+def test_nothing_can_be_added_or_deleted(admin_client, model):
+    row = log_row() if model == REQUEST_LOG else _served_row()
+
+    assert admin_client.get(reverse(f"{model}_add")).status_code == 403
+    delete = admin_client.post(reverse(f"{model}_delete", args=[row.pk]), {"post": "yes"})
+    assert delete.status_code == 403
+    changelist = admin_client.get(reverse(f"{model}_changelist"))
+    assert changelist.context["action_form"] is None  # no bulk "delete selected" action
+    assert type(row).objects.filter(pk=row.pk).exists()
+
+
+def test_the_log_is_not_visible_to_anonymous_visitors(client):
+    response = client.get(reverse(f"{REQUEST_LOG}_changelist"))
+
+    assert response.status_code == 302
+    assert reverse("admin:login") in response["Location"]
+
+
+def _served_row() -> ServedRevision:
+    row = log_row()
+    return ServedRevision.objects.create(
+        revision=FUTURE_REVISION,
+        client_name="c",
+        client_version="1",
+        count=1,
+        first_seen=row.started_at,
+        last_seen=row.started_at,
+    )

@@ -1,0 +1,345 @@
+"""The request log is written through the real HTTP stack, buffered, and only on flush.
+
+Each test posts real MCP requests to ``/mcp`` (the demo project's default site) with the
+Django test client, then calls ``recorder.flush()`` itself: the background thread is off
+here (see conftest), so nothing is written behind the test's back and nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import DatabaseError, connection
+from django.db.models.query import QuerySet
+from django.test.utils import CaptureQueriesContext
+
+from django_mcp import recorder
+from django_mcp.models import RequestLog, ServedRevision
+from django_mcp.protocol.errors import HEADER_MISMATCH, INVALID_PARAMS
+from django_mcp.protocol.revisions import CURRENT_REVISION
+from tests.helpers import call_tool, notify
+from tests.records.support import (
+    FUTURE_REVISION,
+    best_effort_call,
+    log_settings,
+    missing_book,
+    search,
+    unknown_tool,
+)
+
+pytestmark = pytest.mark.django_db
+
+LOG_TABLES = (RequestLog._meta.db_table, ServedRevision._meta.db_table)
+
+
+def test_a_tool_call_is_written_with_what_the_middleware_saw(client):
+    search(client, request_id=7)
+
+    assert recorder.flush() == 1
+
+    row = RequestLog.objects.get()
+    assert (row.site, row.method, row.target, row.request_id) == (
+        "mcp",
+        "tools/call",
+        "search_books",
+        "7",
+    )
+    assert (row.outcome, row.error_code, row.http_status) == ("ok", None, 200)
+    assert (row.declared_revision, row.served_revision, row.served_how) == (
+        CURRENT_REVISION,
+        CURRENT_REVISION,
+        "supported",
+    )
+    assert (row.client_name, row.client_version) == ("pytest", "1.0")
+    assert row.user_id is None
+    assert row.duration_ms >= 0
+    assert row.params is None  # REQUEST_LOG_PARAMS is off by default
+
+
+def test_the_request_itself_sends_no_query_to_the_log_tables(client):
+    with CaptureQueriesContext(connection) as during_request:
+        search(client)
+
+    assert not [q for q in during_request.captured_queries if _touches_log(q["sql"])]
+    assert recorder.stats().pending == 1
+    assert not RequestLog.objects.exists()
+    with CaptureQueriesContext(connection) as during_flush:
+        recorder.flush()
+    assert [q for q in during_flush.captured_queries if _touches_log(q["sql"])]
+    assert RequestLog.objects.count() == 1
+
+
+def _touches_log(sql: str) -> bool:
+    return any(table in sql for table in LOG_TABLES)
+
+
+def test_tool_errors_and_protocol_errors_are_recorded_with_their_outcome(client):
+    missing_book(client)
+    unknown_tool(client)
+    call_tool(client, "search_books", {"query": "x"}, headers={"Mcp-Name": "get_book"})
+
+    recorder.flush()
+
+    outcomes = set(RequestLog.objects.values_list("target", "outcome", "error_code", "http_status"))
+    assert outcomes == {
+        ("get_book", "tool_error", None, 200),
+        # Both are refused by admission, which names no target; the code and status remain.
+        ("", "protocol_error", INVALID_PARAMS, 200),
+        ("", "protocol_error", HEADER_MISMATCH, 400),
+    }
+
+
+def test_an_accepted_notification_is_recorded_as_a_notification(client):
+    """basic/transports/streamable-http.mdx (digest 6.3): "Notification accepted | 202
+    Accepted | empty"; the log keeps the 202 and the outcome ``notification``."""
+    notify(client, "notifications/cancelled", {"requestId": 1})
+
+    recorder.flush()
+
+    row = RequestLog.objects.get()
+    assert (row.method, row.outcome, row.http_status) == (
+        "notifications/cancelled",
+        "notification",
+        202,
+    )
+
+
+def test_a_signed_in_user_is_recorded_with_a_username_snapshot(client):
+    user = get_user_model().objects.create_user("ada", password="pw")
+    client.force_login(user)
+
+    call_tool(client, "whoami", {})
+    recorder.flush()
+
+    row = RequestLog.objects.get()
+    assert (row.user_id, row.username) == (user.pk, "ada")
+
+
+def test_params_are_recorded_truncated_only_when_enabled(client):
+    with log_settings(REQUEST_LOG_PARAMS=True, REQUEST_LOG_PARAMS_MAX_CHARS=20):
+        search(client)
+    recorder.flush()
+
+    params = RequestLog.objects.get().params
+    assert params is not None
+    assert len(params) == 20
+
+
+def test_mode_errors_keeps_only_errors(client):
+    with log_settings(REQUEST_LOG="errors"):
+        search(client)
+        missing_book(client)
+        unknown_tool(client)
+    recorder.flush()
+
+    assert set(RequestLog.objects.values_list("outcome", flat=True)) == {
+        "tool_error",
+        "protocol_error",
+    }
+    assert RequestLog.objects.count() == 2
+
+
+def test_mode_off_records_nothing_not_even_best_effort_serves(client):
+    with log_settings(REQUEST_LOG="off"):
+        search(client)
+        unknown_tool(client)
+        best_effort_call(client)
+
+    assert recorder.stats().pending == 0
+    recorder.flush()
+    assert not RequestLog.objects.exists()
+    assert not ServedRevision.objects.exists()
+
+
+def test_a_zero_sample_rate_drops_successes_but_keeps_every_error(client):
+    with log_settings(REQUEST_LOG="all", REQUEST_LOG_SAMPLE_RATE=0.0):
+        search(client)
+        search(client)
+        missing_book(client)
+    recorder.flush()
+
+    assert list(RequestLog.objects.values_list("outcome", flat=True)) == ["tool_error"]
+
+
+def test_sampling_keeps_a_success_when_the_draw_is_below_the_rate(client, monkeypatch):
+    draws = iter([0.2, 0.8, 0.49])
+    monkeypatch.setattr(recorder, "sample", lambda: next(draws))
+
+    with log_settings(REQUEST_LOG_SAMPLE_RATE=0.5):
+        for request_id in (1, 2, 3):
+            search(client, request_id=request_id)
+    recorder.flush()
+
+    assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == ["1", "3"]
+
+
+def test_a_best_effort_serve_creates_then_increments_its_served_revision(client):
+    """design.md section 5: newer dated revisions are served best-effort and recorded.
+
+    basic/lifecycle (digest 8.1): "There is no handshake. Each request declares its
+    version, and the server accepts or rejects each request on its own."
+    """
+    best_effort_call(client, request_id=1)
+    best_effort_call(client, request_id=2)
+    recorder.flush()
+
+    served = ServedRevision.objects.get()
+    assert (served.revision, served.client_name, served.client_version, served.count) == (
+        FUTURE_REVISION,
+        "future-client",
+        "1.0",
+        2,
+    )
+    first_seen, last_seen = served.first_seen, served.last_seen
+    assert first_seen < last_seen
+    row = RequestLog.objects.filter(request_id="1").get()
+    assert (row.declared_revision, row.served_revision, row.served_how) == (
+        FUTURE_REVISION,
+        CURRENT_REVISION,
+        "best-effort",
+    )
+
+    best_effort_call(client, request_id=3)
+    recorder.flush()
+
+    served.refresh_from_db()
+    assert served.count == 3
+    assert served.first_seen == first_seen
+    assert served.last_seen > last_seen
+
+
+def test_each_client_version_gets_its_own_served_revision(client):
+    best_effort_call(client, client_version="1.0")
+    best_effort_call(client, client_version="2.0")
+    search(client)  # supported: not counted
+    recorder.flush()
+
+    assert set(ServedRevision.objects.values_list("client_version", "count")) == {
+        ("1.0", 1),
+        ("2.0", 1),
+    }
+
+
+def test_best_effort_serves_are_counted_even_when_the_log_keeps_only_errors(client):
+    with log_settings(REQUEST_LOG="errors"):
+        best_effort_call(client)
+    recorder.flush()
+
+    assert not RequestLog.objects.exists()
+    assert ServedRevision.objects.get().count == 1
+
+
+def test_losing_the_insert_race_retries_the_update(client, monkeypatch):
+    """Another process inserts the same triple between our UPDATE and our INSERT."""
+    real_update = recorder.update_served
+    calls: list[int] = []
+
+    def update_after_a_rival_inserted(key: Any, tally: Any, alias: str) -> int:
+        if not calls:
+            revision, name, version = key
+            ServedRevision.objects.create(
+                revision=revision,
+                client_name=name,
+                client_version=version,
+                count=5,
+                first_seen=tally.first_seen,
+                last_seen=tally.last_seen,
+            )
+            calls.append(0)
+            return 0  # our UPDATE ran before the rival's INSERT committed
+        calls.append(1)
+        return real_update(key, tally, alias)
+
+    monkeypatch.setattr(recorder, "update_served", update_after_a_rival_inserted)
+    best_effort_call(client)
+
+    recorder.flush()
+
+    assert calls == [0, 1]
+    assert ServedRevision.objects.get().count == 6
+
+
+def test_a_full_buffer_drops_the_oldest_records_and_counts_them(client, caplog):
+    with log_settings(REQUEST_LOG_BUFFER_SIZE=2):
+        for request_id in (1, 2, 3):
+            search(client, request_id=request_id)
+
+    assert recorder.stats().dropped == 1
+    with caplog.at_level(logging.WARNING, logger="django_mcp"):
+        assert recorder.flush() == 2
+
+    assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == ["2", "3"]
+    assert [r.levelno for r in caplog.records if r.name == "django_mcp"] == [logging.WARNING]
+
+
+def test_flush_writes_in_batches_of_the_configured_size(client):
+    with log_settings(REQUEST_LOG_BATCH_SIZE=2):
+        for request_id in range(5):
+            search(client, request_id=request_id)
+        with CaptureQueriesContext(connection) as queries:
+            assert recorder.flush() == 5
+
+    inserts = [
+        q
+        for q in queries.captured_queries
+        if q["sql"].startswith("INSERT") and RequestLog._meta.db_table in q["sql"]
+    ]
+    assert len(inserts) == 3
+
+
+def test_a_database_error_while_flushing_is_logged_not_raised(client, monkeypatch, caplog):
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise DatabaseError("disk full")
+
+    monkeypatch.setattr(QuerySet, "bulk_create", broken)
+    monkeypatch.setattr(QuerySet, "update", broken)
+    search(client)
+    best_effort_call(client)
+
+    with caplog.at_level(logging.ERROR, logger="django_mcp"):
+        assert recorder.flush() == 0
+
+    assert recorder.stats().failed == 3  # two log rows and one served-revision tally
+    assert recorder.stats().pending == 0  # a failed batch is dropped, not retried forever
+    assert len([r for r in caplog.records if r.levelno == logging.ERROR]) == 2
+
+
+def test_shutdown_writes_what_is_still_buffered(client):
+    search(client)
+
+    recorder.shutdown()
+
+    assert RequestLog.objects.count() == 1
+
+
+def test_the_background_thread_starts_on_demand_and_flushes_a_full_batch(client, monkeypatch):
+    flushed = threading.Event()
+    monkeypatch.setattr(recorder, "flush", flushed.set)  # the thread never touches the DB here
+
+    with log_settings(
+        REQUEST_LOG_BACKGROUND=True, REQUEST_LOG_BATCH_SIZE=1, REQUEST_LOG_FLUSH_INTERVAL=3600
+    ):
+        search(client)
+        # A full batch wakes the thread at once instead of after the hour-long interval.
+        assert flushed.wait(timeout=10)
+        assert next(t for t in threading.enumerate() if t.name == "django-mcp-recorder").daemon
+        recorder.stop()
+
+    assert not [t for t in threading.enumerate() if t.name == "django-mcp-recorder"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_user_deleted_before_the_flush_does_not_lose_the_batch(client):
+    user = get_user_model().objects.create_user("grace", password="pw")
+    client.force_login(user)
+    call_tool(client, "whoami", {})
+    search(client)  # same batch, same user
+    user.delete()
+
+    assert recorder.flush() == 2
+
+    assert set(RequestLog.objects.values_list("user_id", "username")) == {(None, "grace")}
