@@ -39,16 +39,18 @@ die() {
 
 [ -x "$PYTHON" ] || die "no Python at $PYTHON (set PYTHON)"
 [ -f "$BASELINE" ] || die "missing $BASELINE"
+command -v curl >/dev/null 2>&1 || die "curl is required (readiness probe)"
 
 results="${1:-$(mktemp -d "${TMPDIR:-/tmp}/django-mcp-conformance.XXXXXX")}"
 mkdir -p "$results"
 results="$(cd "$results" && pwd)"
 
-"$repo/.ci/conformance-install.sh" "$CONFORMANCE_DIR"
+"$repo/.ci/conformance-install.sh" "$CONFORMANCE_DIR" || die "could not install the suite"
 conformance="$CONFORMANCE_DIR/conformance"
 
 workdir="$(mktemp -d "${TMPDIR:-/tmp}/django-mcp-conformance-db.XXXXXX")"
 server_pid=""
+suite_pid=""
 
 stop_server() {
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
@@ -63,7 +65,14 @@ stop_server() {
     server_pid=""
     rm -rf "$workdir"
 }
-trap stop_server EXIT
+cleanup() {
+    if [ -n "$suite_pid" ]; then
+        kill "$suite_pid" 2>/dev/null || true
+        wait "$suite_pid" 2>/dev/null || true
+    fi
+    stop_server
+}
+trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -107,11 +116,13 @@ if [ -z "$ready" ]; then
 fi
 echo "conformance: testproject serving $url (daphne pid $server_pid); results in $results"
 
-set +e
+# In the background and waited for, so that a signal stops the run at once.
 "$conformance" server --url "$url" --requirements 2026-07-28 \
-    --expected-failures "$BASELINE" -o "$results" >"$results/suite.log" 2>&1
-suite_status=$?
-set -e
+    --expected-failures "$BASELINE" -o "$results" >"$results/suite.log" 2>&1 &
+suite_pid=$!
+suite_status=0
+wait "$suite_pid" || suite_status=$?
+suite_pid=""
 
 stop_server
 
