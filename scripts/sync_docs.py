@@ -1,0 +1,176 @@
+"""Keep the code in README.md and docs/ identical to the files the tests run.
+
+Two kinds of generated blocks:
+
+* A fenced code block right after ``<!-- example: PATH -->`` (or ``PATH#NAME`` for the
+  lines between ``# [docs:NAME]`` and ``# [/docs:NAME]`` in that file) holds that file's
+  text. ``# [docs:...]`` marker lines are never shown. PATH is relative to the repository.
+* The lines between ``<!-- settings-table -->`` and ``<!-- /settings-table -->`` hold the
+  table of every ``DJANGO_MCP`` key, generated from ``django_mcp.conf.DEFAULTS`` and the
+  meanings below.
+
+    python scripts/sync_docs.py           # rewrite stale blocks
+    python scripts/sync_docs.py --check   # exit 1 and name the stale blocks
+
+tests/docs/test_examples.py runs the check, so a stale block fails the suite.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: One line per DJANGO_MCP key. A key in DEFAULTS without a meaning here fails the check.
+SETTING_MEANINGS: dict[str, str] = {
+    "SERVER_NAME": "`name` of the server's `Implementation`, sent in every result's "
+    '`_meta["io.modelcontextprotocol/serverInfo"]`.',
+    "SERVER_VERSION": "Its `version`; `None` uses the installed django-mcp version.",
+    "SERVER_TITLE": "Its optional human-readable `title`.",
+    "INSTRUCTIONS": "`instructions` returned by `server/discover`: how a model should use "
+    "this server.",
+    "INCLUDE_SERVER_INFO": "Add `serverInfo` to the `_meta` of every result (not only "
+    "`server/discover`).",
+    "SUPPORTED_REVISIONS": "Revisions served as is, listed in `supportedVersions` and in "
+    "-32022 errors. django-mcp implements only 2026-07-28.",
+    "REVISION_POLICY": '`"best-effort"` serves newer dated revisions with 2026-07-28 '
+    'semantics (and records them); `"strict"` refuses every other revision with -32022.',
+    "BEST_EFFORT_REVISIONS": "Revisions served best-effort; `None` means any dated revision "
+    "newer than the newest supported one.",
+    "ALLOWED_ORIGINS": 'Origins (`https://app.example.com`, or `"*"`) allowed in an `Origin` '
+    "header; `None` checks the origin's host against `ALLOWED_HOSTS`. Loopback origins and "
+    "requests without `Origin` are always allowed.",
+    "MAX_REQUEST_BYTES": "Largest request body accepted; bigger bodies get HTTP 413.",
+    "PAGE_SIZE": "Items per page of `tools/list`, `resources/list`, "
+    "`resources/templates/list` and `prompts/list`.",
+    "DISCOVER_TTL_MS": "`ttlMs` of `server/discover` results: how long clients may cache them.",
+    "LIST_TTL_MS": "`ttlMs` of the list results.",
+    "RESOURCE_TTL_MS": "Default `ttlMs` of `resources/read` results; a resource's own "
+    "`ttl_ms` wins.",
+    "EXCEPTION_HANDLER": "Dotted path of `handler(exc, context) -> MCPError` for exceptions "
+    "from your code; the default masks details as -32603 unless `DEBUG`.",
+    "REQUEST_LOG": '`"all"`, `"errors"` or `"off"`: which MCP requests are recorded in the '
+    "database.",
+    "REQUEST_LOG_SAMPLE_RATE": 'With `"all"`, the fraction (0 to 1) of successful requests recorded; '
+    "errors are always kept.",
+    "REQUEST_LOG_PARAMS": "Also record request params (truncated). Off by default: "
+    "arguments may hold personal data.",
+    "REQUEST_LOG_PARAMS_MAX_CHARS": "Longest recorded params, in characters of JSON.",
+    "REQUEST_LOG_BUFFER_SIZE": "Records held in memory until written; when full, the oldest is dropped "
+    "and counted, so a slow database never blocks a request.",
+    "REQUEST_LOG_BATCH_SIZE": "Records written per bulk `INSERT`.",
+    "REQUEST_LOG_FLUSH_INTERVAL": "Seconds between writes of the buffer by the background writer.",
+    "REQUEST_LOG_BACKGROUND": "Write the log from a background thread (and at exit); `False` "
+    "leaves records in the buffer until `django_mcp.recorder.flush()` is called.",
+    "AUTODISCOVER_MODULE": "Module imported from every installed app at startup, like `admin.py`.",
+    "SITE_CLASS": "Dotted path of the class of the default site (`django_mcp.site`).",
+}
+
+EXAMPLE = re.compile(
+    r"(?P<marker><!-- example: (?P<path>[^#\s]+)(?:#(?P<name>[\w-]+))? -->\n)"
+    r"(?P<fence>```[\w-]*\n)(?P<body>.*?)(?P<close>^```$)",
+    re.S | re.M,
+)
+TABLE = re.compile(r"(<!-- settings-table -->\n)(.*?)(^<!-- /settings-table -->$)", re.S | re.M)
+DOCS_MARKER = re.compile(r"^\s*# \[/?docs:[\w-]+\]\s*$")
+
+
+def markdown_files() -> list[Path]:
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def example_text(path: str, name: str | None) -> str:
+    """The text of ``path`` (or of its ``[docs:name]`` region), without marker lines."""
+    source = (REPO / path).read_text(encoding="utf-8")
+    lines = source.splitlines()
+    if name is not None:
+        start, end = f"# [docs:{name}]", f"# [/docs:{name}]"
+        stripped = [line.strip() for line in lines]
+        if start not in stripped or end not in stripped:
+            raise ValueError(f"{path} has no region {name!r}")
+        lines = lines[stripped.index(start) + 1 : stripped.index(end)]
+        indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+        lines = [line[indent:] for line in lines]
+    return "".join(line + "\n" for line in lines if not DOCS_MARKER.match(line))
+
+
+def _format_default(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return f"{value:_}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_format_default(item) for item in value) + "]"
+    if isinstance(value, str):
+        return '"' + value + '"'
+    return repr(value)
+
+
+def settings_table() -> str:
+    sys.path.insert(0, str(REPO))
+    from django_mcp.conf import DEFAULTS
+
+    unknown = sorted(set(SETTING_MEANINGS) - set(DEFAULTS))
+    missing = [key for key in DEFAULTS if key not in SETTING_MEANINGS]
+    if missing or unknown:
+        raise ValueError(
+            f"scripts/sync_docs.py SETTING_MEANINGS is out of date with DEFAULTS: "
+            f"add {missing}, remove {unknown}"
+        )
+    rows = ["| Key | Default | Meaning |", "| --- | --- | --- |"]
+    for key, value in DEFAULTS.items():
+        rows.append(f"| `{key}` | `{_format_default(value)}` | {SETTING_MEANINGS[key]} |")
+    return "\n".join(rows) + "\n"
+
+
+def render(text: str) -> str:
+    """``text`` with every generated block brought up to date."""
+
+    def example(match: re.Match[str]) -> str:
+        body = example_text(match["path"], match["name"])
+        return match["marker"] + match["fence"] + body + match["close"]
+
+    text = EXAMPLE.sub(example, text)
+    if TABLE.search(text):
+        table = settings_table()
+        text = TABLE.sub(lambda m: m[1] + table + m[3], text)
+    return text
+
+
+def stale_files() -> list[Path]:
+    return [
+        path
+        for path in markdown_files()
+        if path.exists()
+        and render(path.read_text(encoding="utf-8")) != path.read_text(encoding="utf-8")
+    ]
+
+
+def referenced_examples() -> set[str]:
+    """Every file that some generated block shows."""
+    found: set[str] = set()
+    for path in markdown_files():
+        if path.exists():
+            found.update(match["path"] for match in EXAMPLE.finditer(path.read_text("utf-8")))
+    return found
+
+
+def main(argv: list[str]) -> int:
+    stale = stale_files()
+    if "--check" in argv:
+        for path in stale:
+            print(f"stale generated block in {path.relative_to(REPO)}", file=sys.stderr)
+        if stale:
+            print("run: python scripts/sync_docs.py", file=sys.stderr)
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"updated {path.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
