@@ -19,6 +19,7 @@ from django_mcp import (
     Context,
     EmbeddedResource,
     Image,
+    MCPHeader,
     Message,
     ResourceContents,
     Text,
@@ -145,6 +146,17 @@ def test_trigger_tool_change(ctx: Context) -> str:
     else:
         site.tool(test_dynamic_tool)
     return "Mutation triggered"
+
+
+# -- not scored at 2026-07-28 (http-custom-header-server-validation) ------------------------
+
+
+@django_mcp.tool(read_only=True)
+def test_header_param(
+    region: Annotated[str, MCPHeader("Region"), Field(description="Mirrored in Mcp-Param-Region")],
+) -> str:
+    """Echo a string argument that the client mirrors in the Mcp-Param-Region header."""
+    return f"Region: {region}"
 
 
 @django_mcp.prompt

@@ -403,3 +403,28 @@ def test_completion_of_arg1_suggests_values_with_the_typed_prefix(client: Client
     assert values
     assert len(values) <= 100
     assert all(value.startswith("test") for value in values)
+
+
+# -- not scored at 2026-07-28 ---------------------------------------------------------------------
+
+
+def test_header_param_tool_advertises_and_checks_its_mirrored_header(client: Client) -> None:
+    """server/tools.mdx, "x-mcp-header": the property is annotated with the header name, and
+    a call whose ``Mcp-Param-Region`` header is missing is refused with -32020, HTTP 400
+    (digest 10.2); http-custom-header-server-validation needs such a string parameter."""
+    tools = {tool["name"]: tool for tool in request(client, "tools/list")["tools"]}
+    region = tools["test_header_param"]["inputSchema"]["properties"]["region"]
+    assert region["x-mcp-header"] == "Region"
+    assert region["type"] == "string"
+
+    ok = call_tool(
+        client,
+        "test_header_param",
+        {"region": "Hello"},
+        meta=suite_meta(),
+        headers={"Mcp-Param-Region": "Hello"},
+    )
+    missing = call_tool(client, "test_header_param", {"region": "Hello"}, meta=suite_meta())
+
+    assert result_of(ok)["content"] == [{"type": "text", "text": "Region: Hello"}]
+    assert_error(missing, 400, errors.HEADER_MISMATCH)
