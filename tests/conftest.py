@@ -1,4 +1,5 @@
-"""Suite-wide fixtures: schema validation of every MCP response, and a fresh site per test.
+"""Suite-wide fixtures: schema validation of every MCP response, a fresh site per test, and a
+request log that never writes behind a test's back.
 
 Every response the Django test client receives from an MCP endpoint (any URL served by an
 ``MCPView``) is checked by :func:`tests.helpers.validate_mcp_response` against the official
@@ -13,12 +14,23 @@ import pytest
 from django.test import Client
 from django.urls import path
 
+from django_mcp import recorder
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
 from tests.helpers import ExchangeLog, RequestInfo, validate_mcp_response
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+
+@pytest.fixture(autouse=True)
+def _foreground_request_log(settings: Any) -> Iterator[None]:
+    """No recorder thread: records reach the database only when a test flushes them, and
+    whatever a test buffered is forgotten after it (nothing is written at interpreter exit)."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG_BACKGROUND": False}
+    yield
+    recorder.stop()
+    recorder.discard()
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
+from django.test import override_settings
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -70,6 +72,11 @@ def request_meta(
 
 def _drop_omitted(mapping: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in mapping.items() if value is not OMIT}
+
+
+def override_mcp(**values: Any) -> override_settings:
+    """``override_settings`` for ``DJANGO_MCP`` keys, merged over the current dict."""
+    return override_settings(DJANGO_MCP={**getattr(settings, "DJANGO_MCP", {}), **values})
 
 
 def b64_sentinel(text: str) -> str:
