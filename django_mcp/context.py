@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .protocol import methods
-from .protocol.meta import ClientInfo, RequestMeta
+from .protocol.meta import LOG_LEVELS, ClientInfo, RequestMeta
 from .protocol.revisions import RevisionDecision
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ class Context:
         self._last_progress: float | None = None
         self.cancelled = False
         self.inputs: Inputs | None = None
+        self._cancel_callbacks: list[Callable[[], None]] = []
 
     @property
     def declared_revision(self) -> str:
@@ -80,6 +81,7 @@ class Context:
         Progress must increase; a value not above the last one is dropped. Without a token
         or an open stream this does nothing, so tools can call it unconditionally.
         """
+        self.check_cancelled()
         token = self.meta.progress_token
         if token is None or self._emit is None:
             return
@@ -92,6 +94,42 @@ class Context:
         if message is not None:
             params["message"] = message
         self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": params})
+
+    def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
+        """Send ``notifications/message`` if the request asked for logs at ``level`` or
+        below it; never without a ``logLevel`` (server/utilities/logging.mdx)."""
+        self.check_cancelled()
+        wanted = self.meta.log_level
+        if wanted is None or self._emit is None or level not in LOG_LEVELS:
+            return
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        self._emit({"method": methods.NOTIFICATION_MESSAGE, "params": params})
+
+    # -- cancellation (basic/patterns/cancellation.mdx) -----------------------------------
+
+    def cancel(self) -> None:
+        """Mark the request cancelled and stop an async handler; called by transports."""
+        self.cancelled = True
+        for callback in list(self._cancel_callbacks):
+            callback()
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` if the request is cancelled (at once if it already is)."""
+        self._cancel_callbacks.append(callback)
+        if self.cancelled:
+            callback()
+
+    def check_cancelled(self) -> None:
+        """Raise :class:`~django_mcp.exceptions.RequestCancelled` if the client went away;
+        long sync handlers call this (or ``report_progress``) between steps."""
+        if self.cancelled:
+            from .exceptions import RequestCancelled
+
+            raise RequestCancelled()
 
     # -- multi round-trip input (basic/patterns/mrtr.mdx) -------------------------------
 

@@ -148,7 +148,7 @@ class ToolSpec:
         kwargs = {name: getattr(model, name) for name in type(model).model_fields}
         for name in self.signature.context_params:
             kwargs[name] = context
-        return invoke.call(self.func, **kwargs)
+        return invoke.call(self.func, _context=context, **kwargs)
 
     def result(self, value: Any) -> dict[str, Any]:
         """Convert what the tool returned into a ``CallToolResult``."""

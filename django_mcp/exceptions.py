@@ -21,6 +21,11 @@ class ToolError(Exception):
     read what went wrong and correct itself (server/tools.mdx, "Error Handling")."""
 
 
+class RequestCancelled(Exception):
+    """Raised inside a handler (at ``ctx.report_progress`` or ``ctx.check_cancelled``) once
+    the client has cancelled the request; nothing more is sent for it."""
+
+
 class AlreadyRegistered(ImproperlyConfigured):
     """A declaration with the same name is already registered on the site."""
 

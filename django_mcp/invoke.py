@@ -6,18 +6,41 @@ are run with ``async_to_sync``.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 
+from .exceptions import RequestCancelled
 
-def call(func: Callable[..., Any], /, **kwargs: Any) -> Any:
-    """Call ``func`` with ``kwargs``, awaiting it if it is a coroutine function."""
-    if inspect.iscoroutinefunction(func):
+if TYPE_CHECKING:
+    from .context import Context
+
+
+def call(func: Callable[..., Any], /, *, _context: Context | None = None, **kwargs: Any) -> Any:
+    """Call ``func`` with ``kwargs``, awaiting it if it is a coroutine function.
+
+    With a ``_context``, cancelling the request cancels the coroutine's task.
+    """
+    if not inspect.iscoroutinefunction(func):
+        return func(**kwargs)
+    if _context is None:
         return async_to_sync(func)(**kwargs)
-    return func(**kwargs)
+    context = _context
+
+    async def run() -> Any:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        assert task is not None
+        context.on_cancel(lambda: loop.call_soon_threadsafe(task.cancel))
+        try:
+            return await func(**kwargs)
+        except asyncio.CancelledError as exc:
+            raise RequestCancelled() from exc
+
+    return async_to_sync(run)()
 
 
 def accepted_kwargs(func: Callable[..., Any], available: dict[str, Any]) -> dict[str, Any]:

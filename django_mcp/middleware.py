@@ -41,6 +41,7 @@ class Exchange:
         self.started = time.perf_counter()
         self.admission: Admission | None = None
         self.reply: Reply | None = None
+        self.streamed = False
 
     def record(self, request: HttpRequest, response: HttpResponse) -> RequestRecord:
         admission, reply = self.admission, self.reply
@@ -62,6 +63,8 @@ class Exchange:
             if reply is not None:
                 outcome = reply.outcome
                 error_code = reply.error.code if reply.error is not None else None
+            elif self.streamed:
+                outcome = "ok"  # the stream is open; its final reply is not known yet
         elif isinstance(admission, NotificationAccepted):
             method, outcome = admission.notification.method, "notification"
         elif isinstance(admission, Rejected):

@@ -120,7 +120,7 @@ class PromptSpec:
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
             kwargs[name] = context
-        result = invoke.call(self.func, **kwargs)
+        result = invoke.call(self.func, _context=context, **kwargs)
         data: dict[str, Any] = {"messages": to_messages(result)}
         if self.description:
             data["description"] = self.description

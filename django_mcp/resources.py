@@ -75,7 +75,7 @@ class _ResourceBase:
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
             kwargs[name] = context
-        return to_contents(invoke.call(self.func, **kwargs), uri, self.mime_type)
+        return to_contents(invoke.call(self.func, _context=context, **kwargs), uri, self.mime_type)
 
 
 @dataclass(eq=False)

@@ -8,7 +8,7 @@ configured exception handler.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,7 +19,8 @@ from .handlers import mrtr as mrtr_methods
 from .mrtr import InputRequired, input_required_result
 from .protocol import jsonrpc
 from .protocol.admission import Admission, Admitted, admit
-from .protocol.errors import MCPError
+from .exceptions import RequestCancelled
+from .protocol.errors import InternalError, MCPError
 from .protocol.headers import HeaderParam
 from .protocol.meta import SERVER_INFO_KEY, RequestMeta
 from .protocol.methods import TOOLS_CALL
@@ -128,9 +129,16 @@ class MCPServer:
         *,
         request: HttpRequest | None = None,
         emit: Emitter | None = None,
+        on_context: Callable[[Context], None] | None = None,
     ) -> Reply:
-        """Run the method's handler and wrap its result, or map its failure."""
+        """Run the method's handler and wrap its result, or map its failure.
+
+        ``emit`` receives request-scoped notifications (when the transport can stream);
+        ``on_context`` receives the :class:`Context` first, so a transport can cancel it.
+        """
         context = self.context_for(admitted, request=request, emit=emit)
+        if on_context is not None:
+            on_context(context)
         method, params = admitted.request.method, admitted.request.params or {}
         handler = HANDLERS[method]
         try:
@@ -143,6 +151,8 @@ class MCPServer:
                 result = input_required_result(exc, context.inputs)
             else:
                 mrtr_methods.mark_uncacheable_retry(method, params, result)
+        except RequestCancelled:
+            return Reply(admitted.request.id, error=InternalError("Request cancelled"))
         except Exception as exc:  # the one dispatch boundary (design section 8)
             error = mcp_settings.exception_handler(exc, context)
             return Reply(admitted.request.id, error=error)

@@ -1,8 +1,8 @@
 """``MCPView``: the Streamable HTTP endpoint of one site.
 
 By the time ``post`` runs, :class:`~django_mcp.middleware.MCPMiddleware` has admitted the
-request; the view dispatches it and renders the reply as JSON. (SSE rendering for streamed
-notifications plugs in at :meth:`MCPView.render`.) The view is CSRF-exempt: MCP clients are
+request; the view dispatches it and renders the reply as JSON, or as an SSE stream when the
+request opted into notifications (see :mod:`django_mcp.streaming`). The view is CSRF-exempt: MCP clients are
 not browsers holding a session cookie, every request is authenticated on its own, and
 cross-site browser requests are stopped by the ``Origin`` check instead.
 """
@@ -19,8 +19,10 @@ from django.views.decorators.csrf import csrf_exempt
 
 from .http import error_response, json_response, method_not_allowed
 from .protocol.admission import Admitted
+from .protocol.errors import InternalError
 from .server import Reply
 from .sites import MCPSite
+from .streaming import respond_streaming, wants_stream
 
 
 @method_decorator(csrf_exempt, name="dispatch")
@@ -49,11 +51,20 @@ class MCPView(View):
                 "(system check django_mcp.E001)"
             )
         assert self.site is not None
-        reply = self.site.server.handle(admission, request=request)
         exchange = getattr(request, "mcp_exchange", None)
-        if exchange is not None:
-            exchange.reply = reply
-        return self.render(reply)
+
+        def render(reply: Reply | None) -> HttpResponse:
+            if reply is None:  # the handler thread died without a reply
+                reply = Reply(admission.request.id, error=InternalError())
+            if exchange is not None:
+                exchange.reply = reply
+            return self.render(reply)
+
+        if wants_stream(admission, request):
+            if exchange is not None:
+                exchange.streamed = True
+            return respond_streaming(self.site.server, admission, request, render)
+        return render(self.site.server.handle(admission, request=request))
 
     def render(self, reply: Reply) -> HttpResponse:
         """The reply as one JSON-RPC response body."""
