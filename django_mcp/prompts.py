@@ -134,7 +134,7 @@ def to_messages(value: Any) -> list[dict[str, Any]]:
     for item in items:
         if isinstance(item, Message):
             messages.append(item.to_dict())
-        elif isinstance(item, str | content.CONTENT_TYPES):
+        elif isinstance(item, (str, *content.CONTENT_TYPES)):
             messages.append(Message("user", item).to_dict())
         else:
             raise TypeError(f"A prompt returned {type(item).__name__}; expected str or Message")
