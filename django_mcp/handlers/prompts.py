@@ -1,9 +1,16 @@
-"""``prompts/list`` and ``prompts/get`` (server/prompts.mdx)."""
+"""``prompts/list`` and ``prompts/get`` (server/prompts.mdx).
+
+A prompt function raising Django's ``ObjectDoesNotExist`` or ``Http404`` was given an
+argument that names nothing: that is -32602 (invalid params), not an internal error.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
 
 from ..protocol import methods
 from ..protocol.errors import InvalidParams
@@ -27,4 +34,7 @@ def get_prompt(server: MCPServer, params: dict[str, Any], context: Context) -> d
     arguments = params.get("arguments") or {}
     if not isinstance(arguments, Mapping):
         raise InvalidParams("params.arguments must be an object of strings")
-    return spec.render(arguments, context)
+    try:
+        return spec.render(arguments, context)
+    except (ObjectDoesNotExist, Http404) as exc:
+        raise InvalidParams(f"Prompt {name}: {exc}", data={"name": name}) from exc
