@@ -40,6 +40,10 @@ DEFAULTS: Final[dict[str, Any]] = {
     "RESOURCE_TTL_MS": 0,  # default for resources/read; per-declaration ttl_ms overrides
     # Multi round-trip requests: how long a requestState stays valid, in seconds.
     "REQUEST_STATE_MAX_AGE": 600,
+    # subscriptions/listen: keep-alive comment interval and optional maximum stream life
+    # (the server then sends the closing result and ends the stream; None: no limit).
+    "LISTEN_KEEPALIVE_SECONDS": 15.0,
+    "LISTEN_MAX_SECONDS": None,
     # Errors.
     "EXCEPTION_HANDLER": "django_mcp.exceptions.exception_handler",
     # Request log (docs/guides/records.md).

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .conf import mcp_settings
 from .context import Context, Emitter
 from .handlers import HANDLERS
+from .handlers.listen import LISTEN_CAPABILITY
 from .handlers import mrtr as mrtr_methods
 from .mrtr import InputRequired, input_required_result
 from .protocol import jsonrpc
@@ -25,11 +26,13 @@ from .protocol.headers import HeaderParam
 from .protocol.meta import SERVER_INFO_KEY, RequestMeta
 from .protocol.methods import TOOLS_CALL
 from .protocol.revisions import RevisionDecision
+from .protocol.subscriptions import SubscriptionFilter
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
     from .sites import MCPSite
+    from .subscriptions import Listener
 
 Outcome = Literal["ok", "tool_error", "protocol_error"]
 
@@ -71,6 +74,8 @@ class SiteCatalogue:
             return False
         if handler.capability is None:
             return True
+        if handler.capability == LISTEN_CAPABILITY:
+            return self.site.supports_listen()
         if self._capabilities is None:
             self._capabilities = self.site.capabilities()
         return handler.capability in self._capabilities
@@ -157,6 +162,22 @@ class MCPServer:
             error = mcp_settings.exception_handler(exc, context)
             return Reply(admitted.request.id, error=error)
         return Reply(admitted.request.id, result=self.finish_result(result))
+
+    def open_listen(self, admitted: Admitted) -> Listener:
+        """Validate a ``subscriptions/listen`` request and prepare its stream; the
+        transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter.
+        """
+        from .subscriptions import Listener
+
+        wanted = SubscriptionFilter.parse(admitted.request.params or {})
+        capabilities = self.site.capabilities()
+        supported = {
+            "toolsListChanged": "tools" in capabilities,
+            "promptsListChanged": "prompts" in capabilities,
+            "resourcesListChanged": "resources" in capabilities,
+            "resourceSubscriptions": "resources" in capabilities,
+        }
+        return Listener(self.site, admitted.request.id, wanted.honoured(supported))
 
     def finish_result(self, result: dict[str, Any]) -> dict[str, Any]:
         """Add ``resultType`` and ``_meta[serverInfo]``, which every result carries."""

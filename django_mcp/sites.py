@@ -38,6 +38,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 _all_sites: weakref.WeakSet[MCPSite] = weakref.WeakSet()
 
 
+_KIND_BY_TABLE_NAME = {
+    "Tool": "tools",
+    "Resource": "resources",
+    "Resource template": "resources",
+    "Prompt": "prompts",
+}
+_LIST_CHANGED = {
+    "tools": "notifications/tools/list_changed",
+    "resources": "notifications/resources/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+}
+
+
 class Registry:
     """The declarations of one site, by kind and name; copied to roll back an import."""
 
@@ -51,6 +64,13 @@ class Registry:
     def tables(self) -> tuple[dict[str, Any], ...]:
         return (self.tools, self.resources, self.templates, self.prompts)
 
+    def kind_of(self, table: dict[str, Any]) -> str:
+        if table is self.prompts:
+            return "prompts"
+        if table is self.resources or table is self.templates:
+            return "resources"
+        return "tools"
+
     def copy(self) -> Registry:
         clone = Registry()
         clone.__dict__.update({key: copy.copy(value) for key, value in self.__dict__.items()})
@@ -63,6 +83,8 @@ class MCPSite:
     def __init__(self, name: str = "mcp") -> None:
         self.name = name
         self._registry = Registry()
+        #: True once autodiscover has run: from then on, registry changes are announced.
+        self.serving = False
         _all_sites.add(self)
 
     def __repr__(self) -> str:
@@ -152,7 +174,7 @@ class MCPSite:
                 f"{existing.registrant}; cannot register {spec.registrant}"
             )
         table[key] = spec
-        self.registry_changed()
+        self.registry_changed(_KIND_BY_TABLE_NAME.get(kind, "tools"))
         return spec
 
     def get_tool(self, name: str, context: Context | None = None) -> ToolSpec | None:
@@ -340,7 +362,7 @@ class MCPSite:
         for spec in specs:
             self._registry.tools[spec.name] = spec
         self._registry.models[model] = tools
-        self.registry_changed()
+        self.registry_changed("tools")
         return tools
 
     def _find(self, target: str | Callable[..., Any]) -> Iterator[tuple[dict[str, Any], str]]:
@@ -357,14 +379,14 @@ class MCPSite:
                 raise NotRegistered(f"The model {target._meta.label} is not registered on {self!r}")
             for name in [n for n, s in self._registry.tools.items() if getattr(s, "func", None) is not None and getattr(s.func, "__self__", None) is tools]:
                 del self._registry.tools[name]
-            self.registry_changed()
+            self.registry_changed("tools")
             return
         found = list(self._find(target))
         if not found:
             raise NotRegistered(f"{target!r} is not registered on {self!r}")
         for table, key in found:
             del table[key]
-        self.registry_changed()
+            self.registry_changed(self._registry.kind_of(table))
 
     def is_registered(self, target: str | Callable[..., Any] | type[Model]) -> bool:
         """Whether a declaration with this name, from this function, or for this model is
@@ -373,11 +395,18 @@ class MCPSite:
             return target in self._registry.models
         return any(True for _ in self._find(target))
 
-    def registry_changed(self) -> None:
-        """Called after every registration change; forgets derived state. (Subclasses and
-        the Streams work hook list-changed notifications here.)"""
+    def registry_changed(self, kind: str | None = None) -> None:
+        """Called after every registration change (``kind``: tools, resources or prompts).
+
+        Forgets derived state and, once the site is serving (after autodiscover), tells
+        every ``subscriptions/listen`` stream that the list changed.
+        """
         self.__dict__.pop("_capabilities", None)
         self.__dict__.pop("_varies", None)
+        if self.serving and kind is not None:
+            from . import subscriptions
+
+            subscriptions.publish(_LIST_CHANGED[kind], site=self)
 
     # -- permissions --------------------------------------------------------------------
 
@@ -419,12 +448,13 @@ class MCPSite:
     def _derive_capabilities(self) -> dict[str, Any]:
         capabilities: dict[str, Any] = {}
         registry = self._registry
+        listen = self.supports_listen()
         if registry.tools:
-            capabilities["tools"] = {}
+            capabilities["tools"] = {"listChanged": True} if listen else {}
         if registry.resources or registry.templates:
-            capabilities["resources"] = {}
+            capabilities["resources"] = {"subscribe": True, "listChanged": True} if listen else {}
         if registry.prompts:
-            capabilities["prompts"] = {}
+            capabilities["prompts"] = {"listChanged": True} if listen else {}
         if self.has_completions():
             capabilities["completions"] = {}
         return capabilities
@@ -458,6 +488,15 @@ class MCPSite:
     def restore(self, snapshot: Registry) -> None:
         self._registry = snapshot
         self.registry_changed()
+
+    def supports_listen(self) -> bool:
+        """Whether ``subscriptions/listen`` is offered: a channel layer is configured."""
+        from .subscriptions import channel_layer
+
+        cached: bool | None = self.__dict__.get("_listen")
+        if cached is None:
+            cached = self.__dict__["_listen"] = channel_layer() is not None
+        return cached
 
 
 class DefaultMCPSite(LazyObject):
@@ -506,3 +545,5 @@ def autodiscover() -> None:
             for target, snapshot in snapshots.items():
                 target.restore(snapshot)
             raise
+    for target in all_sites():
+        target.serving = True

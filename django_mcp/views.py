@@ -19,10 +19,11 @@ from django.views.decorators.csrf import csrf_exempt
 
 from .http import error_response, json_response, method_not_allowed
 from .protocol.admission import Admitted
-from .protocol.errors import InternalError
+from .protocol.errors import InternalError, MCPError
+from .protocol.methods import SUBSCRIPTIONS_LISTEN
 from .server import Reply
 from .sites import MCPSite
-from .streaming import respond_streaming, wants_stream
+from .streaming import event_stream_response, is_asgi, respond_streaming, wants_stream
 
 
 @method_decorator(csrf_exempt, name="dispatch")
@@ -60,11 +61,26 @@ class MCPView(View):
                 exchange.reply = reply
             return self.render(reply)
 
+        if admission.request.method == SUBSCRIPTIONS_LISTEN:
+            return self.listen(admission, request, render)
         if wants_stream(admission, request):
             if exchange is not None:
                 exchange.streamed = True
             return respond_streaming(self.site.server, admission, request, render)
         return render(self.site.server.handle(admission, request=request))
+
+    def listen(self, admission: Admitted, request: HttpRequest, render: Any) -> HttpResponse:
+        """Open a ``subscriptions/listen`` stream (ASGI: async; WSGI: one thread per stream)."""
+        assert self.site is not None
+        try:
+            listener = self.site.server.open_listen(admission)
+        except MCPError as exc:
+            return render(Reply(admission.request.id, error=exc))
+        exchange = getattr(request, "mcp_exchange", None)
+        if exchange is not None:
+            exchange.streamed = True
+        content = listener.events() if is_asgi(request) else listener.sync_events()
+        return event_stream_response(content)
 
     def render(self, reply: Reply) -> HttpResponse:
         """The reply as one JSON-RPC response body."""

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import methods
-from . import completion, discover, prompts, resources, tools
+from . import completion, discover, listen, prompts, resources, tools
+from .listen import LISTEN_CAPABILITY
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -37,4 +38,7 @@ HANDLERS: dict[str, Handler] = {
     methods.PROMPTS_LIST: Handler(prompts.list_prompts, "prompts"),
     methods.PROMPTS_GET: Handler(prompts.get_prompt, "prompts"),
     methods.COMPLETION_COMPLETE: Handler(completion.complete, "completions"),
+    # Served as a stream by the transport (MCPServer.open_listen); this entry makes the
+    # method known to admission, gated on the site offering subscriptions.
+    methods.SUBSCRIPTIONS_LISTEN: Handler(listen.not_streamed, LISTEN_CAPABILITY),
 }

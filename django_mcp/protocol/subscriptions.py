@@ -1,0 +1,129 @@
+"""``subscriptions/listen`` (basic/patterns/subscriptions.mdx), without transport or storage.
+
+The filter is opt-in per notification type; the acknowledgement names the subset the server
+honours; every notification on the stream carries the listen request's id as
+``io.modelcontextprotocol/subscriptionId`` (its JSON type kept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from . import jsonrpc
+from .errors import InvalidParams
+from .meta import SUBSCRIPTION_ID_KEY
+
+ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
+TOOLS_LIST_CHANGED: Final = "notifications/tools/list_changed"
+PROMPTS_LIST_CHANGED: Final = "notifications/prompts/list_changed"
+RESOURCES_LIST_CHANGED: Final = "notifications/resources/list_changed"
+RESOURCE_UPDATED: Final = "notifications/resources/updated"
+
+#: Filter flag -> the notification it opts into.
+LIST_FLAGS: Final = {
+    "toolsListChanged": TOOLS_LIST_CHANGED,
+    "promptsListChanged": PROMPTS_LIST_CHANGED,
+    "resourcesListChanged": RESOURCES_LIST_CHANGED,
+}
+
+
+@dataclass(frozen=True)
+class SubscriptionFilter:
+    """What one listen stream asked for."""
+
+    tools_list_changed: bool = False
+    prompts_list_changed: bool = False
+    resources_list_changed: bool = False
+    resource_subscriptions: tuple[str, ...] | None = None
+
+    @classmethod
+    def parse(cls, params: Mapping[str, Any]) -> SubscriptionFilter:
+        """Read ``params.notifications``; -32602 when it is missing or malformed."""
+        value = params.get("notifications")
+        if not isinstance(value, Mapping):
+            raise InvalidParams("params.notifications is required and must be an object")
+        flags = {}
+        for key in LIST_FLAGS:
+            flag = value.get(key, False)
+            if not isinstance(flag, bool):
+                raise InvalidParams(f"params.notifications.{key} must be a boolean")
+            flags[key] = flag
+        uris = value.get("resourceSubscriptions")
+        if uris is not None and not (
+            isinstance(uris, list) and all(isinstance(uri, str) for uri in uris)
+        ):
+            raise InvalidParams("params.notifications.resourceSubscriptions must be a list of URIs")
+        return cls(
+            flags["toolsListChanged"],
+            flags["promptsListChanged"],
+            flags["resourcesListChanged"],
+            tuple(uris) if uris is not None else None,
+        )
+
+    def honoured(self, supported: Mapping[str, bool]) -> SubscriptionFilter:
+        """The subset the server can deliver, given which kinds it supports."""
+        return SubscriptionFilter(
+            self.tools_list_changed and supported.get("toolsListChanged", False),
+            self.prompts_list_changed and supported.get("promptsListChanged", False),
+            self.resources_list_changed and supported.get("resourcesListChanged", False),
+            self.resource_subscriptions if supported.get("resourceSubscriptions", False) else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.tools_list_changed:
+            data["toolsListChanged"] = True
+        if self.prompts_list_changed:
+            data["promptsListChanged"] = True
+        if self.resources_list_changed:
+            data["resourcesListChanged"] = True
+        if self.resource_subscriptions is not None:
+            data["resourceSubscriptions"] = list(self.resource_subscriptions)
+        return data
+
+    def wants(self, method: str, uri: str | None = None) -> bool:
+        """Whether a change notification ``method`` (for ``uri``) passes this filter."""
+        if method == TOOLS_LIST_CHANGED:
+            return self.tools_list_changed
+        if method == PROMPTS_LIST_CHANGED:
+            return self.prompts_list_changed
+        if method == RESOURCES_LIST_CHANGED:
+            return self.resources_list_changed
+        if method == RESOURCE_UPDATED and uri is not None and self.resource_subscriptions:
+            return any(covers(subscribed, uri) for subscribed in self.resource_subscriptions)
+        return False
+
+
+def covers(subscribed: str, uri: str) -> bool:
+    """Whether an update of ``uri`` concerns a subscription to ``subscribed`` (itself or a
+    sub-resource below it)."""
+    if uri == subscribed:
+        return True
+    base = subscribed if subscribed.endswith("/") else subscribed + "/"
+    return uri.startswith(base)
+
+
+def acknowledgement(subscription_id: jsonrpc.RequestId, honoured: SubscriptionFilter) -> dict[str, Any]:
+    """The first message of every listen stream."""
+    return jsonrpc.notification(
+        ACKNOWLEDGED,
+        {"_meta": {SUBSCRIPTION_ID_KEY: subscription_id}, "notifications": honoured.to_dict()},
+    )
+
+
+def change_notification(
+    subscription_id: jsonrpc.RequestId, method: str, uri: str | None = None
+) -> dict[str, Any]:
+    params: dict[str, Any] = {"_meta": {SUBSCRIPTION_ID_KEY: subscription_id}}
+    if uri is not None:
+        params["uri"] = uri
+    return jsonrpc.notification(method, params)
+
+
+def closing_result(subscription_id: jsonrpc.RequestId) -> dict[str, Any]:
+    """The response that ends a listen stream the server closes (then it closes)."""
+    return jsonrpc.result_response(
+        subscription_id, {"resultType": "complete", "_meta": {SUBSCRIPTION_ID_KEY: subscription_id}}
+    )

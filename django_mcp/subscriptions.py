@@ -1,0 +1,147 @@
+"""Change notifications across processes, through the Channels channel layer.
+
+``notify_tools_changed()``, ``notify_prompts_changed()``, ``notify_resources_changed()``
+and ``notify_resource_updated(uri)`` publish an event to the site's group on the channel
+layer (``CHANNEL_LAYERS``: in-memory by default, ``channels_redis`` across processes).
+Every open ``subscriptions/listen`` stream in any process receives it and forwards what
+its filter asked for. Nothing about a subscription outlives its stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Final
+
+from asgiref.sync import async_to_sync
+
+from .conf import mcp_settings
+from .protocol import sse
+from .protocol import subscriptions as proto
+
+if TYPE_CHECKING:
+    from .sites import MCPSite
+
+logger = logging.getLogger("django_mcp")
+EVENT_TYPE: Final = "mcp.change"
+_GROUP_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def channel_layer() -> Any:
+    """The configured channel layer, or None when Channels is not set up."""
+    try:
+        from channels.layers import get_channel_layer
+    except ImportError:
+        return None
+    return get_channel_layer()
+
+
+def group_name(site_name: str) -> str:
+    return "django_mcp." + _GROUP_UNSAFE.sub("_", site_name)[:80]
+
+
+def _site_name(site: MCPSite | None) -> str:
+    from .sites import site as default_site
+
+    return (site if site is not None else default_site).name
+
+
+async def apublish(method: str, uri: str | None = None, *, site: MCPSite | None = None) -> None:
+    """Publish one change to every listener of ``site`` (async)."""
+    layer = channel_layer()
+    if layer is None:
+        return
+    await layer.group_send(group_name(_site_name(site)), {"type": EVENT_TYPE, "method": method, "uri": uri})
+
+
+def publish(method: str, uri: str | None = None, *, site: MCPSite | None = None) -> None:
+    """Publish one change from sync code; failures are logged, never raised."""
+    try:
+        async_to_sync(apublish)(method, uri, site=site)
+    except Exception:  # a notification must never break the change that caused it
+        logger.exception("Could not publish %s", method)
+
+
+def notify_tools_changed(*, site: MCPSite | None = None) -> None:
+    publish(proto.TOOLS_LIST_CHANGED, site=site)
+
+
+def notify_prompts_changed(*, site: MCPSite | None = None) -> None:
+    publish(proto.PROMPTS_LIST_CHANGED, site=site)
+
+
+def notify_resources_changed(*, site: MCPSite | None = None) -> None:
+    publish(proto.RESOURCES_LIST_CHANGED, site=site)
+
+
+def notify_resource_updated(uri: str, *, site: MCPSite | None = None) -> None:
+    publish(proto.RESOURCE_UPDATED, uri, site=site)
+
+
+class Listener:
+    """One ``subscriptions/listen`` stream: acknowledgement, filtered changes, keep-alives."""
+
+    def __init__(self, site: MCPSite, subscription_id: Any, wanted: proto.SubscriptionFilter) -> None:
+        self.site = site
+        self.subscription_id = subscription_id
+        self.filter = wanted
+        self.group = group_name(site.name)
+
+    def acknowledgement(self) -> bytes:
+        return sse.event(proto.acknowledgement(self.subscription_id, self.filter))
+
+    def render(self, event: dict[str, Any]) -> bytes | None:
+        method, uri = event.get("method"), event.get("uri")
+        if not isinstance(method, str) or not self.filter.wants(method, uri):
+            return None
+        return sse.event(proto.change_notification(self.subscription_id, method, uri))
+
+    async def events(self) -> AsyncIterator[bytes]:
+        """The stream under ASGI; the client closing it ends the loop (cancellation)."""
+        layer = channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(self.group, channel)
+        keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
+        deadline = _deadline()
+        try:
+            yield self.acknowledgement()
+            while True:
+                timeout = keep_alive if deadline is None else min(keep_alive, deadline - _now())
+                if timeout <= 0:
+                    yield sse.event(proto.closing_result(self.subscription_id))
+                    return
+                try:
+                    event = await asyncio.wait_for(layer.receive(channel), timeout)
+                except asyncio.TimeoutError:
+                    yield sse.KEEP_ALIVE
+                    continue
+                frame = self.render(event)
+                if frame is not None:
+                    yield frame
+        finally:
+            await layer.group_discard(self.group, channel)
+
+    def sync_events(self) -> Iterator[bytes]:
+        """The same stream for WSGI servers, which hold one thread per open stream."""
+        agen = self.events()
+        try:
+            while True:
+                try:
+                    yield async_to_sync(agen.__anext__)()
+                except StopAsyncIteration:
+                    return
+        finally:
+            async_to_sync(agen.aclose)()
+
+
+def _now() -> float:
+    import time
+
+    return time.monotonic()
+
+
+def _deadline() -> float | None:
+    seconds = mcp_settings.LISTEN_MAX_SECONDS
+    return None if seconds is None else _now() + float(seconds)
