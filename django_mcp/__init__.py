@@ -55,12 +55,17 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "assistant",
+    "notify_prompts_changed",
+    "notify_resource_updated",
+    "notify_resources_changed",
+    "notify_tools_changed",
     "prompt",
     "register",
     "resource",
     "site",
     "tool",
     "user",
+    "watch",
 ]
 
 
@@ -70,6 +75,19 @@ def __getattr__(name: str) -> Any:
         from . import sites
 
         return getattr(sites, name)
+    if name in (
+        "notify_tools_changed",
+        "notify_prompts_changed",
+        "notify_resources_changed",
+        "notify_resource_updated",
+    ):
+        from . import subscriptions
+
+        return getattr(subscriptions, name)
+    if name == "watch":
+        from .watch import watch
+
+        return watch
     if name in ("ModelTools", "DEFAULT_PERMISSIONS"):
         from . import modeltools
 

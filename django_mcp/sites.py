@@ -362,6 +362,7 @@ class MCPSite:
         for spec in specs:
             self._registry.tools[spec.name] = spec
         self._registry.models[model] = tools
+        tools.register_resources()
         self.registry_changed("tools")
         return tools
 
@@ -377,6 +378,7 @@ class MCPSite:
             tools = self._registry.models.pop(target, None)
             if tools is None:
                 raise NotRegistered(f"The model {target._meta.label} is not registered on {self!r}")
+            tools.unregister_resources()
             for name in [n for n, s in self._registry.tools.items() if getattr(s, "func", None) is not None and getattr(s.func, "__self__", None) is tools]:
                 del self._registry.tools[name]
             self.registry_changed("tools")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import operator
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -63,6 +64,10 @@ class ModelTools:
     serializer_class: ClassVar[type[serializers.ModelSerializer[Any]] | None] = None
     permission_required: ClassVar[str | Sequence[str] | Mapping[str, str | Sequence[str]] | None] = None
     permission_classes: ClassVar[Sequence[type[Any]]] = ()
+    #: Serve each row as a resource at this RFC 6570 template (e.g. ``"books://{isbn}"``,
+    #: whose one variable is the lookup argument), and announce saves and deletes to
+    #: ``subscriptions/listen`` streams subscribed to it.
+    resource_uri: ClassVar[str | None] = None
 
     def __init__(self, model: type[Model], site: Any) -> None:
         self.model = model
@@ -146,11 +151,7 @@ class ModelTools:
         verbose, plural = str(self.opts.verbose_name), str(self.opts.verbose_name_plural)
         item_schema = output_schema(serializer)
         lookup_schema = self._lookup_schema(serializer)
-        gated = bool(
-            self.permission_required is not None
-            or self.permission_classes
-            or type(self).has_permission is not ModelTools.has_permission
-        )
+        gated = self._gated()
         specs = []
         for action in self.actions:
             builder = getattr(self, f"_{action}_schemas")
@@ -264,6 +265,62 @@ class ModelTools:
         }
         return self._lookup_only(lookup), out
 
+    # -- instances as resources ------------------------------------------------------------
+
+    def register_resources(self) -> None:
+        """Register the instance resource template and the change watcher, if configured."""
+        if self.resource_uri is None:
+            return
+        from ..watch import watch
+
+        key, template, tools = self.lookup_argument, self.resource_uri, self
+        if "{" + key + "}" not in template:
+            raise InvalidDeclaration(
+                f"{type(self).__qualname__}.resource_uri must contain {{{key}}}, the lookup argument"
+            )
+
+        def read_instance(ctx: Context, **variables: str) -> Any:
+            return tools.get_serializer_class()(tools.get_object(variables, ctx)).data
+
+        from ..context import Context as ContextClass
+
+        read_instance.__qualname__ = f"{type(self).__qualname__}.read_instance"
+        read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
+        read_instance.__annotations__ = {"ctx": ContextClass, key: str, "return": Any}
+        gated = functools.partial(_permission_check, self, "get") if self._gated() else None
+        self.site.resource(
+            template,
+            name=self.prefix,
+            description=f"One {self.opts.verbose_name}, as JSON.",
+            mime_type="application/json",
+            permission=gated,
+        )(read_instance)
+        field = self.opts.pk.name if self.lookup_field == "pk" else self.lookup_field
+        self._watcher = watch(
+            self.model,
+            uri=lambda obj: template.replace("{" + key + "}", str(getattr(obj, field))),
+            site=self.site,
+        )
+
+    def unregister_resources(self) -> None:
+        """Undo :meth:`register_resources` (called when the model is unregistered)."""
+        if self.resource_uri is None:
+            return
+        from ..watch import unwatch
+
+        if self.site.is_registered(self.resource_uri):
+            self.site.unregister(self.resource_uri)
+        watcher = getattr(self, "_watcher", None)
+        if watcher is not None:
+            unwatch(self.model, watcher)
+
+    def _gated(self) -> bool:
+        return bool(
+            self.permission_required is not None
+            or self.permission_classes
+            or type(self).has_permission is not ModelTools.has_permission
+        )
+
     # -- the actions --------------------------------------------------------------------
 
     def list_action(self, arguments: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
@@ -357,6 +414,17 @@ class _DRFView:
     @property
     def queryset(self) -> QuerySet[Any]:
         return self.get_queryset()
+
+
+def _instance_signature(key: str) -> inspect.Signature:
+    from ..context import Context
+
+    return inspect.Signature(
+        [
+            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
+            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=str),
+        ]
+    )
 
 
 def _permission_check(tools: ModelTools, action: str, ctx: Context) -> bool:

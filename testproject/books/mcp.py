@@ -80,6 +80,7 @@ class AuthorTools(django_mcp.ModelTools):
     """Authors: read by anyone; writes need the model's own permissions, as in the admin."""
 
     fields = ["id", "name"]
+    resource_uri = "authors://{id}"
     actions = ["list", "get", "create", "update", "delete"]
     search_fields = ["name"]
     permission_required = {

@@ -1,0 +1,45 @@
+"""Announce model changes to ``subscriptions/listen`` streams.
+
+``watch(Book, uri=lambda book: f"books://{book.isbn}")`` connects ``post_save`` and
+``post_delete``: once the transaction commits, ``notifications/resources/updated`` goes to
+every stream subscribed to that URI (or to a parent of it), in every process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from django.db import router, transaction
+from django.db.models import Model
+from django.db.models.signals import post_delete, post_save
+
+from .subscriptions import notify_resource_updated
+
+if TYPE_CHECKING:
+    from .sites import MCPSite
+
+
+def watch(
+    model: type[Model],
+    *,
+    uri: Callable[[Any], str],
+    site: MCPSite | None = None,
+) -> Callable[..., None]:
+    """Publish ``resources/updated`` for ``uri(instance)`` after each committed save or
+    delete of ``model``. Returns the signal receiver (to disconnect it in tests)."""
+
+    def receiver(sender: type[Model], instance: Model, **kwargs: Any) -> None:
+        target = uri(instance)
+        using = kwargs.get("using") or router.db_for_write(sender)
+        transaction.on_commit(lambda: notify_resource_updated(target, site=site), using=using)
+
+    uid = f"django_mcp.watch:{model._meta.label}:{id(receiver)}"
+    post_save.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":save")
+    post_delete.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":delete")
+    return receiver
+
+
+def unwatch(model: type[Model], receiver: Callable[..., None]) -> None:
+    post_save.disconnect(receiver, sender=model)
+    post_delete.disconnect(receiver, sender=model)
