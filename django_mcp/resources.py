@@ -2,8 +2,9 @@
 
 A resource function returns its contents: ``str`` (text), ``bytes`` (blob),
 :class:`~django_mcp.content.ResourceContents` (or a list of them, e.g. a directory), or any
-other value, which is served as JSON. Template variables are passed as arguments, validated
-by their type hints; a :class:`~django_mcp.context.Context` parameter is injected.
+other value, which is served as JSON; ``None`` means not found. Template variables are
+passed as arguments, validated by their type hints; a
+:class:`~django_mcp.context.Context` parameter is injected.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .content import Annotations, ResourceContents
 from .declarations import registrant
 from .exceptions import InvalidDeclaration
 from .permissions import PermissionCheck
+from .protocol.errors import ResourceNotFound
 from .protocol.uritemplate import InvalidTemplate, URITemplate
 from .schema import build_signature
 
@@ -75,7 +77,10 @@ class _ResourceBase:
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
             kwargs[name] = context
-        return to_contents(invoke.call(self.func, _context=context, **kwargs), uri, self.mime_type)
+        value = invoke.call(self.func, _context=context, **kwargs)
+        if value is None:  # e.g. ``.filter(...).first()`` found nothing
+            raise ResourceNotFound(uri)
+        return to_contents(value, uri, self.mime_type)
 
 
 @dataclass(eq=False)
