@@ -1,0 +1,427 @@
+"""Resources through HTTP: resources/list, resources/templates/list and resources/read.
+
+server/resources.mdx is not in the stored spec index, so its rules are quoted from the
+digest (/work/shared/spec/digest.md, sections 3.2, 3.3 and 4), which paraphrases it. This
+module is its own URLconf: the example site of docs/examples/resources_example.py is served
+at /example/mcp and a fresh site with the edge cases at /mcp.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.http import Http404
+from django.urls import path
+
+from django_mcp import Annotations, Context, ResourceContents
+from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration
+from django_mcp.protocol import errors
+from django_mcp.protocol.errors import ResourceNotFound
+from django_mcp.sites import MCPSite
+from docs.examples import resources_example
+from testproject.books.models import Author, Book
+from tests.helpers import assert_error, mcp_post, result_of
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+EXAMPLE = "/example/mcp"
+
+site = MCPSite(name="test-resources")
+
+
+@site.resource(
+    "test://plain",
+    meta={"origin": "tests"},
+    annotations=Annotations(last_modified="2026-07-28T00:00:00Z"),
+)
+def plain() -> str:
+    """Plain text without a declared type."""
+    return "plain"
+
+
+@site.resource("test://several")
+def several() -> list[ResourceContents]:
+    """A directory-like resource: several items, each with its own URI."""
+    return [
+        ResourceContents("test://several/a", text="A", mime_type="text/plain"),
+        ResourceContents("test://several/b", blob=b"\x00\x01", mime_type="application/x-b"),
+    ]
+
+
+@site.resource("test://none")
+def nothing() -> None:
+    """Returns None: nothing is there."""
+    return None
+
+
+@site.resource("test://raises-404")
+def raises_404() -> str:
+    """Raises Http404."""
+    raise Http404("gone")
+
+
+@site.resource("test://elsewhere")
+def elsewhere() -> str:
+    """Raises not-found naming another URI; the error must name the one asked for."""
+    raise ResourceNotFound("test://other")
+
+
+@site.resource("test://broken")
+def broken() -> str:
+    """Fails inside."""
+    raise RuntimeError("boom")
+
+
+@site.resource("test://async", ttl_ms=5_000, cache_scope="public")
+async def asynchronous() -> dict[str, int]:
+    """An async resource serving JSON."""
+    return {"answer": 42}
+
+
+@site.resource("orders://{number}")
+def order(number: int) -> str:
+    """Template variables are converted by their type hints."""
+    return f"order {number + 1}"
+
+
+@site.resource("search://books{?q,limit}", mime_type="text/plain")
+def search(q: str, limit: int = 10) -> str:
+    """A form-style query template."""
+    return f"{q}:{limit}"
+
+
+@site.resource("paths://{+rest}")
+def paths(rest: str) -> str:
+    """Reserved expansion keeps the slashes."""
+    return rest
+
+
+urlpatterns = [path("mcp", site.urls), path("example/mcp", resources_example.site.urls)]
+
+pytestmark = pytest.mark.urls(__name__)
+
+
+@pytest.fixture(autouse=True)
+def _no_request_log(settings: Any) -> None:
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+
+
+@pytest.fixture
+def book(db: None) -> Book:
+    author = Author.objects.create(name="Ursula K. Le Guin")
+    return Book.objects.create(
+        isbn="9780441478125", title="The Left Hand of Darkness", author=author, price=Decimal(8)
+    )
+
+
+def read(client: Client, uri: str, *, at: str = "/mcp", **kw: Any) -> Any:
+    return mcp_post(client, "resources/read", {"uri": uri}, path=at, **kw)
+
+
+def listing(client: Client, method: str, *, at: str = "/mcp", **params: Any) -> dict[str, Any]:
+    return result_of(mcp_post(client, method, params, path=at))
+
+
+# -- resources/list and resources/templates/list -----------------------------------------------
+
+
+def test_resources_list_describes_each_fixed_resource(client: Client) -> None:
+    """server/resources.mdx, "Listing Resources" (digest 3.2): a Resource has uri and
+    name, and optionally title, description, mimeType, annotations, size, icons, _meta."""
+    resources = {r["uri"]: r for r in listing(client, "resources/list", at=EXAMPLE)["resources"]}
+
+    assert resources["bookshop://about"] == {
+        "uri": "bookshop://about",
+        "name": "about",
+        "title": "About the bookshop",
+        "description": "Who we are and when we open.",
+        "mimeType": "text/markdown",
+        "annotations": {"audience": ["user", "assistant"], "priority": 0.9},
+        "icons": [{"src": "https://bookshop.example/icon.png", "mimeType": "image/png"}],
+    }
+    assert resources["bookshop://logo.png"]["size"] == len(resources_example.LOGO_PNG)
+    own = {r["uri"]: r for r in listing(client, "resources/list")["resources"]}
+    assert own["test://plain"]["_meta"] == {"origin": "tests"}
+    assert own["test://plain"]["annotations"] == {"lastModified": "2026-07-28T00:00:00Z"}
+
+
+def test_templates_are_listed_apart_from_fixed_resources(client: Client) -> None:
+    """server/resources.mdx, "Resource Templates" (digest 3.2): a ResourceTemplate has
+    uriTemplate (RFC 6570) and name; templates are not in resources/list."""
+    result = listing(client, "resources/templates/list", at=EXAMPLE)
+    fixed = listing(client, "resources/list", at=EXAMPLE)["resources"]
+
+    assert result["resourceTemplates"] == [
+        {
+            "uriTemplate": "books://{isbn}",
+            "name": "book",
+            "description": "One book of the catalogue.",
+            "mimeType": "application/json",
+        },
+        {
+            "uriTemplate": "shelf://{+path}",
+            "name": "shelf",
+            "description": "The shop's notices and policies.",
+        },
+    ]
+    assert not any("{" in r["uri"] for r in fixed)
+
+
+def test_lists_are_in_a_deterministic_order_with_cache_hints(client: Client) -> None:
+    """server/resources.mdx (digest 3.2 and 4): lists are deterministic and carry ttlMs
+    and cacheScope; nothing here is gated, so the lists are public."""
+    first = listing(client, "resources/list")
+    again = listing(client, "resources/list")
+    templates = listing(client, "resources/templates/list")
+
+    uris = [r["uri"] for r in first["resources"]]
+    assert uris == sorted(uris) == [r["uri"] for r in again["resources"]]
+    assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == [
+        "orders://{number}",
+        "paths://{+rest}",
+        "search://books{?q,limit}",
+    ]
+    for result in (first, templates):
+        assert result["ttlMs"] == 60_000
+        assert result["cacheScope"] == "public"
+
+
+def test_list_ttl_follows_the_site_setting(client: Client, settings: Any) -> None:
+    """server/utilities/caching.mdx (digest 4, CacheableResult): ttlMs is the server's
+    freshness hint; the LIST_TTL_MS setting chooses it."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LIST_TTL_MS": 0}
+
+    assert listing(client, "resources/list")["ttlMs"] == 0
+    assert listing(client, "resources/templates/list")["ttlMs"] == 0
+
+
+@pytest.mark.parametrize(
+    ("method", "key"),
+    [("resources/list", "resources"), ("resources/templates/list", "resourceTemplates")],
+)
+def test_resource_lists_page_with_signed_cursors(
+    client: Client, settings: Any, method: str, key: str
+) -> None:
+    """server/utilities/pagination.mdx (digest 4, "Pagination"): nextCursor while more
+    remain; the same cacheScope on every page; a forged cursor is -32602."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "PAGE_SIZE": 2}
+    everything = []
+    cursor = None
+    pages = 0
+    while True:
+        params = {} if cursor is None else {"cursor": cursor}
+        page = listing(client, method, **params)
+        everything += page[key]
+        pages += 1
+        assert page["cacheScope"] == "public"
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            break
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "PAGE_SIZE": 100}
+
+    assert everything == listing(client, method)[key]
+    assert pages == (len(everything) + 1) // 2
+    assert_error(mcp_post(client, method, {"cursor": cursor or "x"}), 200, errors.INVALID_PARAMS)
+
+
+# -- resources/read ----------------------------------------------------------------------------
+
+
+def test_reading_text_gives_its_contents_and_declared_ttl(client: Client) -> None:
+    """server/resources.mdx, "Reading Resources" (digest 3.3): contents items carry uri,
+    mimeType and text; the result carries ttlMs and cacheScope."""
+    result = result_of(read(client, "bookshop://about", at=EXAMPLE))
+
+    assert result["contents"] == [
+        {
+            "uri": "bookshop://about",
+            "mimeType": "text/markdown",
+            "text": "# The bookshop\n\nOpen every day from nine to six.",
+        }
+    ]
+    assert result["ttlMs"] == 3_600_000
+    assert result["cacheScope"] == "public"
+
+
+def test_reading_bytes_gives_a_base64_blob(client: Client) -> None:
+    """server/resources.mdx, "Binary Content" (digest 3.3): a blob item carries the
+    base64 data and its mimeType."""
+    (item,) = result_of(read(client, "bookshop://logo.png", at=EXAMPLE))["contents"]
+
+    assert item == {
+        "uri": "bookshop://logo.png",
+        "mimeType": "image/png",
+        "blob": base64.b64encode(resources_example.LOGO_PNG).decode(),
+    }
+
+
+def test_read_ttl_defaults_to_the_site_setting(client: Client, settings: Any) -> None:
+    """server/utilities/caching.mdx (digest 4): resources/read carries ttlMs; without a
+    per-declaration ttl_ms the RESOURCE_TTL_MS setting applies."""
+    assert result_of(read(client, "test://plain"))["ttlMs"] == 0
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "RESOURCE_TTL_MS": 1234}
+    assert result_of(read(client, "test://plain"))["ttlMs"] == 1234
+    assert result_of(read(client, "test://async"))["ttlMs"] == 5_000
+
+
+def test_text_without_a_declared_type_is_text_plain(client: Client) -> None:
+    """server/resources.mdx, "Text Content" (digest 3.3): mimeType is optional; a str
+    resource is served as text/plain."""
+    (item,) = result_of(read(client, "test://plain"))["contents"]
+
+    assert item == {"uri": "test://plain", "mimeType": "text/plain", "text": "plain"}
+
+
+def test_a_resource_may_return_several_items(client: Client) -> None:
+    """server/resources.mdx, "Reading Resources" (digest 3.3): several items are allowed,
+    for example the files of a directory; text and blob may mix."""
+    contents = result_of(read(client, "test://several"))["contents"]
+
+    assert contents == [
+        {"uri": "test://several/a", "mimeType": "text/plain", "text": "A"},
+        {"uri": "test://several/b", "mimeType": "application/x-b", "blob": "AAE="},
+    ]
+
+
+def test_async_resources_serve_json(client: Client) -> None:
+    """server/resources.mdx, "Text Content": other values are served as JSON text; the
+    declaration's ttl_ms and cache_scope win over the site's."""
+    result = result_of(read(client, "test://async"))
+
+    assert result["contents"] == [
+        {"uri": "test://async", "mimeType": "application/json", "text": '{"answer": 42}'}
+    ]
+    assert (result["ttlMs"], result["cacheScope"]) == (5_000, "public")
+
+
+def test_a_template_read_passes_the_variables(client: Client, book: Book) -> None:
+    """server/resources.mdx, "Resource Templates" (digest 3.2): a concrete URI that
+    matches a template is served with its variables."""
+    (item,) = result_of(read(client, f"books://{book.isbn}", at=EXAMPLE))["contents"]
+
+    assert item["uri"] == "books://9780441478125"
+    assert item["mimeType"] == "application/json"
+    assert json.loads(item["text"]) == {
+        "isbn": "9780441478125",
+        "title": "The Left Hand of Darkness",
+        "author": "Ursula K. Le Guin",
+    }
+
+
+def test_template_variables_are_converted_and_percent_decoded(client: Client) -> None:
+    """server/resources.mdx, "Resource Templates": templates follow RFC 6570 (simple,
+    reserved and form-style query expansions)."""
+    assert result_of(read(client, "orders://41"))["contents"][0]["text"] == "order 42"
+    assert result_of(read(client, "search://books?q=le%20guin&limit=3"))["contents"][0] == {
+        "uri": "search://books?q=le%20guin&limit=3",
+        "mimeType": "text/plain",
+        "text": "le guin:3",
+    }
+    assert result_of(read(client, "search://books?q=x"))["contents"][0]["text"] == "x:10"
+    assert result_of(read(client, "paths://a/b/c"))["contents"][0]["text"] == "a/b/c"
+
+
+def test_a_per_caller_resource_is_private(client: Client, django_user_model: Any) -> None:
+    """server/utilities/caching.mdx (digest 4): "private" results are reused only within
+    the same authorization context; a resource depending on the caller declares it."""
+    anonymous = result_of(read(client, "bookshop://me", at=EXAMPLE))
+    client.force_login(django_user_model.objects.create_user("ada"))
+    named = result_of(read(client, "bookshop://me", at=EXAMPLE))
+
+    assert anonymous["contents"][0]["text"] == "anonymous"
+    assert named["contents"][0]["text"] == "ada"
+    assert named["cacheScope"] == "private"
+
+
+# -- not found ---------------------------------------------------------------------------------
+
+NOT_FOUND = [
+    ("/mcp", "test://unknown"),  # no declaration
+    ("/mcp", "test://raises-404"),  # Http404
+    ("/mcp", "test://none"),  # the function returned None
+    ("/mcp", "test://elsewhere"),  # ResourceNotFound for another URI
+    ("/mcp", "orders://not-a-number"),  # a variable that does not convert
+    ("/mcp", "search://books?limit=3"),  # a required query variable is missing
+    (EXAMPLE, "books://0000000000000"),  # DoesNotExist
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("at", "uri"), NOT_FOUND)
+def test_not_found_is_invalid_params_naming_the_uri(client: Client, at: str, uri: str) -> None:
+    """server/resources.mdx, "Error Handling" (digest 3.3): not found MUST be -32602 with
+    the URI in data, MUST NOT be an empty contents array, never the old -32002."""
+    error = assert_error(read(client, uri, at=at), 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {"uri": uri}
+
+
+def test_a_failing_resource_is_an_internal_error(client: Client, settings: Any) -> None:
+    """server/resources.mdx, "Error Handling" (digest 3.3): -32603 for internal errors."""
+    settings.DEBUG = False
+    error = assert_error(read(client, "test://broken"), 200, errors.INTERNAL_ERROR)
+
+    assert "boom" not in json.dumps(error)
+
+
+def test_resource_methods_do_not_exist_without_resources(client: Client, mcp_site: MCPSite) -> None:
+    """server/resources.mdx, "Capabilities": servers that support resources MUST declare
+    the capability; without it each resource method is -32601, HTTP 404 (digest 3, 7.1)."""
+    mcp_site.tool(lambda: "x", name="t")
+
+    assert "resources" not in result_of(mcp_post(client, "server/discover"))["capabilities"]
+    for method, params in [
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+        ("resources/read", {"uri": "test://plain"}),
+    ]:
+        assert_error(mcp_post(client, method, params), 404, errors.METHOD_NOT_FOUND)
+
+
+def test_discover_advertises_resources(client: Client) -> None:
+    """server/resources.mdx, "Capabilities": the resources capability is declared."""
+    assert "resources" in result_of(mcp_post(client, "server/discover"))["capabilities"]
+
+
+# -- declarations ------------------------------------------------------------------------------
+
+
+def test_resource_declarations_are_checked_when_registered() -> None:
+    """server/resources.mdx, "Resource Templates": a template's variables are the
+    function's parameters; a fixed URI has none; one declaration per URI."""
+    other = MCPSite(name="declarations")
+
+    def takes_an_argument(isbn: str) -> str:
+        return isbn
+
+    def takes_nothing() -> str:
+        return ""
+
+    with pytest.raises(InvalidDeclaration):
+        other.resource("fixed://x")(takes_an_argument)
+    with pytest.raises(InvalidDeclaration):
+        other.resource("t://{isbn}/{extra}")(takes_an_argument)
+    with pytest.raises(InvalidDeclaration):
+        other.resource("t://{isbn}", complete={"nope": lambda value: []})(takes_an_argument)
+    with pytest.raises(TypeError):
+        other.resource("t://{isbn}", size=3)(takes_an_argument)
+    other.resource("fixed://y")(takes_nothing)
+    with pytest.raises(AlreadyRegistered):
+        other.resource("fixed://y")(takes_nothing)
+
+
+def test_a_context_parameter_is_not_a_template_variable() -> None:
+    """server/resources.mdx, "Resource Templates": only URI variables are parameters; a
+    Context is injected."""
+    other = MCPSite(name="context-param")
+
+    def who(isbn: str, ctx: Context) -> str:
+        return isbn
+
+    other.resource("who://{isbn}")(who)
+    assert [t.uri for t in other.get_resource_templates()] == ["who://{isbn}"]
