@@ -98,11 +98,20 @@ def require_params(
         if value is None:
             continue
         label = f"Mcp-Param-{param.header}"
-        raw = headers.get(PARAM_HEADER_PREFIX + param.header.lower())
+        raw = _param_header(headers, param.header)
         if raw is None:
             raise HeaderMismatch(f"Missing required {label} header")
         if not _matches(decode_value(raw, label), value):
             raise HeaderMismatch(f"{label} header does not match the request body")
+
+
+def _param_header(headers: Mapping[str, str], header: str) -> str | None:
+    """The raw ``Mcp-Param-{header}`` value. WSGI and ASGI servers (and so Django) spell
+    header names with ``-`` where the client sent ``_``, so ``Tenant_Id`` arrives as
+    ``mcp-param-tenant-id``; look that spelling up too."""
+    name = PARAM_HEADER_PREFIX + header.lower()
+    raw = headers.get(name)
+    return headers.get(name.replace("_", "-")) if raw is None else raw
 
 
 def _matches(text: str, value: Any) -> bool:

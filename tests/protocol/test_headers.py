@@ -175,3 +175,13 @@ def test_the_token_grammar_of_x_mcp_header_names():
         assert h.TOKEN.match(good)
     for bad in ("", "a b", "a:b", "a/b", "é", "a\r", "a\n", "(x)"):
         assert not h.TOKEN.match(bad)
+
+
+def test_a_param_header_with_an_underscore_is_found_under_its_cgi_spelling():
+    """streamable-http.mdx: x-mcp-header is any ``1*tchar`` token, ``_`` included. WSGI/ASGI
+    (and so Django's ``request.headers``) spell ``Mcp-Param-Tenant_Id`` as
+    ``Mcp-Param-Tenant-Id``; the header must still be found."""
+    tenant = HeaderParam("tenant", "Tenant_Id", "string")
+    h.require_params({"mcp-param-tenant-id": "acme"}, {"tenant": tenant}, {"tenant": "acme"})
+    h.require_params({"mcp-param-tenant_id": "acme"}, {"tenant": tenant}, {"tenant": "acme"})
+    mismatch(h.require_params, {"mcp-param-tenant-id": "x"}, {"tenant": tenant}, {"tenant": "a"})
