@@ -8,7 +8,6 @@ docs/conformance.md lists which scenarios are still expected to fail and why.
 from __future__ import annotations
 
 import base64
-import time
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -26,6 +25,7 @@ from django_mcp import (
     ToolError,
     user,
 )
+from django_mcp.mrtr import Elicit, InputRequest, ListRoots, Sample
 from django_mcp.protocol.errors import MissingRequiredClientCapability
 
 #: A 1x1 PNG, base64.
@@ -98,9 +98,7 @@ def test_error_handling() -> str:
 @django_mcp.tool(read_only=True)
 def test_tool_with_progress(ctx: Context) -> str:
     """Report progress 0, 50 and 100 (out of 100) when the caller asked for progress."""
-    for step, progress in enumerate((0, 50, 100)):
-        if step and ctx.can_stream:
-            time.sleep(0.05)
+    for progress in (0, 50, 100):
         ctx.report_progress(progress, total=100)
     token = ctx.meta.progress_token
     return str(token) if token is not None else "Progress complete"
@@ -124,8 +122,9 @@ def test_streaming_elicitation() -> str:
 
 
 @django_mcp.tool(read_only=True)
-def test_logging_tool() -> str:
+def test_logging_tool(ctx: Context) -> str:
     """Do some work; it logs only when the request opts in with a logLevel."""
+    ctx.log("info", "Logging tool started", logger="conformance")
     return "Logging tool completed"
 
 
@@ -249,3 +248,105 @@ def test_prompt_with_image() -> list[Message]:
         user(Image(PNG_1X1, mime_type="image/png")),
         user("Please analyze the image above."),
     ]
+
+
+# -- multi round-trip requests (input_required) ------------------------------------------------
+
+CAPITAL_QUESTION = "What is the capital of France?"
+
+
+def _text_of(sampled: dict[str, Any]) -> str:
+    content = sampled.get("content")
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return content["text"]
+    return "(no text)"
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_elicitation(ctx: Context) -> str:
+    """Ask the user for their name (elicitation, key user_name), then greet them."""
+    answer = ctx.elicit("What is your name?", {"name": str}, key="user_name")
+    if not answer.accepted or answer.content is None:
+        return f"No name given ({answer.action})."
+    return f"Hello, {answer.content.get('name')}!"
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_sampling(ctx: Context) -> str:
+    """Ask the client's model a question (sampling, key capital_question)."""
+    sampled = ctx.sample(CAPITAL_QUESTION, max_tokens=100, key="capital_question")
+    return f"The model answered: {_text_of(sampled)}"
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_list_roots(ctx: Context) -> str:
+    """Ask for the client's roots (roots/list, key client_roots)."""
+    roots = ctx.list_roots(key="client_roots")
+    return "Roots: " + ", ".join(str(root.get("uri")) for root in roots)
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_request_state(ctx: Context) -> str:
+    """Ask for a confirmation; the signed requestState carries the round."""
+    answer = ctx.elicit("Confirm to continue.", {"ok": bool}, key="confirm")
+    ok = answer.accepted and bool((answer.content or {}).get("ok"))
+    return "state-ok" if ok else "state-not-confirmed"
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Ask for a name, a model greeting and the roots in one round."""
+    answers = ctx.request_input(
+        {
+            "user_name": Elicit("What is your name?", {"name": str}),
+            "greeting": Sample(
+                [{"role": "user", "content": {"type": "text", "text": "Say hello."}}], 50
+            ),
+            "client_roots": ListRoots(),
+        }
+    )
+    name = (answers["user_name"].content or {}).get("name")
+    roots = len(answers["client_roots"])
+    return f"Hello, {name}! The model said: {_text_of(answers['greeting'])}; {roots} root(s)."
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_multi_round(ctx: Context) -> str:
+    """Ask for a name, then (in a second round) for a colour."""
+    name = (ctx.elicit("What is your name?", {"name": str}, key="step1").content or {}).get("name")
+    color = (ctx.elicit("Favourite colour?", {"color": str}, key="step2").content or {}).get(
+        "color"
+    )
+    return f"{name} likes {color}."
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_tampered_state(ctx: Context) -> str:
+    """Ask for a confirmation; a tampered requestState is refused with -32602."""
+    answer = ctx.elicit("Confirm to continue.", {"ok": bool}, key="confirm")
+    return "confirmed" if answer.accepted else "not confirmed"
+
+
+@django_mcp.tool(read_only=True)
+def test_input_required_result_capabilities(ctx: Context) -> str:
+    """Ask only in a way the client declared: elicitation, else sampling, else roots."""
+    capabilities = ctx.client_capabilities
+    request: InputRequest
+    if "elicitation" in capabilities:
+        request = Elicit("What is your name?", {"name": str})
+    elif "sampling" in capabilities:
+        request = Sample([{"role": "user", "content": {"type": "text", "text": "Name?"}}], 50)
+    elif "roots" in capabilities:
+        request = ListRoots()
+    else:
+        raise MissingRequiredClientCapability({"elicitation": {}})
+    ctx.request_input({"input": request})
+    return f"Answered through {request.method}."
+
+
+@django_mcp.prompt
+def test_input_required_result_prompt(ctx: Context) -> list[Message]:
+    """A prompt that first asks the user for context (elicitation, key user_context)."""
+    answer = ctx.elicit("What context should the prompt use?", {"context": str}, key="user_context")
+    context = (answer.content or {}).get("context", "none")
+    return [user(f"Use this context: {context}")]
