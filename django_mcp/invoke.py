@@ -34,7 +34,7 @@ def call(func: Callable[..., Any], /, *, _context: Context | None = None, **kwar
         task = asyncio.current_task()
         loop = asyncio.get_running_loop()
         assert task is not None
-        context.on_cancel(lambda: loop.call_soon_threadsafe(task.cancel))
+        context.on_cancel(lambda: _cancel_soon(loop, task))
         try:
             return await func(**kwargs)
         except asyncio.CancelledError as exc:
@@ -49,3 +49,8 @@ def accepted_kwargs(func: Callable[..., Any], available: dict[str, Any]) -> dict
     if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
         return dict(available)
     return {name: value for name, value in available.items() if name in parameters}
+
+
+def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` from any thread."""
+    loop.call_soon_threadsafe(task.cancel)

@@ -29,7 +29,7 @@ def has_django_perms(context: Context, perms: Sequence[str]) -> bool:
     user = context.user
     if user is None or not user.is_active:
         return False
-    return user.has_perms(perms)
+    return bool(user.has_perms(perms))  # type: ignore[union-attr]
 
 
 def combine(

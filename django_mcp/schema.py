@@ -98,7 +98,7 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
             headers[name] = HeaderParam(name, header.name, _header_type(func, name, annotation))
             annotation = Annotated[annotation, Field(json_schema_extra={"x-mcp-header": header.name})]
         fields[name] = (annotation, default)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         model_name, __config__=ConfigDict(extra="forbid"), **fields
     )
     schema = json_schema(model)

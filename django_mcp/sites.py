@@ -164,9 +164,10 @@ class MCPSite:
 
     def add_tool(self, spec: ToolSpec) -> ToolSpec:
         """Register a built :class:`ToolSpec`; a second tool with its name is an error."""
-        return self._add(self._registry.tools, spec.name, spec, "Tool")
+        self._add(self._registry.tools, spec.name, spec, "Tool")
+        return spec
 
-    def _add(self, table: dict[str, Any], key: str, spec: Any, kind: str) -> Any:
+    def _add(self, table: dict[str, Any], key: str, spec: Any, kind: str) -> None:
         existing = table.get(key)
         if existing is not None:
             raise AlreadyRegistered(
@@ -175,7 +176,6 @@ class MCPSite:
             )
         table[key] = spec
         self.registry_changed(_KIND_BY_TABLE_NAME.get(kind, "tools"))
-        return spec
 
     def get_tool(self, name: str, context: Context | None = None) -> ToolSpec | None:
         """The tool called ``name`` if it exists and the caller may use it."""
@@ -313,7 +313,11 @@ class MCPSite:
         """Whether anything on this site can be completed (the ``completions`` capability)."""
         from .completion import choices_completer
 
-        for spec in (*self._registry.prompts.values(), *self._registry.templates.values()):
+        specs: list[PromptSpec | ResourceTemplateSpec] = [
+            *self._registry.prompts.values(),
+            *self._registry.templates.values(),
+        ]
+        for spec in specs:
             if spec.completers:
                 return True
             fields = spec.signature.model.model_fields
@@ -501,7 +505,7 @@ class MCPSite:
         return cached
 
 
-class DefaultMCPSite(LazyObject):
+class DefaultMCPSite(LazyObject):  # type: ignore[type-arg]
     """The default site, built on first use from the ``SITE_CLASS`` setting."""
 
     def _setup(self) -> None:

@@ -19,11 +19,11 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from django.db import close_old_connections, connections
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
 from .protocol import jsonrpc, sse
 
@@ -140,8 +140,11 @@ def is_asgi(request: HttpRequest) -> bool:
 
 
 def respond_streaming(
-    server: MCPServer, admitted: Admitted, request: HttpRequest, render_json: Any
-) -> HttpResponse:
+    server: MCPServer,
+    admitted: Admitted,
+    request: HttpRequest,
+    render_json: Callable[[Reply | None], HttpResponse],
+) -> HttpResponseBase:
     """Serve a request that may stream: plain JSON if nothing was emitted before the reply."""
     if is_asgi(request):
         stream = LiveStream(server, admitted, request)

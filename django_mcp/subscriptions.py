@@ -32,7 +32,7 @@ _GROUP_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 def channel_layer() -> Any:
     """The configured channel layer, or None when Channels is not set up."""
     try:
-        from channels.layers import get_channel_layer
+        from channels.layers import get_channel_layer  # type: ignore[import-untyped]
     except ImportError:
         return None
     return get_channel_layer()
@@ -125,7 +125,7 @@ class Listener:
 
     def sync_events(self) -> Iterator[bytes]:
         """The same stream for WSGI servers, which hold one thread per open stream."""
-        agen = self.events()
+        agen = aiter(self.events())
         try:
             while True:
                 try:
@@ -133,7 +133,7 @@ class Listener:
                 except StopAsyncIteration:
                     return
         finally:
-            async_to_sync(agen.aclose)()
+            async_to_sync(agen.aclose)()  # type: ignore[attr-defined]
 
 
 def _now() -> float:

@@ -9,10 +9,11 @@ cross-site browser requests are stopped by the ``Origin`` check instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -44,7 +45,7 @@ class MCPView(View):
     def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         return method_not_allowed()
 
-    def post(self, request: HttpRequest) -> HttpResponse:
+    def post(self, request: HttpRequest) -> HttpResponseBase:
         admission = getattr(request, "mcp_admission", None)
         if not isinstance(admission, Admitted):
             raise ImproperlyConfigured(
@@ -69,7 +70,9 @@ class MCPView(View):
             return respond_streaming(self.site.server, admission, request, render)
         return render(self.site.server.handle(admission, request=request))
 
-    def listen(self, admission: Admitted, request: HttpRequest, render: Any) -> HttpResponse:
+    def listen(
+        self, admission: Admitted, request: HttpRequest, render: Callable[[Reply | None], HttpResponse]
+    ) -> HttpResponseBase:
         """Open a ``subscriptions/listen`` stream (ASGI: async; WSGI: one thread per stream)."""
         assert self.site is not None
         try:

@@ -26,7 +26,7 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
     field = model._meta.get_field(name)
     if not isinstance(field, Field):
         raise ToolError(f"{name}: not a concrete field")
-    target: Field[Any, Any] = field.target_field if field.is_relation else field  # type: ignore[assignment]
+    target: Field[Any, Any] = getattr(field, "target_field", field) if field.is_relation else field
     if value is None:
         if field.null:
             return None

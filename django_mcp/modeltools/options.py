@@ -9,6 +9,7 @@ import operator
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import router, transaction
 from django.db.models import Model, Q, QuerySet
 from django.http import Http404
@@ -114,7 +115,7 @@ class ModelTools:
 
     @property
     def prefix(self) -> str:
-        return self.name or self.opts.model_name
+        return self.name or str(self.opts.model_name)
 
     def tool_name(self, action: str) -> str:
         return self.tool_names.get(action, f"{self.prefix}_{action}")
@@ -129,7 +130,7 @@ class ModelTools:
             return (f"{self.opts.app_label}.{_DEFAULT_CODENAMES[action]}_{self.opts.model_name}",)
         if isinstance(required, Mapping):
             return normalise_perms(required.get(action))
-        return normalise_perms(required)  # type: ignore[arg-type]
+        return normalise_perms(required)
 
     def _drf_allows(self, permission: Any, ctx: Context, action: str) -> bool:
         if ctx.request is None:
@@ -357,11 +358,12 @@ class ModelTools:
             raise ToolError(f"{key}: this argument is required")
         value = args.field_value(self.model, key, arguments[key])
         try:
-            return self.get_queryset(ctx).get(**{key: value})
-        except self.model.DoesNotExist as exc:
+            instance: Model = self.get_queryset(ctx).get(**{key: value})
+        except ObjectDoesNotExist as exc:
             raise ToolError(f"No {self.opts.verbose_name} has {key} {value!r}.") from exc
         except Http404 as exc:  # pragma: no cover - custom querysets may raise it
             raise ToolError(str(exc)) from exc
+        return instance
 
     def get_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         args.reject_unknown(arguments, [self.lookup_argument])

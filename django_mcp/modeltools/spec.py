@@ -39,7 +39,7 @@ class ModelActionSpec(ToolSpec):
     def input_schema(self) -> dict[str, Any]:
         return self.action_input_schema
 
-    @property  # type: ignore[override]
+    @property
     def output_schema(self) -> dict[str, Any] | None:
         return self.action_output_schema
 
