@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import SuspiciousFileOperation
+
 from .content import ResourceContents
 from .exceptions import InvalidDeclaration
 from .protocol.errors import ResourceNotFound
@@ -91,8 +93,12 @@ def field_file_contents(field_file: FieldFile, uri: str, mime_type: str | None =
     storage backend's own path rules apply)."""
     if not field_file:
         raise ResourceNotFound(uri)
-    with field_file.open("rb") as handle:
-        data = handle.read()
+    try:
+        with field_file.open("rb") as handle:
+            data = handle.read()
+    except (FileNotFoundError, SuspiciousFileOperation) as exc:
+        # Missing from storage, or a name the storage refuses (e.g. ``../``): not found.
+        raise ResourceNotFound(uri) from exc
     guessed = mime_type or mimetypes.guess_type(field_file.name or "")[0] or "application/octet-stream"
     if guessed.startswith("text/") or guessed in TEXT_TYPES:
         try:
