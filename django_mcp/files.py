@@ -14,6 +14,7 @@ import mimetypes
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from django.core.exceptions import SuspiciousFileOperation
 
@@ -73,11 +74,17 @@ def directory_resource(
     if "{+path}" not in uri_template and "{path}" not in uri_template:
         raise InvalidDeclaration(f"{uri_template!r} must contain a {{+path}} variable")
 
+    def expand(path: str) -> str:
+        # Re-encode the decoded variable, so the contents name the URI that was read.
+        return uri_template.replace("{+path}", quote(path, safe="/")).replace(
+            "{path}", quote(path, safe="")
+        )
+
     def read_file(path: str) -> ResourceContents:
         found = safe_path(root_path, path)
         if found is None:
-            raise ResourceNotFound(uri_template.replace("{+path}", path).replace("{path}", path))
-        return file_contents(found, uri_template.replace("{+path}", path).replace("{path}", path))
+            raise ResourceNotFound(expand(path))
+        return file_contents(found, expand(path))
 
     read_file.__qualname__ = f"directory_resource[{root_path}]"
     site.resource(
