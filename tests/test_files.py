@@ -1,0 +1,229 @@
+"""File-backed resources: directory_resource and field_file_contents.
+
+server/resources.mdx, "Security Considerations" (digest 3.3): servers MUST validate all
+resource URIs and prevent path traversal for file-style resources. Every refusal answers
+exactly like a missing file: -32602 with ``data.uri`` naming the URI asked for. Each test
+serves a fresh site (the ``mcp_site`` fixture) over a temporary directory.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.core.files.storage import FileSystemStorage
+from django.db.models.fields.files import FieldFile, FileField
+from django.urls import path
+
+from django_mcp.exceptions import InvalidDeclaration
+from django_mcp.files import directory_resource, field_file_contents, safe_path
+from django_mcp.protocol import errors
+from django_mcp.sites import MCPSite
+from docs.examples import resources_example
+from tests.helpers import assert_error, mcp_post, result_of
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from django.test import Client
+
+urlpatterns = [path("example/mcp", resources_example.site.urls)]
+
+
+@pytest.fixture(autouse=True)
+def _no_request_log(settings: Any) -> None:
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """root/ with text, binary and nested files; a secret beside root; symlinks."""
+    root = tmp_path / "root"
+    (root / "notes").mkdir(parents=True)
+    (root / "readme.txt").write_text("hello", encoding="utf-8")
+    (root / "notes" / "today.md").write_text("# Today\n", encoding="utf-8")
+    (root / "data.bin").write_bytes(b"\x00\xffdata")
+    (root / "latin1.txt").write_bytes("café".encode("latin-1"))
+    (root / "with space.txt").write_text("spaced", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("TOP SECRET", encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "key.txt").write_text("KEY", encoding="utf-8")
+    os.symlink(tmp_path / "secret.txt", root / "leak.txt")
+    os.symlink(tmp_path / "outside", root / "door")
+    os.symlink(root / "readme.txt", root / "alias.txt")
+    return root
+
+
+@pytest.fixture
+def files(mcp_site: MCPSite, tree: Path) -> MCPSite:
+    directory_resource(mcp_site, "files://{+path}", tree)
+    return mcp_site
+
+
+def read(client: Client, uri: str, *, at: str = "/mcp") -> Any:
+    return mcp_post(client, "resources/read", {"uri": uri}, path=at)
+
+
+def test_a_file_below_the_root_is_served_as_text(client: Client, files: MCPSite) -> None:
+    """server/resources.mdx, "Text Content" (digest 3.3): a text item has uri, mimeType
+    and text; the MIME type is guessed from the file name."""
+    (item,) = result_of(read(client, "files://notes/today.md"))["contents"]
+
+    assert item == {
+        "uri": "files://notes/today.md",
+        "mimeType": "text/markdown",
+        "text": "# Today\n",
+    }
+
+
+def test_binary_and_undecodable_files_are_blobs(client: Client, files: MCPSite) -> None:
+    """server/resources.mdx, "Binary Content" (digest 3.3): binary data is a base64 blob;
+    text that is not UTF-8 is served as bytes rather than garbled."""
+    (binary,) = result_of(read(client, "files://data.bin"))["contents"]
+    (latin,) = result_of(read(client, "files://latin1.txt"))["contents"]
+
+    assert binary == {
+        "uri": "files://data.bin",
+        "mimeType": "application/octet-stream",
+        "blob": base64.b64encode(b"\x00\xffdata").decode(),
+    }
+    assert base64.b64decode(latin["blob"]) == "café".encode("latin-1")
+    assert latin["mimeType"] == "text/plain"
+
+
+def test_percent_encoded_names_are_decoded(client: Client, files: MCPSite) -> None:
+    """server/resources.mdx, "Resource Templates": URI template variables are
+    percent-decoded (RFC 6570); the contents name the URI that was read."""
+    (item,) = result_of(read(client, "files://with%20space.txt"))["contents"]
+
+    assert item == {"uri": "files://with%20space.txt", "mimeType": "text/plain", "text": "spaced"}
+
+
+def test_a_symlink_that_stays_inside_the_root_is_followed(client: Client, files: MCPSite) -> None:
+    """server/resources.mdx, "Security Considerations": only links that leave the root
+    are refused."""
+    (item,) = result_of(read(client, "files://alias.txt"))["contents"]
+
+    assert item["text"] == "hello"
+
+
+REFUSED = [
+    "files://../secret.txt",  # dot-dot
+    "files://notes/../../secret.txt",  # dot-dot after a real directory
+    "files://%2e%2e/secret.txt",  # percent-encoded dot-dot
+    "files://..%2Fsecret.txt",  # percent-encoded slash
+    "files:///etc/passwd",  # absolute path
+    "files://%2Fetc%2Fpasswd",  # percent-encoded absolute path
+    "files://leak.txt",  # symlink to a file outside
+    "files://door/key.txt",  # symlinked directory leading outside
+    "files://readme.txt%00.png",  # NUL byte
+    "files://notes",  # a directory, not a file
+    "files://notes/",  # the same, with a slash
+    "files://missing.txt",  # nothing there
+    "files://C:/Windows/win.ini",  # drive-letter style
+]
+
+
+@pytest.mark.parametrize("uri", REFUSED)
+def test_paths_out_of_the_root_answer_like_missing_files(
+    client: Client, files: MCPSite, uri: str
+) -> None:
+    """server/resources.mdx, "Security Considerations" (digest 3.3): validate every URI
+    and prevent path traversal; a refusal is -32602 with data.uri, like not found."""
+    error = assert_error(read(client, uri), 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {"uri": uri}
+    assert "SECRET" not in str(error)
+    assert "KEY" not in str(error)
+
+
+def test_the_directory_is_listed_as_a_template(client: Client, files: MCPSite) -> None:
+    """server/resources.mdx, "Resource Templates" (digest 3.2): a directory of files is a
+    template, with the {+path} variable keeping slashes."""
+    result = result_of(mcp_post(client, "resources/templates/list"))
+
+    assert result["resourceTemplates"] == [
+        {"uriTemplate": "files://{+path}", "name": "files", "description": "Files under root/"}
+    ]
+
+
+def test_a_simple_path_variable_serves_only_the_top_level(
+    client: Client, mcp_site: MCPSite, tree: Path
+) -> None:
+    """server/resources.mdx, "Resource Templates": with {path} (simple expansion) a slash
+    is not part of a value, so sub-directories are not reachable."""
+    directory_resource(mcp_site, "flat://{path}", tree, name="flat")
+
+    assert result_of(read(client, "flat://readme.txt"))["contents"][0]["text"] == "hello"
+    assert_error(read(client, "flat://notes/today.md"), 200, errors.INVALID_PARAMS)
+
+
+def test_a_template_without_a_path_variable_is_refused(tree: Path) -> None:
+    """server/resources.mdx, "Resource Templates": the template must name the file."""
+    with pytest.raises(InvalidDeclaration):
+        directory_resource(MCPSite(name="bad"), "files://{name}", tree)
+
+
+def test_safe_path_refuses_what_leaves_the_root(tree: Path) -> None:
+    """server/resources.mdx, "Security Considerations": the check itself, below HTTP."""
+    assert safe_path(tree, "readme.txt") == (tree / "readme.txt").resolve()
+    for relative in [
+        "",
+        "../secret.txt",
+        "/etc/passwd",
+        "leak.txt",
+        "door/key.txt",
+        "notes",
+        "a\x00b",
+    ]:
+        assert safe_path(tree, relative) is None, relative
+
+
+@pytest.mark.urls(__name__)
+def test_the_guides_shelf_serves_its_files(client: Client) -> None:
+    """server/resources.mdx, "Reading Resources": the resources guide's directory."""
+    (item,) = result_of(read(client, "shelf://policies/returns.txt", at="/example/mcp"))["contents"]
+
+    assert item == {
+        "uri": "shelf://policies/returns.txt",
+        "mimeType": "text/plain",
+        "text": "Books may be returned within 30 days.\n",
+    }
+    assert_error(read(client, "shelf://../prompts_example.py", at="/example/mcp"), 200, -32602)
+
+
+# -- FileField values --------------------------------------------------------------------------
+
+
+def field_file(storage_root: Path, name: str) -> FieldFile:
+    field = FileField(storage=FileSystemStorage(location=storage_root))
+    return FieldFile(None, field, name)
+
+
+def test_a_field_file_is_read_through_its_storage(tree: Path) -> None:
+    """server/resources.mdx, "Text Content" and "Binary Content": a FileField's file is
+    text or blob by its type."""
+    text = field_file_contents(field_file(tree, "readme.txt"), "uploads://1")
+    blob = field_file_contents(field_file(tree, "data.bin"), "uploads://2")
+
+    assert text.to_dict() == {"uri": "uploads://1", "mimeType": "text/plain", "text": "hello"}
+    assert blob.to_dict()["blob"] == base64.b64encode(b"\x00\xffdata").decode()
+
+
+@pytest.mark.parametrize("name", ["", "missing.txt", "../secret.txt"])
+def test_an_empty_missing_or_escaping_field_file_is_not_found(
+    client: Client, mcp_site: MCPSite, tree: Path, name: str
+) -> None:
+    """server/resources.mdx, "Error Handling" and "Security Considerations": an empty
+    FileField, a file missing from storage, or a name the storage refuses is -32602 with
+    data.uri, like any resource that is not there."""
+
+    @mcp_site.resource("uploads://{key}")
+    def upload(key: str) -> Any:
+        return field_file_contents(field_file(tree, name), f"uploads://{key}")
+
+    error = assert_error(read(client, "uploads://1"), 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {"uri": "uploads://1"}
