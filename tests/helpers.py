@@ -289,6 +289,17 @@ def assert_valid(instance: Any, definition: str) -> None:
     assert not problems, f"not a valid {definition}: {problems}\n{instance!r}"
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} overflows")
+    return value
+
+
 @dataclass
 class RequestInfo:
     """What a test sent, as far as the response validator cares."""
@@ -328,7 +339,7 @@ class RequestInfo:
         if not isinstance(data, str):
             return cls(http_method)
         try:
-            document = json.loads(data, parse_constant=lambda name: math.nan)
+            document = json.loads(data, parse_constant=_not_json, parse_float=_finite_float)
         except (ValueError, RecursionError):
             return cls(http_method)
         return cls(http_method, document)
