@@ -18,7 +18,7 @@ FUTURE_REVISION = "2099-01-01"
 
 def log_settings(**overrides: Any) -> override_settings:
     """``override_settings(DJANGO_MCP=...)`` over the current dict (which keeps the
-    background thread off, see conftest)."""
+    background thread off, see tests/conftest.py)."""
     return override_settings(DJANGO_MCP={**settings.DJANGO_MCP, **overrides})
 
 
