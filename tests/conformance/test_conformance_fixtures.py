@@ -14,14 +14,22 @@ The requests carry what the suite's client sends: ``_meta`` with clientCapabilit
 from __future__ import annotations
 
 import base64
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from django_mcp import site
 from django_mcp.protocol import errors
+from django_mcp.protocol.admission import Admitted
+from django_mcp.protocol.headers import normalise
+from django_mcp.protocol.meta import LOG_LEVEL_KEY
 from tests.helpers import (
+    OMIT,
     assert_error,
     call_tool,
+    mcp_body,
+    mcp_headers,
     mcp_post,
     request_meta,
     result_of,
@@ -29,6 +37,8 @@ from tests.helpers import (
 
 if TYPE_CHECKING:
     from django.test import Client
+
+    from django_mcp.server import Reply
 
 #: What the suite's stateless client declares on every request (conformance.md, section 1).
 SUITE_CAPABILITIES: dict[str, Any] = {
@@ -52,20 +62,22 @@ TOOLS = [
     "test_logging_tool",
     "test_trigger_tool_change",
     "test_trigger_prompt_change",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
 ]
 PROMPTS = [
     "test_simple_prompt",
     "test_prompt_with_arguments",
     "test_prompt_with_embedded_resource",
     "test_prompt_with_image",
+    "test_input_required_result_prompt",
 ]
-PROMPT_TO_MESSAGES_BUG = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG in django_mcp/prompts.py to_messages(): isinstance(item, str | "
-        "content.CONTENT_TYPES) raises TypeError (type | tuple) for a prompt returning str"
-    ),
-)
 
 
 @pytest.fixture(autouse=True)
@@ -77,6 +89,21 @@ def _no_request_log(settings: Any) -> None:
 def suite_meta(capabilities: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
     caps = SUITE_CAPABILITIES if capabilities is None else capabilities
     return request_meta(capabilities=caps, client_info=SUITE_CLIENT, **extra)
+
+
+def handle_directly(
+    method: str, params: dict[str, Any], *, meta: dict[str, Any]
+) -> tuple[list[dict[str, Any]], Reply]:
+    """Admit and handle one request on the default site, collecting what it would stream.
+
+    The Django test client cannot read an SSE stream the way the suite does, so progress and
+    log notifications are taken from the server's ``emit`` hook instead.
+    """
+    body = mcp_body(method, params, meta=meta)
+    admission = site.server.admit(json.dumps(body).encode(), normalise(mcp_headers(body)))
+    assert isinstance(admission, Admitted), admission
+    events: list[dict[str, Any]] = []
+    return events, site.server.handle(admission, emit=events.append)
 
 
 def call(client: Client, name: str, **kw: Any) -> dict[str, Any]:
@@ -211,12 +238,39 @@ def test_error_handling_is_a_tool_error_result_not_a_protocol_error(client: Clie
     assert result["content"][0]["text"]
 
 
-def test_tool_with_progress_completes_when_no_stream_is_open(client: Client) -> None:
-    """basic/utilities/progress.mdx: progress is opt-in by progressToken; without a response
-    stream the tool still returns its result (the notifications come with SSE)."""
-    result = call(client, "test_tool_with_progress", meta=suite_meta(progressToken="p-1"))
+def test_tool_with_progress_completes_with_plain_json_when_the_client_cannot_stream(
+    client: Client,
+) -> None:
+    """basic/transports/streamable-http.mdx, "Sending Messages to the Server": a client
+    accepting only application/json gets one JSON response, so no progress is sent."""
+    response = call_tool(
+        client,
+        "test_tool_with_progress",
+        {},
+        meta=suite_meta(progressToken="p-1"),
+        headers={"Accept": "application/json"},
+    )
 
-    assert result["content"] == [{"type": "text", "text": "p-1"}]
+    assert response["Content-Type"].startswith("application/json")
+    assert result_of(response)["content"] == [{"type": "text", "text": "p-1"}]
+
+
+def test_tool_with_progress_reports_0_50_100_of_100_with_the_callers_token() -> None:
+    """basic/utilities/progress.mdx: notifications/progress carry the request's
+    progressToken unchanged and increasing progress; the suite needs at least three."""
+    events, reply = handle_directly(
+        "tools/call",
+        {"name": "test_tool_with_progress", "arguments": {}},
+        meta=suite_meta(progressToken="progress-test-1"),
+    )
+
+    assert [event["method"] for event in events] == ["notifications/progress"] * 3
+    assert [event["params"] for event in events] == [
+        {"progressToken": "progress-test-1", "progress": progress, "total": 100}
+        for progress in (0, 50, 100)
+    ]
+    assert reply.result is not None
+    assert reply.result["content"] == [{"type": "text", "text": "progress-test-1"}]
 
 
 # -- server-stateless diagnostics ------------------------------------------------------------
@@ -255,11 +309,30 @@ def test_streaming_elicitation_answers_without_sending_a_request(client: Client)
 
 def test_logging_tool_answers_without_a_log_level(client: Client) -> None:
     """basic/index.mdx, "_meta": log notifications are opt-in by logLevel; without it the
-    call just returns its result."""
+    call returns plain JSON (server-stateless: no notifications/message)."""
     response = call_tool(client, "test_logging_tool", {}, meta=suite_meta({}))
 
     assert response["Content-Type"].startswith("application/json")
     assert result_of(response)["content"]
+
+
+def test_logging_tool_logs_only_at_or_above_the_requested_level() -> None:
+    """server/utilities/logging.mdx: ``logLevel`` opts the request into
+    notifications/message at that level and above."""
+    info_events, _ = handle_directly(
+        "tools/call",
+        {"name": "test_logging_tool", "arguments": {}},
+        meta=suite_meta(**{LOG_LEVEL_KEY: "info"}),
+    )
+    error_events, _ = handle_directly(
+        "tools/call",
+        {"name": "test_logging_tool", "arguments": {}},
+        meta=suite_meta(**{LOG_LEVEL_KEY: "error"}),
+    )
+
+    assert [event["method"] for event in info_events] == ["notifications/message"]
+    assert info_events[0]["params"]["level"] == "info"
+    assert error_events == []
 
 
 def test_trigger_tool_change_leaves_the_tool_list_the_same(client: Client) -> None:
@@ -331,7 +404,6 @@ def test_unknown_resource_is_invalid_params_naming_the_uri(client: Client) -> No
 # -- prompts and completion ---------------------------------------------------------------------
 
 
-@PROMPT_TO_MESSAGES_BUG
 def test_simple_prompt_is_one_user_text_message(client: Client) -> None:
     """server/prompts.mdx, "Getting a Prompt": messages have role and content; the suite
     sends no ``arguments``."""
@@ -345,7 +417,6 @@ def test_simple_prompt_is_one_user_text_message(client: Client) -> None:
     ]
 
 
-@PROMPT_TO_MESSAGES_BUG
 def test_prompt_with_arguments_uses_both_values(client: Client) -> None:
     """server/prompts.mdx, "Getting a Prompt": arguments are strings substituted into the
     messages; the suite looks for both values."""
@@ -428,3 +499,229 @@ def test_header_param_tool_advertises_and_checks_its_mirrored_header(client: Cli
 
     assert result_of(ok)["content"] == [{"type": "text", "text": "Region: Hello"}]
     assert_error(missing, 400, errors.HEADER_MISMATCH)
+
+
+# -- multi round-trip requests (input_required) ---------------------------------------------------
+
+ELICIT_TOOL = "test_input_required_result_elicitation"
+ALICE = {"action": "accept", "content": {"name": "Alice"}}
+
+
+def mrtr_round(
+    client: Client,
+    name: str,
+    responses: Any = OMIT,
+    state: str | None = None,
+    *,
+    method: str = "tools/call",
+    capabilities: dict[str, Any] | None = None,
+) -> Any:
+    """One round of a multi round-trip call: ``arguments: {}`` plus what the retry carries."""
+    params: dict[str, Any] = {"name": name, "arguments": {}}
+    if responses is not OMIT:
+        params["inputResponses"] = responses
+    if state is not None:
+        params["requestState"] = state
+    return mcp_post(client, method, params, meta=suite_meta(capabilities))
+
+
+def input_required(response: Any) -> dict[str, Any]:
+    result = result_of(response)
+    assert result["resultType"] == "input_required", result
+    return result
+
+
+def test_elicitation_tool_asks_for_user_name_then_greets(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: the first round returns ``input_required`` with an
+    elicitation/create request; the retry with the answer and the echoed requestState
+    completes (digest 5)."""
+    first = input_required(mrtr_round(client, ELICIT_TOOL))
+    request = first["inputRequests"]["user_name"]
+
+    final = result_of(mrtr_round(client, ELICIT_TOOL, {"user_name": ALICE}, first["requestState"]))
+
+    assert request["method"] == "elicitation/create"
+    assert request["params"]["requestedSchema"]["type"] == "object"
+    assert final["resultType"] == "complete"
+    assert final["content"] == [{"type": "text", "text": "Hello, Alice!"}]
+
+
+def test_elicitation_tool_completes_from_the_answer_alone_ignoring_extra_keys(
+    client: Client,
+) -> None:
+    """basic/patterns/mrtr.mdx: each attempt stands alone, and unknown keys in
+    inputResponses are ignored (digest 5, "Server obligations")."""
+    responses = {"user_name": ALICE, "unknown_extra_key": {"action": "cancel"}}
+
+    result = result_of(mrtr_round(client, ELICIT_TOOL, responses))
+
+    assert result["resultType"] == "complete"
+
+
+def test_elicitation_tool_asks_again_when_its_answer_is_missing(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: missing input SHOULD get another InputRequiredResult, not
+    an error (digest 5)."""
+    wrong = {"wrong_key": {"action": "accept", "content": {"data": "wrong"}}}
+
+    result = input_required(mrtr_round(client, ELICIT_TOOL, wrong))
+
+    assert "user_name" in result["inputRequests"]
+
+
+@pytest.mark.parametrize("responses", [{"user_name": 12345}, None])
+def test_elicitation_tool_refuses_malformed_input_responses(client: Client, responses: Any) -> None:
+    """basic/patterns/mrtr.mdx: malformed InputResponses get a JSON-RPC error, -32602
+    (digest 5 and 7.1)."""
+    response = mrtr_round(client, ELICIT_TOOL, responses)
+
+    assert_error(response, 200, errors.INVALID_PARAMS)
+
+
+def test_sampling_tool_asks_the_model_then_completes(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: a sampling/createMessage input request needs messages and
+    an integer maxTokens (digest 5, schema CreateMessageRequest)."""
+    first = input_required(mrtr_round(client, "test_input_required_result_sampling"))
+    (key, request), *_ = first["inputRequests"].items()
+    answer = {
+        "role": "assistant",
+        "content": {"type": "text", "text": "The capital of France is Paris."},
+        "model": "test-model",
+        "stopReason": "endTurn",
+    }
+
+    final = result_of(
+        mrtr_round(
+            client, "test_input_required_result_sampling", {key: answer}, first["requestState"]
+        )
+    )
+
+    assert request["method"] == "sampling/createMessage"
+    assert request["params"]["maxTokens"] == 100
+    assert "Paris" in final["content"][0]["text"]
+
+
+def test_list_roots_tool_asks_for_roots_then_names_them(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: a roots/list input request; the answer lists the roots."""
+    first = input_required(mrtr_round(client, "test_input_required_result_list_roots"))
+    (key, request), *_ = first["inputRequests"].items()
+    roots = {"roots": [{"uri": "file:///test/root", "name": "Test Root"}]}
+
+    final = result_of(
+        mrtr_round(
+            client, "test_input_required_result_list_roots", {key: roots}, first["requestState"]
+        )
+    )
+
+    assert request["method"] == "roots/list"
+    assert "file:///test/root" in final["content"][0]["text"]
+
+
+def test_request_state_tool_round_trips_its_state(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: the server may carry what it needs in requestState, which
+    the client echoes verbatim (digest 5)."""
+    name = "test_input_required_result_request_state"
+    first = input_required(mrtr_round(client, name))
+    (key,) = first["inputRequests"]
+
+    final = result_of(
+        mrtr_round(
+            client,
+            name,
+            {key: {"action": "accept", "content": {"ok": True}}},
+            first["requestState"],
+        )
+    )
+
+    assert first["requestState"]
+    assert final["content"] == [{"type": "text", "text": "state-ok"}]
+
+
+def test_multiple_inputs_tool_asks_for_all_three_kinds_at_once(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: one InputRequiredResult may hold several input requests
+    under unique keys (digest 5)."""
+    name = "test_input_required_result_multiple_inputs"
+    first = input_required(mrtr_round(client, name))
+    answers = {
+        "user_name": ALICE,
+        "greeting": {
+            "role": "assistant",
+            "content": {"type": "text", "text": "Hello!"},
+            "model": "test-model",
+        },
+        "client_roots": {"roots": [{"uri": "file:///test/root"}]},
+    }
+
+    final = result_of(mrtr_round(client, name, answers, first["requestState"]))
+
+    assert {key: request["method"] for key, request in first["inputRequests"].items()} == {
+        "user_name": "elicitation/create",
+        "greeting": "sampling/createMessage",
+        "client_roots": "roots/list",
+    }
+    assert final["resultType"] == "complete"
+
+
+def test_multi_round_tool_asks_twice_with_a_new_state_each_round(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: a retry may itself get another InputRequiredResult; each
+    round's requestState carries the answers so far (digest 5)."""
+    name = "test_input_required_result_multi_round"
+    first = input_required(mrtr_round(client, name))
+    second = input_required(
+        mrtr_round(
+            client,
+            name,
+            {"step1": {"action": "accept", "content": {"name": "Alice"}}},
+            first["requestState"],
+        )
+    )
+    final = result_of(
+        mrtr_round(
+            client,
+            name,
+            {"step2": {"action": "accept", "content": {"color": "blue"}}},
+            second["requestState"],
+        )
+    )
+
+    assert list(first["inputRequests"]) == ["step1"]
+    assert list(second["inputRequests"]) == ["step2"]
+    assert second["requestState"] != first["requestState"]
+    assert final["content"] == [{"type": "text", "text": "Alice likes blue."}]
+
+
+def test_tampered_request_state_is_refused_with_invalid_params(client: Client) -> None:
+    """basic/patterns/mrtr.mdx, requestState security: an integrity-protected state that
+    fails verification is rejected, with -32602 (digest 5)."""
+    name = "test_input_required_result_tampered_state"
+    first = input_required(mrtr_round(client, name))
+    (key,) = first["inputRequests"]
+    answer = {key: {"action": "accept", "content": {"ok": True}}}
+
+    response = mrtr_round(client, name, answer, first["requestState"] + "-TAMPERED")
+
+    assert_error(response, 200, errors.INVALID_PARAMS)
+
+
+def test_capabilities_tool_asks_only_through_declared_capabilities(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: the server MUST NOT include an input request type the
+    client did not declare on this request (digest 5)."""
+    result = input_required(
+        mrtr_round(client, "test_input_required_result_capabilities", capabilities={"sampling": {}})
+    )
+
+    methods = {request["method"] for request in result["inputRequests"].values()}
+    assert methods == {"sampling/createMessage"}
+
+
+def test_input_required_prompt_asks_for_context_then_renders_it(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: prompts/get may return input_required too; the retry
+    returns the GetPromptResult (digest 5)."""
+    name = "test_input_required_result_prompt"
+    first = input_required(mrtr_round(client, name, method="prompts/get"))
+    (key, request), *_ = first["inputRequests"].items()
+    answer = {key: {"action": "accept", "content": {"context": "test context"}}}
+
+    final = result_of(mrtr_round(client, name, answer, first["requestState"], method="prompts/get"))
+
+    assert request["method"] == "elicitation/create"
+    assert "test context" in final["messages"][0]["content"]["text"]
