@@ -1,0 +1,272 @@
+"""completion/complete through HTTP, for prompt arguments and resource-template variables.
+
+server/utilities/completion.mdx is not in the stored spec index, so its rules are quoted
+from the digest (/work/shared/spec/digest.md, section 3.5 and section 19 item 17). This
+module is its own URLconf: the example site of docs/examples/completion_example.py is served
+at /example/mcp and a fresh site with the edge cases at /mcp.
+"""
+
+from __future__ import annotations
+
+import enum
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
+
+import pytest
+from django.urls import path
+
+from django_mcp.protocol import errors
+from django_mcp.sites import MCPSite
+from docs.examples import completion_example
+from testproject.books.models import Author, Book
+from tests.helpers import assert_error, mcp_post, result_of
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+EXAMPLE = "/example/mcp"
+
+site = MCPSite(name="test-completion")
+seen: list[dict[str, Any]] = []
+
+
+class Shelf(enum.Enum):
+    FICTION = "fiction"
+    FANTASY = "fantasy"
+    HISTORY = "history"
+
+
+def many(value: str) -> list[str]:
+    """150 candidates."""
+    return [f"{value}{n:03}" for n in range(150)]
+
+
+def exactly_100(value: str) -> range:
+    """100 candidates, as ints: the server sends strings."""
+    return range(100)
+
+
+def recorder(value: str, arguments: dict[str, str], argument: str, ctx: Any) -> list[str]:
+    """Records what it was given."""
+    seen.append(
+        {"value": value, "arguments": arguments, "argument": argument, "method": ctx.method}
+    )
+    return [value.upper()]
+
+
+@site.prompt(complete={"a": many, "b": exactly_100, "c": recorder})
+def everything(a: str, b: str, c: str, shelf: Shelf = Shelf.FICTION, free: str = "") -> str:
+    """A prompt with a completer per argument, an Enum and a free-text argument."""
+    return a
+
+
+urlpatterns = [path("mcp", site.urls), path("example/mcp", completion_example.site.urls)]
+
+pytestmark = pytest.mark.urls(__name__)
+
+
+@pytest.fixture(autouse=True)
+def _no_request_log(settings: Any) -> None:
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+
+
+@pytest.fixture
+def books(db: None) -> None:
+    herbert = Author.objects.create(name="Frank Herbert")
+    heinlein = Author.objects.create(name="Robert Heinlein")
+    Author.objects.create(name="Hilary Mantel")
+    for isbn, title, author in [
+        ("1", "Dune", herbert),
+        ("2", "Dune Messiah", herbert),
+        ("3", "Double Star", heinlein),
+        ("4", "Children of Dune", herbert),
+    ]:
+        Book.objects.create(isbn=isbn, title=title, author=author, price=Decimal(1))
+
+
+def complete(
+    client: Client,
+    ref: dict[str, Any],
+    name: str,
+    value: str,
+    earlier: dict[str, Any] | None = None,
+    *,
+    at: str = "/mcp",
+) -> Any:
+    params: dict[str, Any] = {"ref": ref, "argument": {"name": name, "value": value}}
+    if earlier is not None:
+        params["context"] = {"arguments": earlier}
+    return mcp_post(client, "completion/complete", params, path=at)
+
+
+def prompt(name: str) -> dict[str, str]:
+    return {"type": "ref/prompt", "name": name}
+
+
+def template(uri: str) -> dict[str, str]:
+    return {"type": "ref/resource", "uri": uri}
+
+
+def values(response: Any) -> dict[str, Any]:
+    completion: dict[str, Any] = result_of(response)["completion"]
+    return completion
+
+
+# -- the capability ------------------------------------------------------------------------------
+
+
+def test_the_completions_capability_is_advertised_when_something_completes(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): completion/complete requires the
+    server capability completions: {}."""
+    capabilities = result_of(mcp_post(client, "server/discover", path=EXAMPLE))["capabilities"]
+
+    assert capabilities["completions"] == {}
+
+
+def test_without_anything_to_complete_the_method_does_not_exist(
+    client: Client, mcp_site: MCPSite
+) -> None:
+    """server/utilities/completion.mdx (digest 3.5, 7.1 and 19.17): -32601 if
+    unsupported, which on HTTP is 404; a prompt whose arguments are free text offers
+    nothing to complete."""
+
+    @mcp_site.prompt
+    def free(text: str) -> str:
+        return text
+
+    assert "completions" not in result_of(mcp_post(client, "server/discover"))["capabilities"]
+    response = complete(client, prompt("free"), "text", "a")
+    assert_error(response, 404, errors.METHOD_NOT_FOUND)
+
+
+def test_a_literal_argument_alone_advertises_completions(client: Client, mcp_site: MCPSite) -> None:
+    """server/utilities/completion.mdx (digest 3.5): the capability is declared when the
+    server can complete something; choices of a Literal can be."""
+
+    @mcp_site.prompt
+    def pick(size: Literal["small", "medium", "large"]) -> str:
+        return size
+
+    assert "completions" in result_of(mcp_post(client, "server/discover"))["capabilities"]
+    assert values(complete(client, prompt("pick"), "size", "m"))["values"] == ["medium"]
+
+
+# -- prompt arguments ----------------------------------------------------------------------------
+
+
+def test_an_async_completer_completes_a_prompt_argument(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): ref/prompt names the prompt;
+    argument gives the name and the value typed so far."""
+    completion = values(complete(client, prompt("translate"), "language", "fr", at=EXAMPLE))
+
+    assert completion == {"values": ["French"], "total": 1, "hasMore": False}
+
+
+def test_literal_and_enum_choices_complete_by_prefix(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): values match what was typed."""
+    tones = values(complete(client, prompt("translate"), "tone", "", at=EXAMPLE))
+    shelves = values(complete(client, prompt("everything"), "shelf", "f"))
+
+    assert tones["values"] == ["formal", "casual"]
+    assert shelves["values"] == ["fiction", "fantasy"]
+
+
+def test_a_database_completer(client: Client, books: None) -> None:
+    """server/utilities/completion.mdx (digest 3.5): values SHOULD be sorted by relevance
+    (here: alphabetically among matches)."""
+    completion = values(complete(client, prompt("translate"), "title", "du", at=EXAMPLE))
+
+    assert completion["values"] == ["Dune", "Dune Messiah"]
+
+
+def test_an_argument_without_a_completer_completes_to_nothing(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): a known argument with no
+    suggestions answers an empty list, not an error."""
+    completion = values(complete(client, prompt("everything"), "free", "x"))
+
+    assert completion == {"values": [], "total": 0, "hasMore": False}
+
+
+def test_at_most_100_values_with_the_total_and_has_more(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): values has at most 100 items; total
+    may exceed what is sent and hasMore says more exist."""
+    completion = values(complete(client, prompt("everything"), "a", "x"))
+
+    assert len(completion["values"]) == 100
+    assert completion["values"][:2] == ["x000", "x001"]
+    assert (completion["total"], completion["hasMore"]) == (150, True)
+
+
+def test_exactly_100_values_have_no_more(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): hasMore is false when everything was
+    sent; values are strings."""
+    completion = values(complete(client, prompt("everything"), "b", ""))
+
+    assert completion["values"] == [str(n) for n in range(100)]
+    assert (completion["total"], completion["hasMore"]) == (100, False)
+
+
+def test_a_completer_gets_the_earlier_arguments_its_name_and_the_context(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): context.arguments carries values
+    already resolved for other arguments."""
+    seen.clear()
+    completion = values(complete(client, prompt("everything"), "c", "ab", {"a": "x", "b": "7"}))
+
+    assert completion["values"] == ["AB"]
+    assert seen == [
+        {
+            "value": "ab",
+            "arguments": {"a": "x", "b": "7"},
+            "argument": "c",
+            "method": "completion/complete",
+        }
+    ]
+
+
+# -- resource template variables -----------------------------------------------------------------
+
+
+def test_a_template_variable_completes(client: Client, books: None) -> None:
+    """server/utilities/completion.mdx (digest 3.5): ref/resource names a URI template."""
+    ref = template("books://by/{author}/{title}")
+    completion = values(complete(client, ref, "author", "h", at=EXAMPLE))
+
+    assert completion["values"] == ["Hilary Mantel"]
+
+
+def test_context_arguments_narrow_a_later_variable(client: Client, books: None) -> None:
+    """server/utilities/completion.mdx (digest 3.5): context.arguments are the
+    previously-resolved variables of the URI template."""
+    ref = template("books://by/{author}/{title}")
+    anyone = values(complete(client, ref, "title", "d", at=EXAMPLE))
+    herbert = values(complete(client, ref, "title", "d", {"author": "Frank Herbert"}, at=EXAMPLE))
+
+    assert anyone["values"] == ["Double Star", "Dune", "Dune Messiah"]
+    assert herbert["values"] == ["Dune", "Dune Messiah"]
+
+
+# -- errors --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ref", "name"),
+    [
+        (prompt("nope"), "a"),  # unknown prompt
+        (prompt("everything"), "nope"),  # unknown argument
+        (template("books://{nope}"), "nope"),  # unknown template
+        (template("books://by/{author}/{title}"), "isbn"),  # not a variable of the template
+    ],
+)
+def test_unknown_references_are_invalid_params(client: Client, ref: Any, name: str) -> None:
+    """server/utilities/completion.mdx (digest 3.5): -32602 for an unknown prompt or
+    missing arguments."""
+    at = EXAMPLE if ref["type"] == "ref/resource" else "/mcp"
+    assert_error(complete(client, ref, name, "", at=at), 200, errors.INVALID_PARAMS)
+
+
+def test_non_string_context_arguments_are_invalid_params(client: Client) -> None:
+    """server/utilities/completion.mdx (digest 3.5): context.arguments maps names to
+    string values."""
+    response = complete(client, prompt("everything"), "c", "", {"a": 1})
+
+    assert_error(response, 200, errors.INVALID_PARAMS)
