@@ -7,114 +7,111 @@ Declare them in an app's ``mcp.py``::
     @django_mcp.tool(read_only=True)
     def search_books(query: str) -> list[BookOut]:
         \"\"\"Find books whose title contains the query.\"\"\"
+
+Every public name is loaded on first use (PEP 562), so importing the pure protocol core
+(``django_mcp.protocol``) never imports Django.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .content import (
-    Annotations,
-    Audio,
-    EmbeddedResource,
-    Image,
-    ResourceContents,
-    ResourceLink,
-    Text,
-    ToolResult,
-)
-from .context import Context
-from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered, ToolError
-from .prompts import Message, assistant, user
-from .protocol.errors import MCPError
-from .schema import MCPHeader
-
 if TYPE_CHECKING:
-    from .sites import MCPSite
+    from .content import (
+        Annotations,
+        Audio,
+        EmbeddedResource,
+        Image,
+        ResourceContents,
+        ResourceLink,
+        Text,
+        ToolResult,
+    )
+    from .context import Context
+    from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered, ToolError
+    from .modeltools import DEFAULT_PERMISSIONS, ModelTools
+    from .prompts import Message, assistant, user
+    from .protocol.errors import MCPError
+    from .schema import MCPHeader
+    from .sites import MCPSite, autodiscover, site
+    from .subscriptions import (
+        notify_prompts_changed,
+        notify_resource_updated,
+        notify_resources_changed,
+        notify_tools_changed,
+    )
+    from .watch import watch
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AlreadyRegistered",
-    "Annotations",
-    "Audio",
-    "Context",
-    "EmbeddedResource",
-    "Image",
-    "InvalidDeclaration",
-    "MCPError",
-    "MCPHeader",
-    "MCPSite",
-    "Message",
-    "ModelTools",
-    "NotRegistered",
-    "ResourceContents",
-    "ResourceLink",
-    "Text",
-    "ToolError",
-    "ToolResult",
-    "assistant",
-    "notify_prompts_changed",
-    "notify_resource_updated",
-    "notify_resources_changed",
-    "notify_tools_changed",
-    "prompt",
-    "register",
-    "resource",
-    "site",
-    "tool",
-    "user",
-    "watch",
-]
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "Annotations": "content",
+    "Audio": "content",
+    "EmbeddedResource": "content",
+    "Image": "content",
+    "ResourceContents": "content",
+    "ResourceLink": "content",
+    "Text": "content",
+    "ToolResult": "content",
+    "Context": "context",
+    "AlreadyRegistered": "exceptions",
+    "InvalidDeclaration": "exceptions",
+    "NotRegistered": "exceptions",
+    "ToolError": "exceptions",
+    "DEFAULT_PERMISSIONS": "modeltools",
+    "ModelTools": "modeltools",
+    "Message": "prompts",
+    "assistant": "prompts",
+    "user": "prompts",
+    "MCPError": "protocol.errors",
+    "MCPHeader": "schema",
+    "MCPSite": "sites",
+    "autodiscover": "sites",
+    "site": "sites",
+    "notify_prompts_changed": "subscriptions",
+    "notify_resource_updated": "subscriptions",
+    "notify_resources_changed": "subscriptions",
+    "notify_tools_changed": "subscriptions",
+    "watch": "watch",
+}
+
+__all__ = sorted([*_EXPORTS, "prompt", "register", "resource", "tool"])
 
 
 def __getattr__(name: str) -> Any:
-    # The site module imports Django machinery; load it only when asked for.
-    if name in ("site", "MCPSite", "autodiscover"):
-        from . import sites
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'django_mcp' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
-        return getattr(sites, name)
-    if name in (
-        "notify_tools_changed",
-        "notify_prompts_changed",
-        "notify_resources_changed",
-        "notify_resource_updated",
-    ):
-        from . import subscriptions
 
-        return getattr(subscriptions, name)
-    if name == "watch":
-        from .watch import watch
+def _site(site: MCPSite | None) -> MCPSite:
+    if site is not None:
+        return site
+    from .sites import site as default_site
 
-        return watch
-    if name in ("ModelTools", "DEFAULT_PERMISSIONS"):
-        from . import modeltools
-
-        return getattr(modeltools, name)
-    raise AttributeError(name)
+    return default_site
 
 
 def tool(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any) -> Any:
     """Register a tool on ``site`` (the default site unless given); bare or called."""
-    from .sites import site as default_site
-
-    target = site if site is not None else default_site
+    target = _site(site)
     return target.tool(func, **options) if func is not None else target.tool(**options)
 
 
 def resource(uri: str, /, *, site: MCPSite | None = None, **options: Any) -> Any:
     """Register a resource (fixed URI) or resource template (RFC 6570) on ``site``."""
-    from .sites import site as default_site
-
-    return (site if site is not None else default_site).resource(uri, **options)
+    return _site(site).resource(uri, **options)
 
 
 def prompt(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any) -> Any:
     """Register a prompt on ``site`` (the default site unless given); bare or called."""
-    from .sites import site as default_site
-
-    target = site if site is not None else default_site
+    target = _site(site)
     return target.prompt(func, **options) if func is not None else target.prompt(**options)
 
 
@@ -126,10 +123,9 @@ def register(*models: Any, site: MCPSite | None = None) -> Callable[[type[Any]],
         class BookTools(django_mcp.ModelTools):
             actions = ["list", "get", "create"]
     """
-    from .sites import site as default_site
 
     def decorator(tools_class: type[Any]) -> type[Any]:
-        target = site if site is not None else default_site
+        target = _site(site)
         for model in models:
             target.register(model, tools_class)
         return tools_class

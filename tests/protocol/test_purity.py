@@ -63,12 +63,6 @@ def test_protocol_modules_import_no_django_in_a_fresh_interpreter():
     assert report["django"] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="django_mcp/__init__.py eagerly imports exceptions.py (django.conf, "
-    "django.core.exceptions), so `import django_mcp.protocol.<x>` loads Django; the package "
-    "__init__ would need lazy exports for the protocol core to be reusable without Django",
-)
 def test_importing_django_mcp_protocol_as_a_user_would_imports_no_django():
     report = _probe(stub_parent=False)
     assert report["modules"] == _expected_modules()
