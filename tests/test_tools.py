@@ -739,8 +739,8 @@ def test_a_fresh_site_does_not_touch_the_default_site(client, mcp_site):
 
 @pytest.fixture
 def throwaway_app(monkeypatch):
-    """``apps.get_app_configs()`` sees only the throwaway app (and django_mcp's own site)."""
-    package = pytest.importorskip("tests.autodiscover_app")
+    """``apps.get_app_configs()`` sees only the throwaway app; its site starts empty."""
+    import tests.autodiscover_app as package
     from tests.autodiscover_app.registry import site
 
     config = types.SimpleNamespace(name=package.__name__, module=package)

@@ -1,0 +1,152 @@
+"""System checks (django_mcp/checks.py): stable ids, called directly under override_settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core import checks
+from django.test import override_settings
+
+from django_mcp.checks import MIDDLEWARE_PATH, check_middleware, check_settings
+
+
+def ids(messages: list[checks.CheckMessage]) -> list[str]:
+    return [message.id for message in messages if message.id is not None]
+
+
+def settings_errors(value: Any) -> list[checks.CheckMessage]:
+    with override_settings(DJANGO_MCP=value):
+        return check_settings(None)
+
+
+def test_the_checks_are_registered():
+    registered = checks.registry.registry.get_checks()
+    assert check_middleware in registered
+    assert check_settings in registered
+
+
+def test_the_test_project_passes_every_check():
+    assert check_middleware(None) == []
+    assert check_settings(None) == []
+
+
+def test_e001_when_the_middleware_is_missing(settings):
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != MIDDLEWARE_PATH]
+    messages = check_middleware(None)
+    assert ids(messages) == ["django_mcp.E001"]
+    assert messages[0].level == checks.ERROR
+    assert messages[0].hint
+
+
+def test_e002_when_the_setting_is_not_a_dict():
+    assert ids(settings_errors(["SERVER_NAME"])) == ["django_mcp.E002"]
+
+
+def test_an_absent_setting_is_fine(settings):
+    del settings.DJANGO_MCP
+    assert check_settings(None) == []
+
+
+def test_e003_for_each_unknown_key():
+    messages = settings_errors({"SERVER_NAME": "x", "PAGESIZE": 10, "TTL": 1})
+    assert ids(messages) == ["django_mcp.E003", "django_mcp.E003"]
+    assert "'PAGESIZE'" in messages[0].msg
+    assert "'TTL'" in messages[1].msg
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("REVISION_POLICY", "lenient"),
+        ("REVISION_POLICY", None),
+        ("SUPPORTED_REVISIONS", "2026-07-28"),
+        ("SUPPORTED_REVISIONS", ["latest"]),
+        ("SUPPORTED_REVISIONS", ["2026-02-30"]),
+        ("BEST_EFFORT_REVISIONS", ["v999.0.0"]),
+        ("BEST_EFFORT_REVISIONS", "2027-01-01"),
+        ("REQUEST_LOG", "everything"),
+        ("REQUEST_LOG_SAMPLE_RATE", 1.5),
+        ("REQUEST_LOG_SAMPLE_RATE", -0.1),
+        ("REQUEST_LOG_SAMPLE_RATE", "0.5"),
+        ("PAGE_SIZE", 0),
+        ("PAGE_SIZE", True),
+        ("PAGE_SIZE", "10"),
+        ("MAX_REQUEST_BYTES", -1),
+        ("REQUEST_LOG_BUFFER_SIZE", 0),
+        ("REQUEST_LOG_BATCH_SIZE", 1.5),
+        ("REQUEST_LOG_FLUSH_INTERVAL", 0),
+        ("REQUEST_LOG_FLUSH_INTERVAL", True),
+        ("REQUEST_LOG_BACKGROUND", "yes"),
+        ("DISCOVER_TTL_MS", -1),
+        ("LIST_TTL_MS", 1.5),
+        ("LIST_TTL_MS", False),
+        ("RESOURCE_TTL_MS", "0"),
+    ],
+)
+def test_e004_for_an_invalid_value(key, value):
+    messages = settings_errors({key: value})
+    assert ids(messages) == ["django_mcp.E004"]
+    assert repr(key) in messages[0].msg
+    assert messages[0].hint
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("REVISION_POLICY", "strict"),
+        ("SUPPORTED_REVISIONS", ("2026-07-28",)),
+        ("BEST_EFFORT_REVISIONS", ["2027-01-01"]),
+        ("BEST_EFFORT_REVISIONS", None),
+        ("REQUEST_LOG", "errors"),
+        ("REQUEST_LOG_SAMPLE_RATE", 0),
+        ("PAGE_SIZE", 1),
+        ("DISCOVER_TTL_MS", 0),
+        ("REQUEST_LOG_FLUSH_INTERVAL", 0.25),
+    ],
+)
+def test_valid_values_pass(key, value):
+    assert settings_errors({key: value}) == []
+
+
+def test_several_invalid_values_give_one_error_each():
+    messages = settings_errors({"PAGE_SIZE": 0, "LIST_TTL_MS": -5, "REQUEST_LOG": "x"})
+    assert ids(messages) == ["django_mcp.E004"] * 3
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="checks.py: an empty SUPPORTED_REVISIONS passes (all() of nothing is True), yet "
+    "it makes the server refuse every request with -32022 and supported: []",
+)
+def test_e004_for_an_empty_supported_revisions_list():
+    assert ids(settings_errors({"SUPPORTED_REVISIONS": []})) == ["django_mcp.E004"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="checks.py: REQUEST_LOG_SAMPLE_RATE=True passes (bool is an int), unlike the "
+    "integer settings, which refuse booleans",
+)
+def test_e004_for_a_boolean_sample_rate():
+    assert ids(settings_errors({"REQUEST_LOG_SAMPLE_RATE": True})) == ["django_mcp.E004"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="checks.py does not validate ALLOWED_ORIGINS: a bare string such as "
+    "'https://app.example.com' is accepted and then matched character by character, so no "
+    "origin is ever allowed",
+)
+def test_e004_for_allowed_origins_given_as_a_string():
+    messages = settings_errors({"ALLOWED_ORIGINS": "https://app.example.com"})
+    assert ids(messages) == ["django_mcp.E004"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="checks.py does not validate REQUEST_STATE_MAX_AGE: a negative or non-numeric "
+    "value passes the checks and every MRTR retry then fails",
+)
+def test_e004_for_an_invalid_request_state_max_age():
+    assert ids(settings_errors({"REQUEST_STATE_MAX_AGE": -1})) == ["django_mcp.E004"]
