@@ -68,7 +68,7 @@ class Exchange:
         elif isinstance(admission, NotificationAccepted):
             method, outcome = admission.notification.method, "notification"
         elif isinstance(admission, Rejected):
-            method = admission.method or ""
+            method, target = admission.method or "", admission.target or ""
             request_id = "" if admission.request_id is None else str(admission.request_id)
             declared = admission.declared_revision or ""
             error_code = admission.error.code

@@ -61,6 +61,8 @@ class Rejected:
     method: str | None = None
     declared_revision: str | None = None
     is_notification: bool = False
+    #: The tool or prompt name or resource URI the request named, for the request log.
+    target: str | None = None
 
 
 Admission: TypeAlias = Admitted | NotificationAccepted | Rejected
@@ -114,8 +116,14 @@ def admit(
         _check_name(message.method, params, headers, catalogue, provisional, revision)
         request_meta = complete_meta(version, capabilities, meta)
     except MCPError as exc:
-        return Rejected(exc, message.id, message.method, declared)
+        return Rejected(exc, message.id, message.method, declared, target=_target(message))
     return Admitted(message, request_meta, revision)
+
+
+def _target(message: Request) -> str | None:
+    field = m.NAME_FIELDS.get(message.method)
+    value = (message.params or {}).get(field) if field else None
+    return value if isinstance(value, str) else None
 
 
 def _require_method(method: str, catalogue: Catalogue) -> None:
