@@ -87,9 +87,9 @@ def test_tool_errors_and_protocol_errors_are_recorded_with_their_outcome(client)
     outcomes = set(RequestLog.objects.values_list("target", "outcome", "error_code", "http_status"))
     assert outcomes == {
         ("get_book", "tool_error", None, 200),
-        # Both are refused by admission, which names no target; the code and status remain.
-        ("", "protocol_error", INVALID_PARAMS, 200),
-        ("", "protocol_error", HEADER_MISMATCH, 400),
+        # Both are refused by admission; the log still names what the request asked for.
+        ("no_such_tool", "protocol_error", INVALID_PARAMS, 200),
+        ("search_books", "protocol_error", HEADER_MISMATCH, 400),
     }
 
 
