@@ -124,16 +124,24 @@ class Listener:
             await layer.group_discard(self.group, channel)
 
     def sync_events(self) -> Iterator[bytes]:
-        """The same stream for WSGI servers, which hold one thread per open stream."""
-        agen = aiter(self.events())
+        """The same stream for WSGI servers, which hold one thread per open stream.
+
+        The generator runs on one event loop of its own for its whole life: the channel
+        layer's queues and connections belong to the loop that first used them.
+        """
+        loop = asyncio.new_event_loop()
+        agen = self.events()
         try:
             while True:
                 try:
-                    yield async_to_sync(agen.__anext__)()
+                    yield loop.run_until_complete(agen.__anext__())
                 except StopAsyncIteration:
                     return
         finally:
-            async_to_sync(agen.aclose)()  # type: ignore[attr-defined]
+            try:
+                loop.run_until_complete(agen.aclose())
+            finally:
+                loop.close()
 
 
 def _now() -> float:
