@@ -371,6 +371,7 @@ class ModelTools:
 
     def create_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         serializer = self.get_serializer_class()(data=dict(arguments), context=self._serializer_context(ctx))
+        args.reject_unknown(arguments, _writable(serializer))
         with transaction.atomic(using=router.db_for_write(self.model)):
             if not serializer.is_valid():
                 raise ToolError(f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}")
@@ -380,6 +381,7 @@ class ModelTools:
     def update_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         key = self.lookup_argument
         changes = {name: value for name, value in arguments.items() if name != key}
+        args.reject_unknown(arguments, [key, *_writable(self.get_serializer_class()())])
         with transaction.atomic(using=router.db_for_write(self.model)):
             instance = self.get_object(arguments, ctx)
             serializer = self.get_serializer_class()(
@@ -400,6 +402,11 @@ class ModelTools:
 
     def _serializer_context(self, ctx: Context) -> dict[str, Any]:
         return {"request": ctx.request, "mcp_context": ctx}
+
+
+def _writable(serializer: Any) -> list[str]:
+    """The fields a write may set: what the input schema lists (read-only ones are not)."""
+    return [name for name, field in serializer.fields.items() if not field.read_only]
 
 
 class _DRFView:
