@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import async_to_sync
@@ -98,29 +98,47 @@ class Listener:
             return None
         return sse.event(proto.change_notification(self.subscription_id, method, uri))
 
-    async def events(self) -> AsyncIterator[bytes]:
-        """The stream under ASGI; the client closing it ends the loop (cancellation)."""
+    async def events(self) -> AsyncGenerator[bytes, None]:
+        """The stream under ASGI; the client closing it ends the loop (cancellation).
+
+        A keep-alive comment goes out after every ``LISTEN_KEEPALIVE_SECONDS`` without a
+        frame (events this filter drops do not count). The pending ``receive`` is never
+        cancelled for a keep-alive: a channels_redis receive cancelled mid-way can lose a
+        message it already popped, for this stream or another one of the process.
+        """
         layer = channel_layer()
         channel = await layer.new_channel()
         await layer.group_add(self.group, channel)
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
         deadline = _deadline()
+        receiving: asyncio.Task[Any] | None = None
         try:
             yield self.acknowledgement()
+            last_frame = _now()
             while True:
-                timeout = keep_alive if deadline is None else min(keep_alive, deadline - _now())
-                if timeout <= 0:
+                now = _now()
+                if deadline is not None and now >= deadline:
                     yield sse.event(proto.closing_result(self.subscription_id))
                     return
-                try:
-                    event = await asyncio.wait_for(layer.receive(channel), timeout)
-                except asyncio.TimeoutError:
-                    yield sse.KEEP_ALIVE
+                wake = last_frame + keep_alive
+                if deadline is not None:
+                    wake = min(wake, deadline)
+                if receiving is None:
+                    receiving = asyncio.ensure_future(layer.receive(channel))
+                done, _ = await asyncio.wait({receiving}, timeout=max(0.0, wake - now))
+                if not done:
+                    if _now() >= last_frame + keep_alive:
+                        yield sse.KEEP_ALIVE
+                        last_frame = _now()
                     continue
+                event, receiving = receiving.result(), None
                 frame = self.render(event)
                 if frame is not None:
                     yield frame
+                    last_frame = _now()
         finally:
+            if receiving is not None:
+                await _abandon(receiving)
             await layer.group_discard(self.group, channel)
 
     def sync_events(self) -> Iterator[bytes]:
@@ -142,6 +160,14 @@ class Listener:
                 loop.run_until_complete(agen.aclose())
             finally:
                 loop.close()
+
+
+async def _abandon(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` and wait for it to finish, without raising what it raised."""
+    task.cancel()
+    await asyncio.wait({task})
+    if not task.cancelled():
+        task.exception()  # retrieved: never logged as "exception was never retrieved"
 
 
 def _now() -> float:
