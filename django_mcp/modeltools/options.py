@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import router, transaction
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
 
 from ..declarations import ToolAnnotations
@@ -397,11 +397,23 @@ class ModelTools:
         with transaction.atomic(using=router.db_for_write(self.model)):
             instance = self.get_object(arguments, ctx)
             value = args.field_value(self.model, self.lookup_argument, arguments[self.lookup_argument])
-            instance.delete()
+            try:
+                instance.delete()
+            except (ProtectedError, RestrictedError) as exc:
+                raise ToolError(_still_referenced(self.opts.verbose_name, exc)) from exc
         return {"deleted": True, self.lookup_argument: value}
 
     def _serializer_context(self, ctx: Context) -> dict[str, Any]:
         return {"request": ctx.request, "mcp_context": ctx}
+
+
+def _still_referenced(verbose_name: Any, exc: ProtectedError | RestrictedError) -> str:
+    if isinstance(exc, ProtectedError):
+        objects: Any = exc.protected_objects
+    else:
+        objects = exc.restricted_objects
+    kinds = ", ".join(sorted({str(obj._meta.verbose_name_plural) for obj in objects}))
+    return f"Cannot delete this {verbose_name}: {kinds or 'other rows'} still refer to it."
 
 
 def _writable(serializer: Any) -> list[str]:
