@@ -26,11 +26,27 @@ die() {
     exit 1
 }
 
+# The interpreter to create venvs with: $PYTHON itself if it runs, else (for a name such as
+# python3.12 that a pyenv shim knows but that is not the selected pyenv version) the newest
+# matching pyenv installation.
+resolve_python() {
+    if "$PYTHON" -c 'import sys' >/dev/null 2>&1; then
+        command -v "$PYTHON"
+        return 0
+    fi
+    local version="${PYTHON#python}" candidate=""
+    for candidate in "${PYENV_ROOT:-$HOME/.pyenv}/versions/$version".*/bin/"$PYTHON"; do
+        [ -x "$candidate" ] || continue
+        "$candidate" -c 'import sys' >/dev/null 2>&1 && echo "$candidate"
+    done | sort -V | tail -n 1 | grep . || die "$PYTHON not found (set PYTHON to an interpreter)"
+}
+
 ensure_venv() {
     if [ ! -x "$VENV/bin/python" ]; then
-        command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (set PYTHON)"
-        say "creating $VENV with $PYTHON"
-        "$PYTHON" -m venv "$VENV"
+        local python
+        python="$(resolve_python)"
+        say "creating $VENV with $python"
+        "$python" -m venv "$VENV" || { rm -rf "$VENV"; die "cannot create $VENV"; }
     fi
     "$VENV/bin/python" -c 'import sys' 2>/dev/null \
         || die "$VENV/bin/python does not run; remove $VENV and try again"

@@ -8,6 +8,9 @@ Two kinds of generated blocks:
 * The lines between ``<!-- settings-table -->`` and ``<!-- /settings-table -->`` hold the
   table of every ``DJANGO_MCP`` key, generated from ``django_mcp.conf.DEFAULTS`` and the
   meanings below.
+* The lines between ``<!-- error-table -->`` and ``<!-- /error-table -->`` hold the table
+  of every error class in ``django_mcp.protocol.errors.ERROR_CLASSES``: its code, its HTTP
+  status from ``django_mcp.http.STATUS_BY_ERROR`` and the first paragraph of its docstring.
 
     python scripts/sync_docs.py           # rewrite stale blocks
     python scripts/sync_docs.py --check   # exit 1 and name the stale blocks
@@ -50,17 +53,23 @@ SETTING_MEANINGS: dict[str, str] = {
     "LIST_TTL_MS": "`ttlMs` of the list results.",
     "RESOURCE_TTL_MS": "Default `ttlMs` of `resources/read` results; a resource's own "
     "`ttl_ms` wins.",
+    "REQUEST_STATE_MAX_AGE": "Seconds a signed `requestState` (multi-round-trip `input_required` "
+    "results) stays valid.",
+    "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a `subscriptions/listen` "
+    "stream.",
+    "LISTEN_MAX_SECONDS": "Longest life of a listen stream before the server sends the closing "
+    "result; `None`: no limit.",
     "EXCEPTION_HANDLER": "Dotted path of `handler(exc, context) -> MCPError` for exceptions "
     "from your code; the default masks details as -32603 unless `DEBUG`.",
     "REQUEST_LOG": '`"all"`, `"errors"` or `"off"`: which MCP requests are recorded in the '
     "database.",
-    "REQUEST_LOG_SAMPLE_RATE": 'With `"all"`, the fraction (0 to 1) of successful requests recorded; '
-    "errors are always kept.",
+    "REQUEST_LOG_SAMPLE_RATE": 'With `"all"`, the fraction (0 to 1) of successful requests '
+    "recorded; errors are always kept.",
     "REQUEST_LOG_PARAMS": "Also record request params (truncated). Off by default: "
     "arguments may hold personal data.",
     "REQUEST_LOG_PARAMS_MAX_CHARS": "Longest recorded params, in characters of JSON.",
-    "REQUEST_LOG_BUFFER_SIZE": "Records held in memory until written; when full, the oldest is dropped "
-    "and counted, so a slow database never blocks a request.",
+    "REQUEST_LOG_BUFFER_SIZE": "Records held in memory until written; when full, the oldest "
+    "is dropped and counted, so a slow database never blocks a request.",
     "REQUEST_LOG_BATCH_SIZE": "Records written per bulk `INSERT`.",
     "REQUEST_LOG_FLUSH_INTERVAL": "Seconds between writes of the buffer by the background writer.",
     "REQUEST_LOG_BACKGROUND": "Write the log from a background thread (and at exit); `False` "
@@ -75,6 +84,7 @@ EXAMPLE = re.compile(
     re.S | re.M,
 )
 TABLE = re.compile(r"(<!-- settings-table -->\n)(.*?)(^<!-- /settings-table -->$)", re.S | re.M)
+ERROR_TABLE = re.compile(r"(<!-- error-table -->\n)(.*?)(^<!-- /error-table -->$)", re.S | re.M)
 DOCS_MARKER = re.compile(r"^\s*# \[/?docs:[\w-]+\]\s*$")
 
 
@@ -94,7 +104,12 @@ def example_text(path: str, name: str | None) -> str:
         lines = lines[stripped.index(start) + 1 : stripped.index(end)]
         indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
         lines = [line[indent:] for line in lines]
-    return "".join(line + "\n" for line in lines if not DOCS_MARKER.match(line))
+    lines = [line for line in lines if not DOCS_MARKER.match(line)]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "".join(line + "\n" for line in lines)
 
 
 def _format_default(value: Any) -> str:
@@ -126,6 +141,32 @@ def settings_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def error_table() -> str:
+    """Every error class the server emits: code, HTTP status (``STATUS_BY_ERROR``), when."""
+    sys.path.insert(0, str(REPO))
+    import inspect
+
+    from django_mcp.protocol.errors import ERROR_CLASSES
+
+    try:
+        from django_mcp.http import status_for
+    except Exception:  # django_mcp.http imports Django; configure it if needed
+        import django
+        from django.conf import settings
+
+        if not settings.configured:
+            settings.configure()
+            django.setup()
+        from django_mcp.http import status_for
+
+    rows = ["| Code | Class | HTTP status | When |", "| --- | --- | --- | --- |"]
+    for cls in ERROR_CLASSES:
+        error = cls.__new__(cls)  # status_for only looks at the class
+        when = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split()).replace("``", "`")
+        rows.append(f"| {cls.code} | `{cls.__name__}` | {status_for(error)} | {when} |")
+    return "\n".join(rows) + "\n"
+
+
 def render(text: str) -> str:
     """``text`` with every generated block brought up to date."""
 
@@ -137,6 +178,9 @@ def render(text: str) -> str:
     if TABLE.search(text):
         table = settings_table()
         text = TABLE.sub(lambda m: m[1] + table + m[3], text)
+    if ERROR_TABLE.search(text):
+        errors = error_table()
+        text = ERROR_TABLE.sub(lambda m: m[1] + errors + m[3], text)
     return text
 
 

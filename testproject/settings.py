@@ -2,6 +2,11 @@
 
 The database is SQLite (embedded, nothing to install) unless ``DJANGO_MCP_DB=postgres``,
 which uses PostgreSQL at 127.0.0.1:5432 (trust auth, database ``test``) as CI does.
+``DJANGO_MCP_SQLITE`` moves the SQLite file.
+
+``DJANGO_MCP_DEMO=1`` (set by ``scripts/demo`` and the live interop tests) serves the
+bookshop alone: the conformance app, whose fixture tools the official conformance suite
+calls, is left out so the demo lists only the bookshop's tools.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "django-mcp-demo-not-secret")
 DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
+DEMO = os.environ.get("DJANGO_MCP_DEMO") == "1"
 
 INSTALLED_APPS = [
     "daphne",
@@ -26,7 +32,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_mcp",
     "testproject.books",
-    "testproject.conformance",
+    *([] if DEMO else ["testproject.conformance"]),
 ]
 
 MIDDLEWARE = [
@@ -68,6 +74,9 @@ if os.environ.get("DJANGO_MCP_DB") == "postgres":
             "USER": os.environ.get("PGUSER", "postgres"),
             "HOST": os.environ.get("PGHOST", "127.0.0.1"),
             "PORT": os.environ.get("PGPORT", "5432"),
+            # One test database per test process, so that concurrent runs against one
+            # PostgreSQL server (several developers, or CI beside a developer) never share it.
+            "TEST": {"NAME": f"test_django_mcp_{os.getpid()}"},
         }
     }
 else:

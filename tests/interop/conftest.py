@@ -46,6 +46,7 @@ def server_env(database: Path) -> dict[str, str]:
     env.update(
         DJANGO_SETTINGS_MODULE="testproject.settings",
         DJANGO_MCP_SQLITE=str(database),
+        DJANGO_MCP_DEMO="1",  # the bookshop alone, as scripts/demo serves it
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
         PYTHONUNBUFFERED="1",
     )
