@@ -14,7 +14,7 @@ from django.http import Http404
 
 from ..protocol import methods
 from ..protocol.errors import InvalidParams
-from .resources import _listing
+from .listing import listing
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def list_prompts(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     specs = server.site.get_prompts(context)
-    return _listing(server, params, methods.PROMPTS_LIST, "prompts", specs)
+    return listing(server, params, methods.PROMPTS_LIST, "prompts", specs)
 
 
 def get_prompt(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:

@@ -13,43 +13,23 @@ from django.http import Http404
 from pydantic import ValidationError
 
 from ..conf import mcp_settings
-from ..pagination import paginate
 from ..protocol import methods
 from ..protocol.errors import ResourceNotFound
+from .listing import listing
 
 if TYPE_CHECKING:
     from ..context import Context
     from ..server import MCPServer
 
 
-def _listing(
-    server: MCPServer, params: dict[str, Any], method: str, key: str, specs: list[Any]
-) -> dict[str, Any]:
-    page, next_cursor = paginate(
-        specs,
-        params.get("cursor"),
-        site_name=server.site.name,
-        method=method,
-        page_size=int(mcp_settings.PAGE_SIZE),
-    )
-    result: dict[str, Any] = {
-        key: [spec.definition for spec in page],
-        "ttlMs": int(mcp_settings.LIST_TTL_MS),
-        "cacheScope": server.cache_scope(),
-    }
-    if next_cursor is not None:
-        result["nextCursor"] = next_cursor
-    return result
-
-
 def list_resources(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     specs = server.site.get_resources(context)
-    return _listing(server, params, methods.RESOURCES_LIST, "resources", specs)
+    return listing(server, params, methods.RESOURCES_LIST, "resources", specs)
 
 
 def list_templates(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     specs = server.site.get_resource_templates(context)
-    return _listing(server, params, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs)
+    return listing(server, params, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs)
 
 
 def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:

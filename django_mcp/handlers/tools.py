@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import content
-from ..conf import mcp_settings
 from ..exceptions import ToolError
-from ..pagination import paginate
 from ..protocol import methods
 from ..protocol.errors import InvalidParams
+from .listing import listing
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -22,22 +21,7 @@ if TYPE_CHECKING:
 
 
 def list_tools(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
-    tools = server.site.get_tools(context)
-    page, next_cursor = paginate(
-        tools,
-        params.get("cursor"),
-        site_name=server.site.name,
-        method=methods.TOOLS_LIST,
-        page_size=int(mcp_settings.PAGE_SIZE),
-    )
-    result: dict[str, Any] = {
-        "tools": [spec.definition for spec in page],
-        "ttlMs": int(mcp_settings.LIST_TTL_MS),
-        "cacheScope": server.cache_scope(),
-    }
-    if next_cursor is not None:
-        result["nextCursor"] = next_cursor
-    return result
+    return listing(server, params, methods.TOOLS_LIST, "tools", server.site.get_tools(context))
 
 
 def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
