@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -44,39 +45,93 @@ def check_settings(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     return messages
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _revisions(value: Any, *, allow_none: bool) -> bool:
+    if value is None:
+        return allow_none
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(item, str) and parse_revision(item) for item in value)
+    )
+
+
+def _origins(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)
+    )
+
+
+#: Setting -> (is the value valid?, hint). Settings not listed accept any value.
+VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "REVISION_POLICY": (
+        lambda v: v in {mode.value for mode in RevisionPolicyMode},
+        "Use 'best-effort' or 'strict'.",
+    ),
+    "SUPPORTED_REVISIONS": (
+        lambda v: _revisions(v, allow_none=False),
+        "Use a non-empty list of dated revisions such as '2026-07-28'.",
+    ),
+    "BEST_EFFORT_REVISIONS": (
+        lambda v: _revisions(v, allow_none=True),
+        "Use None (any newer dated revision) or a list of dated revisions.",
+    ),
+    "ALLOWED_ORIGINS": (
+        _origins,
+        "Use None (derived from ALLOWED_HOSTS) or a list of origins such as "
+        "'https://app.example.com' (or '*').",
+    ),
+    "REQUEST_LOG": (lambda v: v in REQUEST_LOG_MODES, "Use 'all', 'errors' or 'off'."),
+    "REQUEST_LOG_SAMPLE_RATE": (
+        lambda v: _is_number(v) and 0 <= v <= 1,
+        "Use a number between 0 and 1.",
+    ),
+    "REQUEST_LOG_FLUSH_INTERVAL": (
+        lambda v: _is_number(v) and v > 0,
+        "Use a positive number of seconds.",
+    ),
+    "REQUEST_LOG_BACKGROUND": (lambda v: isinstance(v, bool), "Use True or False."),
+    "REQUEST_STATE_MAX_AGE": (
+        lambda v: _is_number(v) and v > 0,
+        "Use a positive number of seconds.",
+    ),
+    "LISTEN_KEEPALIVE_SECONDS": (
+        lambda v: _is_number(v) and v > 0,
+        "Use a positive number of seconds.",
+    ),
+    "LISTEN_MAX_SECONDS": (
+        lambda v: v is None or (_is_number(v) and v > 0),
+        "Use None (no limit) or a positive number of seconds.",
+    ),
+    **{
+        key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")
+        for key in (
+            "PAGE_SIZE",
+            "MAX_REQUEST_BYTES",
+            "REQUEST_LOG_BUFFER_SIZE",
+            "REQUEST_LOG_BATCH_SIZE",
+            "REQUEST_LOG_PARAMS_MAX_CHARS",
+        )
+    },
+    **{
+        key: (lambda v: _is_int(v) and v >= 0, "Use an integer number of milliseconds, 0 or more.")
+        for key in ("DISCOVER_TTL_MS", "LIST_TTL_MS", "RESOURCE_TTL_MS")
+    },
+}
+
+
 def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
     errors: list[CheckMessage] = []
-
-    def bad(key: str, hint: str) -> None:
-        errors.append(Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004"))
-
-    policy = value.get("REVISION_POLICY", DEFAULTS["REVISION_POLICY"])
-    if policy not in {mode.value for mode in RevisionPolicyMode}:
-        bad("REVISION_POLICY", "Use 'best-effort' or 'strict'.")
-    for key in ("SUPPORTED_REVISIONS", "BEST_EFFORT_REVISIONS"):
-        revisions = value.get(key, DEFAULTS[key])
-        if revisions is None and key == "BEST_EFFORT_REVISIONS":
-            continue
-        if not isinstance(revisions, list | tuple) or not all(
-            isinstance(item, str) and parse_revision(item) for item in revisions
-        ):
-            bad(key, "Use a list of dated revisions such as '2026-07-28'.")
-    if value.get("REQUEST_LOG", DEFAULTS["REQUEST_LOG"]) not in REQUEST_LOG_MODES:
-        bad("REQUEST_LOG", "Use 'all', 'errors' or 'off'.")
-    rate = value.get("REQUEST_LOG_SAMPLE_RATE", DEFAULTS["REQUEST_LOG_SAMPLE_RATE"])
-    if not isinstance(rate, int | float) or not 0 <= rate <= 1:
-        bad("REQUEST_LOG_SAMPLE_RATE", "Use a number between 0 and 1.")
-    for key in ("PAGE_SIZE", "MAX_REQUEST_BYTES", "REQUEST_LOG_BUFFER_SIZE", "REQUEST_LOG_BATCH_SIZE"):
-        number = value.get(key, DEFAULTS[key])
-        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            bad(key, "Use a positive integer.")
-    interval = value.get("REQUEST_LOG_FLUSH_INTERVAL", DEFAULTS["REQUEST_LOG_FLUSH_INTERVAL"])
-    if not isinstance(interval, int | float) or isinstance(interval, bool) or interval <= 0:
-        bad("REQUEST_LOG_FLUSH_INTERVAL", "Use a positive number of seconds.")
-    if not isinstance(value.get("REQUEST_LOG_BACKGROUND", True), bool):
-        bad("REQUEST_LOG_BACKGROUND", "Use True or False.")
-    for key in ("DISCOVER_TTL_MS", "LIST_TTL_MS", "RESOURCE_TTL_MS"):
-        number = value.get(key, DEFAULTS[key])
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            bad(key, "Use an integer number of milliseconds, 0 or more.")
+    for key, (is_valid, hint) in VALIDATORS.items():
+        if key in value and not is_valid(value[key]):
+            errors.append(
+                Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
+            )
     return errors
