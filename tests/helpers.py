@@ -401,7 +401,10 @@ def validate_mcp_response(response: HttpResponse, request: RequestInfo) -> Excha
     assert response["Content-Type"].split(";")[0].strip() == "application/json", response[
         "Content-Type"
     ]
-    message = json.loads(content)
+    try:
+        message = json.loads(content)
+    except ValueError as exc:
+        raise AssertionError(f"response body is not JSON: {content[:200]!r}") from exc
     assert isinstance(message, dict), message
     assert message.get("jsonrpc") == "2.0", message
     if "error" in message:
