@@ -9,6 +9,7 @@ The allow-list is the ``ALLOWED_ORIGINS`` setting (full origins such as
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 from typing import Final
 from urllib.parse import urlsplit
@@ -17,6 +18,17 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
 LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+def is_loopback(hostname: str) -> bool:
+    """``localhost`` or a loopback IP address (127.0.0.0/8, ::1) -- not a DNS name that
+    merely starts with ``127.``, which an attacker can register and rebind."""
+    if hostname in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False
 
 
 def origin_allowed(origin: str, allowed_origins: Sequence[str] | None) -> bool:
@@ -31,7 +43,7 @@ def origin_allowed(origin: str, allowed_origins: Sequence[str] | None) -> bool:
         return False
     if parts.scheme not in ("http", "https") or not hostname:
         return False
-    if hostname in LOOPBACK_HOSTS or hostname.startswith("127."):
+    if is_loopback(hostname):
         return True
     if allowed_origins is not None:
         return "*" in allowed_origins or origin.rstrip("/") in {

@@ -392,6 +392,9 @@ def test_duplicated_mcp_name_joined_by_the_server_is_a_mismatch(client, site):
         "http://localhost:notaport",
         "javascript:alert(1)",
         "https://testserver.evil.example.com",
+        "http://127.evil.example.com",
+        "http://127.0.0.1.evil.example.com:8000",
+        "http://localhost.evil.example.com",
     ],
 )
 def test_a_disallowed_origin_is_403(client, origin):
@@ -419,6 +422,7 @@ def test_a_disallowed_origin_on_a_notification_is_403_without_id(client):
         "http://localhost",
         "http://127.0.0.1:3000",
         "http://[::1]:6274",
+        "http://127.0.0.2:8000",
         "https://localhost",
         "http://testserver",
     ],
