@@ -18,6 +18,7 @@ import pytest
 from django.core.checks import Error
 from django.urls import resolve
 
+import django_mcp
 import django_mcp.sites
 from django_mcp import checks
 from django_mcp.conf import DEFAULTS
@@ -53,6 +54,8 @@ sync_docs = load_sync_docs()
 def run_example(mcp_site: MCPSite, monkeypatch: pytest.MonkeyPatch) -> Callable[..., ModuleType]:
     """Execute an example file with the default site swapped for ``mcp_site``."""
     monkeypatch.setattr(django_mcp.sites, "site", mcp_site)
+    # ``from django_mcp import site`` reads the package attribute, cached on first access.
+    monkeypatch.setattr(django_mcp, "site", mcp_site, raising=False)
 
     def run(relative: str, *, package: str | None = None) -> ModuleType:
         path = EXAMPLES / relative
