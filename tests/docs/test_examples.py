@@ -24,7 +24,7 @@ from django_mcp import checks
 from django_mcp.conf import DEFAULTS
 from django_mcp.protocol import errors
 from tests import urls as test_urls
-from tests.helpers import assert_error, call_tool, mcp_post, result_of
+from tests.helpers import assert_error, call_tool, mcp_post, request_meta, result_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -216,6 +216,27 @@ def test_context_is_injected_and_not_in_the_schema(
     assert list(schema["properties"]) == ["number"]
     assert me["content"][0]["text"] == "anonymous via pytest, MCP 2026-07-28"
     assert counted["content"][0]["text"] == "Counted to 3."
+
+
+def test_elicitation_asks_first_then_completes_with_the_answer(
+    run_example: Callable[..., ModuleType], client: Client
+):
+    """basic/patterns/mrtr.mdx: the first round returns ``resultType: "input_required"``
+    with ``inputRequests`` and a ``requestState``; the client retries with
+    ``inputResponses`` and the echoed ``requestState``."""
+    run_example("tools/elicitation.py")
+    meta = request_meta(capabilities={"elicitation": {"form": {}}})
+    call = {"name": "cancel_order", "arguments": {"order_id": 7}}
+
+    first = result_of(mcp_post(client, "tools/call", call, meta=meta))
+    answer = {"action": "accept", "content": {"confirm": True}}
+    retry = {**call, "inputResponses": {"elicitation": answer}}
+    retry["requestState"] = first["requestState"]
+    final = result_of(mcp_post(client, "tools/call", retry, meta=meta))
+
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"]["elicitation"]["method"] == "elicitation/create"
+    assert final["content"] == [{"type": "text", "text": "Order 7 is cancelled."}]
 
 
 def test_content_examples_return_image_links_and_a_full_result(
