@@ -135,12 +135,19 @@ class ModelTools:
     def _drf_allows(self, permission: Any, ctx: Context, action: str) -> bool:
         if ctx.request is None:
             return False
+        from django.contrib.auth.models import AnonymousUser
         from rest_framework.request import Request
 
         http_request = copy.copy(ctx.request)
         http_request.method = _HTTP_METHODS[action]
+        drf_request = Request(http_request)
+        # A bare Request has no authenticators, so it would see AnonymousUser: hand it the
+        # caller that Django's permissions are checked against.
+        user: Any = ctx.user if ctx.user is not None else AnonymousUser()
+        drf_request.user = user
+        drf_request.auth = None
         view = _DRFView(self, ctx, action)
-        return bool(permission.has_permission(Request(http_request), view))
+        return bool(permission.has_permission(drf_request, view))
 
     # -- building the tools -------------------------------------------------------------
 
