@@ -34,12 +34,19 @@ def watch(
         using = kwargs.get("using") or router.db_for_write(sender)
         transaction.on_commit(lambda: notify_resource_updated(target, site=site), using=using)
 
-    uid = f"django_mcp.watch:{model._meta.label}:{id(receiver)}"
+    uid = _dispatch_uid(model, receiver)
     post_save.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":save")
     post_delete.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":delete")
     return receiver
 
 
 def unwatch(model: type[Model], receiver: Callable[..., None]) -> None:
-    post_save.disconnect(receiver, sender=model)
-    post_delete.disconnect(receiver, sender=model)
+    """Disconnect a receiver returned by :func:`watch`."""
+    # Connected with a dispatch_uid, so only that uid finds it again (not the receiver).
+    uid = _dispatch_uid(model, receiver)
+    post_save.disconnect(sender=model, dispatch_uid=uid + ":save")
+    post_delete.disconnect(sender=model, dispatch_uid=uid + ":delete")
+
+
+def _dispatch_uid(model: type[Model], receiver: Callable[..., None]) -> str:
+    return f"django_mcp.watch:{model._meta.label}:{id(receiver)}"
