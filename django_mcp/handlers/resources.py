@@ -6,7 +6,7 @@ Not found is -32602 with ``data.uri`` and never an empty ``contents`` (SEP-2164)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404
@@ -50,5 +50,14 @@ def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -
     return {
         "contents": contents,
         "ttlMs": int(ttl),
-        "cacheScope": spec.cache_scope or server.cache_scope(),
+        "cacheScope": read_scope(server, spec),
     }
+
+
+def read_scope(server: MCPServer, spec: Any) -> Literal["public", "private"]:
+    """The declared scope, else the site's; never public for a gated resource, which a
+    shared cache would otherwise serve to callers without the permission."""
+    if spec.permission is not None:
+        return "private"
+    scope: Literal["public", "private"] = spec.cache_scope or server.cache_scope()
+    return scope
