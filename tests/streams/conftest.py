@@ -1,0 +1,128 @@
+"""Fixtures of the stream tests: the ``streams`` URLconf in-process, SSE-aware response
+validation, and live Daphne/uvicorn servers (see :mod:`tests.streams.live`).
+
+The live servers run ``tests.streams.settings`` (listen keep-alives every 0.2 s) on a SQLite
+copy of one migrated template, so they never share a database with the test process; they
+are started once per session and always stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.http import HttpResponse
+from django.test import Client
+
+from tests.helpers import RequestInfo, validate_mcp_response
+
+from . import sse
+from .live import LiveServer, live_server, migrate
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from tests.helpers import ExchangeLog
+
+SETTINGS = "tests.streams.settings"
+KEEPALIVE_SECONDS = 0.2
+UVICORN_LISTEN_MAX_SECONDS = 1.0
+
+
+@pytest.fixture(autouse=True)
+def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLog) -> None:
+    """The suite's response validation (tests/conftest.py), extended to SSE responses.
+
+    A buffered SSE response is read once, every notification in it is checked against its
+    schema type and the final message like a JSON response; the body is put back so the
+    test can read it. A ``subscriptions/listen`` stream never ends by itself, so its test
+    reads and checks it.
+    """
+    original = Client.generic
+
+    def generic(self: Client, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+        response = original(self, method, path, *args, **kwargs)
+        request = getattr(response, "wsgi_request", None)
+        if request is None or not hasattr(request, "mcp_exchange"):
+            return response
+        info = RequestInfo.from_body(method.upper(), args[0] if args else kwargs.get("data", ""))
+        if not response.get("Content-Type", "").startswith(sse.CONTENT_TYPE):
+            mcp_log.exchanges.append(validate_mcp_response(response, info))
+            return response
+        assert response.status_code == 200, response.status_code
+        if info.method == "subscriptions/listen":
+            return response
+        body = b"".join(response.streaming_content)
+        response.streaming_content = [body]
+        messages = sse.messages(body)
+        assert messages, "an SSE response carries at least the final response"
+        for note in messages[:-1]:
+            assert "method" in note, f"only notifications precede the response: {note}"
+            sse.check_message(note)
+        final = HttpResponse(json.dumps(messages[-1]), content_type="application/json")
+        mcp_log.exchanges.append(validate_mcp_response(final, info))
+        return response
+
+    monkeypatch.setattr(Client, "generic", generic)
+
+
+@pytest.fixture
+def streams_urls(settings: Any) -> None:
+    """Serve the testproject at ``/mcp`` and the ``streams`` site at ``/streams/mcp``."""
+    settings.ROOT_URLCONF = "tests.streams.urls"
+
+
+# -- live servers ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def streams_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("streams")
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(streams_workdir: Path) -> Path:
+    """A migrated SQLite database, copied for each live server."""
+    template = streams_workdir / "template.sqlite3"
+    migrate(SETTINGS, {"DJANGO_MCP_SQLITE": str(template), "DJANGO_MCP_DB": "sqlite"})
+    return template
+
+
+def _serve(kind: str, workdir: Path, template: Path, **env: str) -> Iterator[LiveServer]:
+    database = workdir / f"{kind}.sqlite3"
+    shutil.copyfile(template, database)
+    server_env = {
+        "DJANGO_MCP_SQLITE": str(database),
+        "DJANGO_MCP_DB": "sqlite",  # the live servers use SQLite even in the PostgreSQL run
+        "STREAMS_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
+        **env,
+    }
+    with live_server(SETTINGS, workdir, kind=kind, env=server_env) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def daphne(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
+    """``tests.streams.settings`` under Daphne."""
+    yield from _serve("daphne", streams_workdir, sqlite_template)
+
+
+@pytest.fixture(scope="session")
+def uvicorn(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
+    """``tests.streams.settings`` under uvicorn, with listen streams limited to 1 s."""
+    yield from _serve(
+        "uvicorn",
+        streams_workdir,
+        sqlite_template,
+        STREAMS_LISTEN_MAX_SECONDS=str(UVICORN_LISTEN_MAX_SECONDS),
+    )
+
+
+@pytest.fixture(params=["daphne", "uvicorn"])
+def live(request: pytest.FixtureRequest) -> LiveServer:
+    """Each ASGI server in turn."""
+    server: LiveServer = request.getfixturevalue(request.param)
+    return server

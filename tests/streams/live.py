@@ -1,0 +1,197 @@
+"""A real ASGI server (Daphne or uvicorn) on a loopback port, for tests that need one.
+
+:func:`live_server` starts ``<server> testproject.asgi:application`` in a subprocess with the
+given settings module and environment on a free 127.0.0.1 port, waits until it answers an
+HTTP request (bounded polling, never a fixed sleep), yields a :class:`LiveServer`, and always
+stops the process, also when the test fails. :func:`migrate` prepares a database for it.
+
+Unlike ``tests/interop/conftest.py`` (the testproject on SQLite only), the settings module,
+the database and the server are parameters, so the stream tests can run a test URLconf,
+short keep-alives and the Redis + PostgreSQL pair.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+REPO = Path(__file__).resolve().parents[2]
+APPLICATION = "testproject.asgi:application"
+START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
+STOP_TIMEOUT = 5.0
+SERVERS = ("daphne", "uvicorn")
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    """A running server: ``base_url`` has no path; ``log`` collects its output."""
+
+    kind: str
+    base_url: str
+    port: int
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def url(self, path: str = "/mcp") -> str:
+        return self.base_url + path
+
+    def output(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def is_running(self) -> bool:
+        return self.process.poll() is None
+
+
+def server_env(settings_module: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a server (or ``migrate``) process."""
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE=settings_module,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra or {})
+    return env
+
+
+def migrate(settings_module: str, env: Mapping[str, str] | None = None) -> None:
+    """Run ``migrate`` for ``settings_module`` in a subprocess (bounded)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "django", "migrate", "--noinput", "-v", "0"],
+        env=server_env(settings_module, env),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"migrate failed:\n{result.stdout}\n{result.stderr}")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
+    if kind == "daphne":
+        return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), application]
+    if kind == "uvicorn":
+        return [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            application,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--lifespan",
+            "off",
+            "--timeout-graceful-shutdown",
+            "1",
+            "--log-level",
+            "warning",
+        ]
+    raise ValueError(f"unknown server {kind!r}; choose from {SERVERS}")
+
+
+#: A discover request: readiness means the whole Django stack answers, not just the socket.
+_PROBE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "server/discover",
+    "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+    },
+}
+_PROBE_HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": "2026-07-28",
+    "Mcp-Method": "server/discover",
+}
+
+
+def wait_until_ready(server: LiveServer, probe_path: str) -> None:
+    """Return once ``probe_path`` answers a discover request; fail if the process dies
+    or the start-up budget runs out."""
+    deadline = time.monotonic() + START_TIMEOUT
+    body = json.dumps(_PROBE)
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.post(
+                server.url(probe_path), content=body, headers=_PROBE_HEADERS, timeout=2.0
+            )
+            if response.status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        try:
+            # Waiting on the process doubles as the pause between attempts.
+            server.process.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            continue
+        break
+    state = "exited" if server.process.poll() is not None else "did not answer in time"
+    pytest.fail(f"the {server.kind} server {state} (port {server.port}):\n{server.output()}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate the process; kill it if it does not exit in time."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=STOP_TIMEOUT)
+
+
+@contextmanager
+def live_server(
+    settings_module: str,
+    workdir: Path,
+    *,
+    kind: str = "daphne",
+    env: Mapping[str, str] | None = None,
+    probe_path: str = "/mcp",
+    application: str = APPLICATION,
+) -> Iterator[LiveServer]:
+    """Run one server for the ``with`` block; its output goes to ``workdir/<kind>-<port>.log``."""
+    port = free_port()
+    log = workdir / f"{kind}-{port}.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            command(kind, port, application),
+            env=server_env(settings_module, env),
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    server = LiveServer(kind, f"http://127.0.0.1:{port}", port, log, process)
+    try:
+        wait_until_ready(server, probe_path)
+        yield server
+    finally:
+        stop(process)

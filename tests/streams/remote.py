@@ -1,0 +1,86 @@
+"""A small HTTP client for the live servers: well-formed MCP POSTs with ``httpx``, plain or
+streamed (a fresh connection per stream, closed on exit, so closing it is a disconnect)."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from tests.helpers import mcp_body, mcp_headers, merge_headers, request_meta
+
+from .sse import EventReader
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+READ_TIMEOUT = 5.0
+
+
+def message(
+    method: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    id: Any = 1,
+    capabilities: Mapping[str, Any] | None = None,
+    **meta: Any,
+) -> dict[str, Any]:
+    """A request whose ``_meta`` has ``meta`` added (e.g. ``progressToken=...``)."""
+    return mcp_body(method, params, id=id, meta=request_meta(capabilities=capabilities, **meta))
+
+
+def tool_call(name: str, arguments: Mapping[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+    return message("tools/call", {"name": name, "arguments": dict(arguments or {})}, **kw)
+
+
+def listen(notifications: Mapping[str, Any], *, id: Any = "listen-1") -> dict[str, Any]:
+    return message("subscriptions/listen", {"notifications": dict(notifications)}, id=id)
+
+
+def headers_for(
+    body: Mapping[str, Any], override: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    headers = mcp_headers(body)
+    headers["Content-Type"] = "application/json"
+    return merge_headers(headers, override)
+
+
+def post(
+    url: str, body: Mapping[str, Any], headers: Mapping[str, Any] | None = None
+) -> httpx.Response:
+    """One request, read to its end."""
+    return httpx.post(
+        url, content=json.dumps(body), headers=headers_for(body, headers), timeout=READ_TIMEOUT
+    )
+
+
+def result(url: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The result of a request answered with plain JSON."""
+    response = post(url, body)
+    assert response.status_code == 200, (response.status_code, response.text)
+    assert response.headers["content-type"].startswith("application/json"), response.headers
+    data: dict[str, Any] = response.json()
+    assert "result" in data, data
+    return data["result"]  # type: ignore[no-any-return]
+
+
+@contextmanager
+def stream(
+    url: str,
+    body: Mapping[str, Any],
+    headers: Mapping[str, Any] | None = None,
+    *,
+    read_timeout: float = READ_TIMEOUT,
+) -> Iterator[tuple[httpx.Response, EventReader]]:
+    """POST ``body`` and yield the open response with a frame reader; leaving the block
+    closes the connection."""
+    timeout = httpx.Timeout(READ_TIMEOUT, read=read_timeout)
+    with (
+        httpx.Client(timeout=timeout) as client,
+        client.stream(
+            "POST", url, content=json.dumps(body), headers=headers_for(body, headers)
+        ) as response,
+    ):
+        yield response, EventReader(response)

@@ -1,0 +1,194 @@
+"""The ``streams`` site: declarations the stream tests call, served at ``/streams/mcp`` by
+``tests/streams/urls.py`` (in-process and in the live servers).
+
+It is a dedicated :class:`~django_mcp.sites.MCPSite` (the default site is not touched) and
+is marked ``serving`` so runtime registration changes are announced, as they are for
+autodiscovered sites.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Literal
+
+from django.db import transaction
+
+from django_mcp import Context, ToolError
+from django_mcp.exceptions import RequestCancelled
+from django_mcp.prompts import Message, user
+from django_mcp.sites import MCPSite
+from django_mcp.subscriptions import (
+    notify_prompts_changed,
+    notify_resource_updated,
+    notify_resources_changed,
+    notify_tools_changed,
+)
+from testproject.books.models import Author
+
+site = MCPSite(name="streams")
+
+
+def record(path: str, line: str) -> None:
+    """Append one line to ``path``: how a test outside the server sees a handler's steps."""
+    with Path(path).open("a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+# -- progress, logs and cancellation ---------------------------------------------------
+
+
+@site.tool
+def count_slowly(ctx: Context, path: str, steps: int = 400, pause: float = 0.02) -> str:
+    """Report progress at every step (a sync handler), recording each step in ``path``."""
+    record(path, "started")
+    try:
+        for step in range(1, steps + 1):
+            ctx.report_progress(step, total=steps, message=f"step {step}")
+            record(path, f"step {step}")
+            time.sleep(pause)
+    except RequestCancelled:
+        record(path, "cancelled")
+        raise
+    record(path, "finished")
+    return "counted"
+
+
+@site.tool
+async def wait_async(ctx: Context, path: str, seconds: float = 10.0) -> str:
+    """Report progress once, then wait (an async handler), recording what happens."""
+    record(path, "started")
+    ctx.report_progress(1, total=2)
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        record(path, "cancelled")
+        raise
+    record(path, "finished")
+    return "waited"
+
+
+@site.tool
+def progress_values(ctx: Context, values: list[float]) -> str:
+    """Report each of ``values`` as progress (the context drops values that do not rise)."""
+    for value in values:
+        ctx.report_progress(value)
+    return "reported"
+
+
+@site.tool
+def chatty(ctx: Context) -> str:
+    """Log one message at every level, lowest first."""
+    for level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"):
+        ctx.log(level, f"{level} message", logger="streams")
+    return "logged"
+
+
+# -- runtime registration and change notifications --------------------------------------
+
+
+def ephemeral() -> str:
+    """A tool that toggle_tool adds and removes at run time."""
+    return "here"
+
+
+def ephemeral_prompt() -> str:
+    """A prompt that toggle_prompt adds and removes at run time."""
+    return "here"
+
+
+@site.tool
+def toggle_tool(ctx: Context) -> str:
+    """Register ``ephemeral`` if it is absent, else unregister it."""
+    if ctx.site.is_registered(ephemeral):
+        ctx.site.unregister(ephemeral)
+        return "removed"
+    ctx.site.tool(ephemeral)
+    return "added"
+
+
+@site.tool
+def toggle_prompt(ctx: Context) -> str:
+    """Register ``ephemeral_prompt`` if it is absent, else unregister it."""
+    if ctx.site.is_registered(ephemeral_prompt):
+        ctx.site.unregister(ephemeral_prompt)
+        return "removed"
+    ctx.site.prompt(ephemeral_prompt)
+    return "added"
+
+
+@site.tool
+def notify(kind: Literal["tools", "prompts", "resources", "updated"], uri: str = "") -> str:
+    """Call one of the ``notify_*`` functions for this site."""
+    if kind == "tools":
+        notify_tools_changed(site=site)
+    elif kind == "prompts":
+        notify_prompts_changed(site=site)
+    elif kind == "resources":
+        notify_resources_changed(site=site)
+    else:
+        notify_resource_updated(uri, site=site)
+    return "sent"
+
+
+@site.tool
+def save_author(name: str, fail: bool = False) -> int:
+    """Create an Author in a transaction; ``fail`` rolls it back. ``Author`` is a ModelTools
+    model with ``resource_uri = "authors://{id}"`` on the default site."""
+    try:
+        with transaction.atomic():
+            author = Author.objects.create(name=name)
+            if fail:
+                raise ValueError("roll back")
+    except ValueError as exc:
+        raise ToolError("rolled back") from exc
+    return int(author.pk)
+
+
+# -- multi round-trip requests -----------------------------------------------------------
+
+
+@site.tool
+def connect_account(ctx: Context) -> str:
+    """Send the user to a URL (URL-mode elicitation), then report what they chose."""
+    answer = ctx.elicit_url("Connect your account", "https://example.com/connect?flow=42")
+    return f"url {answer.action}"
+
+
+@site.tool
+def two_questions(ctx: Context, topic: str) -> str:
+    """Ask a name, then (next round) a colour; both answers travel in requestState."""
+    name = (ctx.elicit("Name?", {"name": str}, key="name").content or {}).get("name")
+    color = (ctx.elicit("Colour?", {"color": str}, key="color").content or {}).get("color")
+    return f"{name} likes {color} ({topic})"
+
+
+@site.prompt
+def confirm_prompt(ctx: Context) -> list[Message]:
+    """A prompt that first asks for a tone."""
+    answer = ctx.elicit("Which tone?", {"tone": str}, key="tone")
+    return [user(f"Tone: {(answer.content or {}).get('tone', 'none')}")]
+
+
+@site.tool(name="confirm_prompt")
+def confirm_tool(ctx: Context) -> str:
+    """A tool named like the prompt ``confirm_prompt``, asking the same question."""
+    answer = ctx.elicit("Which tone?", {"tone": str}, key="tone")
+    return f"Tone: {(answer.content or {}).get('tone', 'none')}"
+
+
+@site.resource("secret://{name}", mime_type="text/plain", ttl_ms=60_000, cache_scope="public")
+def secret(ctx: Context, name: str) -> str:
+    """A resource that asks for a confirmation before it is read."""
+    answer = ctx.elicit("Reveal the secret?", {"ok": bool}, key="confirm")
+    return f"secret {name}" if answer.accepted else "hidden"
+
+
+@site.resource("plain://note", mime_type="text/plain", ttl_ms=60_000, cache_scope="public")
+def plain_note() -> str:
+    """A resource that never asks for input."""
+    return "note"
+
+
+site.serving = True
