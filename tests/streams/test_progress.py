@@ -1,0 +1,131 @@
+"""Progress notifications on a request's own SSE response stream, through live ASGI servers
+(Daphne and uvicorn, with httpx streaming) and through the WSGI test client (buffered).
+
+basic/patterns/progress.mdx (digest section 11): "Notifications go only while that request
+is in progress. Over HTTP they go on that request's own SSE response stream, before the final
+response"; ``progress`` "must increase"; the ``progressToken`` is a string or an integer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.helpers import call_tool, request_meta, result_of
+
+from . import remote, sse
+
+if TYPE_CHECKING:
+    from .live import LiveServer
+
+PROGRESS_TOOL = "test_tool_with_progress"  # testproject.conformance: progress 0, 50, 100 of 100
+
+
+def assert_progress_stream(messages: list[dict[str, Any]], token: Any, request_id: Any) -> None:
+    """Progress notifications carrying exactly ``token``, rising, then the response, last."""
+    *notes, final = messages
+    assert notes, "no progress notification before the response"
+    for note in [*notes, final]:
+        sse.check_message(note, "tools/call")
+    assert {note["method"] for note in notes} == {"notifications/progress"}
+    for note in notes:
+        echoed = note["params"]["progressToken"]
+        assert echoed == token
+        assert type(echoed) is type(token)
+    values = [note["params"]["progress"] for note in notes]
+    assert values == sorted(set(values)), f"progress must increase: {values}"
+    assert final["id"] == request_id
+    assert final["result"]["content"][0]["text"] == str(token)
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("token", ["tok-1", 7, 0], ids=["string", "integer", "zero"])
+def test_progress_notifications_precede_the_response_on_an_event_stream(
+    live: LiveServer, token: Any
+):
+    """basic/transports/streamable-http.mdx (digest 6.4): the server may send notifications
+    that relate to the request before its response; SSE responses SHOULD carry
+    ``X-Accel-Buffering: no`` [and ``Cache-Control: no-cache``, rec]. basic/patterns/progress.mdx:
+    the notification echoes the request's ``progressToken`` (string or integer) exactly."""
+    body = remote.tool_call(PROGRESS_TOOL, id=11, progressToken=token)
+
+    with remote.stream(live.url(), body) as (response, reader):
+        assert response.status_code == 200
+        assert response.headers["content-type"].split(";")[0] == "text/event-stream"
+        assert response.headers["x-accel-buffering"] == "no"
+        assert response.headers["cache-control"] == "no-cache"
+        frames = reader.rest()
+
+    assert not [frame for frame in frames if frame.is_comment]
+    assert_progress_stream([frame.message for frame in frames if frame.message], token, 11)
+
+
+@pytest.mark.live
+def test_without_a_progress_token_the_answer_is_plain_json(live: LiveServer):
+    """basic/patterns/progress.mdx (digest 11, [rec]): open an SSE response only when there is
+    something to stream, i.e. a progressToken or logLevel; otherwise answer plain JSON."""
+    result = remote.result(live.url(), remote.tool_call(PROGRESS_TOOL))
+
+    assert result["content"][0]["text"] == "Progress complete"
+
+
+@pytest.mark.live
+def test_a_client_that_does_not_accept_event_streams_gets_plain_json(live: LiveServer):
+    """basic/transports/streamable-http.mdx: the server chooses JSON or SSE per request; a
+    client whose ``Accept`` omits ``text/event-stream`` cannot read a stream, so it gets the
+    final response as JSON (the progress is dropped, the request still succeeds)."""
+    body = remote.tool_call(PROGRESS_TOOL, progressToken="t")
+
+    response = remote.post(live.url(), body, headers={"Accept": "application/json"})
+
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json()["result"]["content"][0]["text"] == "t"
+
+
+@pytest.mark.live
+def test_a_tool_that_reports_no_progress_answers_plain_json_even_with_a_token(daphne: LiveServer):
+    """basic/patterns/progress.mdx: progress notifications are optional ("MAY"); when the
+    response comes before any notification it goes out as plain JSON, with its HTTP status."""
+    body = remote.tool_call("test_simple_text", progressToken="t")
+
+    response = remote.post(daphne.url(), body)
+
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+
+
+def test_the_wsgi_path_buffers_progress_into_one_event_stream(client: Any):
+    """basic/patterns/progress.mdx and streamable-http.mdx: under WSGI the notifications cannot
+    interleave with the running handler, so they are sent in order before the response on one
+    SSE stream (the same messages a live server streams)."""
+    response = call_tool(client, PROGRESS_TOOL, id=5, meta=request_meta(progressToken="w-1"))
+
+    assert response["Content-Type"] == "text/event-stream"
+    assert response["X-Accel-Buffering"] == "no"
+    assert response["Cache-Control"] == "no-cache"
+    assert_progress_stream(sse.messages(b"".join(response.streaming_content)), "w-1", 5)
+
+
+def test_the_wsgi_path_answers_plain_json_without_a_token(client: Any):
+    """basic/patterns/progress.mdx (digest 11, [rec]): no progressToken, no stream."""
+    result = result_of(call_tool(client, PROGRESS_TOOL))
+
+    assert result["content"][0]["text"] == "Progress complete"
+
+
+@pytest.mark.usefixtures("streams_urls")
+def test_progress_that_does_not_rise_is_not_sent(client: Any):
+    """basic/patterns/progress.mdx: "The progress value MUST increase with each notification";
+    a value not above the last one is dropped, not sent."""
+    response = call_tool(
+        client,
+        "progress_values",
+        {"values": [1, 1, 0.5, 2, 2, 3.5]},
+        path="/streams/mcp",
+        meta=request_meta(progressToken="p"),
+    )
+
+    notes = sse.messages(b"".join(response.streaming_content))[:-1]
+    assert [note["params"]["progress"] for note in notes] == [1, 2, 3.5]
