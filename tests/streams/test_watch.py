@@ -1,0 +1,161 @@
+"""Model changes announced to listen streams once committed (``watch`` and ``ModelTools``
+``resource_uri``), in-process.
+
+basic/patterns/subscriptions.mdx (digest section 12): ``notifications/resources/updated``
+with ``{uri}`` goes to streams subscribed to that URI (or a parent of it). A change that is
+not committed has not happened: it is announced after commit, never before, never on
+rollback.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.db import transaction
+
+import django_mcp
+from django_mcp import watch as watch_module
+from django_mcp.sites import MCPSite
+from django_mcp.sites import site as default_site
+from django_mcp.watch import unwatch, watch
+from testproject.books.models import Author, Book
+
+from . import sse
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def published(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """Every ``notify_resource_updated`` made by a watcher, as ``(uri, site)``."""
+    calls: list[tuple[str, Any]] = []
+    monkeypatch.setattr(
+        watch_module,
+        "notify_resource_updated",
+        lambda uri, *, site=None: calls.append((uri, site)),
+    )
+    return calls
+
+
+def test_a_model_tools_save_is_announced_after_commit_not_before(published: list[Any]):
+    """ModelTools ``resource_uri = "authors://{id}"`` (testproject.books) watches Author:
+    inside the transaction nothing is published; the commit publishes the instance URI on
+    the ModelTools' site."""
+    with transaction.atomic():
+        author = Author.objects.create(name="Ada")
+        assert published == []
+
+    assert published == [(f"authors://{author.pk}", default_site._wrapped)]
+
+
+def create_and_roll_back(name: str) -> None:
+    try:
+        with transaction.atomic():
+            Author.objects.create(name=name)
+            raise RuntimeError("roll back")
+    except RuntimeError:
+        pass
+
+
+def test_a_rolled_back_save_is_never_announced(published: list[Any]):
+    """A change that never committed never reaches a listener."""
+    create_and_roll_back("Ghost")
+
+    assert published == []
+
+
+def test_updates_and_deletes_are_announced_too(published: list[Any]):
+    """basic/patterns/subscriptions.mdx: ``resources/updated`` tells the client to re-read;
+    a delete changes what the URI serves as much as an update."""
+    author = Author.objects.create(name="Ada")
+    uri = f"authors://{author.pk}"
+    author.name = "Ada L."
+    author.save()
+    author.delete()
+
+    assert [call[0] for call in published] == [uri, uri, uri]
+
+
+def test_unwatch_stops_the_announcements(published: list[Any]):
+    """``unwatch`` disconnects what ``watch`` connected: later saves publish nothing."""
+    receiver = watch(Author, uri=lambda author: f"people://{author.pk}")
+    Author.objects.create(name="Before")
+    unwatch(Author, receiver)
+    Author.objects.create(name="After")
+
+    people = [uri for uri, _ in published if uri.startswith("people://")]
+    assert len(people) == 1
+
+
+def test_unregistering_a_model_stops_its_announcements(published: list[Any]):
+    """Unregistering a ModelTools with ``resource_uri`` removes its resource template and
+    its watcher, so saves of the model no longer publish for it."""
+    site = MCPSite(name="watch-test")
+
+    class ShelfTools(django_mcp.ModelTools):
+        fields = ("id", "title")
+        resource_uri = "shelf://{id}"
+
+    site.register(Book, ShelfTools)
+    author = Author.objects.create(name="Author")
+    Book.objects.create(isbn="1", title="One", author=author)
+    site.unregister(Book)
+    Book.objects.create(isbn="2", title="Two", author=author)
+
+    assert [uri for uri, _ in published if uri.startswith("shelf://")] == ["shelf://1"]
+    assert not site.is_registered("shelf://{id}")
+
+
+@pytest.mark.usefixtures("streams_urls")
+def test_a_listen_stream_receives_the_committed_update_only(client: Client, settings: Any):
+    """basic/patterns/subscriptions.mdx: a stream subscribed to ``authors://`` gets
+    ``resources/updated`` for a committed Author, with its subscriptionId; during the open
+    transaction it only sees keep-alives, and a rolled-back save never shows (WSGI path,
+    in-memory channel layer)."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_KEEPALIVE_SECONDS": 0.05}
+    body = {
+        "jsonrpc": "2.0",
+        "id": "authors",
+        "method": "subscriptions/listen",
+        "params": {
+            "notifications": {"resourceSubscriptions": ["authors://"]},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    response = client.post(
+        "/mcp",
+        json.dumps(body),
+        content_type="application/json",
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "subscriptions/listen",
+        },
+    )
+    frames = iter(response.streaming_content)
+    try:
+        ack = sse.messages(next(frames))[0]
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+
+        create_and_roll_back("Ghost")
+        with transaction.atomic():
+            author = Author.objects.create(name="Ada")
+            assert next(frames).startswith(b":")  # nothing but a keep-alive before commit
+
+        update = next(frame for frame in frames if not frame.startswith(b":"))
+    finally:
+        response.close()
+
+    message = sse.messages(update)[0]
+    sse.check_message(message)
+    assert message["method"] == "notifications/resources/updated"
+    assert message["params"]["uri"] == f"authors://{author.pk}"
+    assert message["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == "authors"
