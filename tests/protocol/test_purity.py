@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import django_mcp.protocol
 
 REPO = Path(__file__).resolve().parents[2]
