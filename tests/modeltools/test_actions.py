@@ -190,6 +190,20 @@ def test_get_queryset_scopes_the_rows(client: Client, catalogue: Any, boss: Any)
     assert structured(call(client, "book_get", draft))["title"] == "Unfinished Draft"
 
 
+def test_writes_reach_only_rows_of_get_queryset(
+    client: Client, catalogue: Any, editor: Any
+) -> None:
+    """server/tools.mdx, "Security Considerations": access control applies to writes too;
+    a row outside get_queryset(ctx) cannot be updated or deleted, and answers like a
+    missing one."""
+    client.force_login(editor)  # may change and delete books, but is not staff
+    draft = "9999999999999"
+
+    assert "No book" in tool_error(call(client, "book_update", {"isbn": draft, "title": "X"}))
+    assert "No book" in tool_error(call(client, "book_delete", {"isbn": draft}))
+    assert Book.objects.get(isbn=draft).title == "Unfinished Draft"
+
+
 # -- get -----------------------------------------------------------------------------------
 
 
