@@ -196,6 +196,10 @@ def describe_errors(exc: ValidationError) -> str:
 
 
 def structured_result(structured: Any) -> dict[str, Any]:
-    """``structuredContent`` plus the same JSON as text, for clients that read only text."""
-    text = json.dumps(structured, ensure_ascii=False)
+    """``structuredContent`` plus the same JSON as text, for clients that read only text.
+
+    JSON has no NaN or infinity: a result holding one cannot conform to any schema, so it
+    fails here (ValueError, reported as -32603) instead of being sent as ``null``.
+    """
+    text = json.dumps(structured, ensure_ascii=False, allow_nan=False)
     return {"content": [content.Text(text).to_dict()], "structuredContent": structured}

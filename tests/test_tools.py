@@ -36,6 +36,7 @@ from django_mcp import (
     ToolResult,
 )
 from django_mcp.pagination import encode_cursor
+from django_mcp.protocol.errors import INTERNAL_ERROR
 from django_mcp.sites import autodiscover
 from django_mcp.sites import site as default_site
 from tests.helpers import (
@@ -504,12 +505,6 @@ def test_a_structured_value_that_breaks_the_output_schema_is_not_sent(client, mc
     assert_error(call_tool(client, "wrong", {}), 200, -32603)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="declarations.py: a tool annotated -> float returning NaN sends "
-    "structuredContent null (JSON has no NaN), which breaks its outputSchema "
-    "{'type': 'number'}; server/tools.mdx requires structured results to conform",
-)
 def test_a_non_finite_float_never_breaks_the_output_schema(client, mcp_site):
     """server/tools.mdx "Output Schema": "Servers MUST provide structured results that
     conform to this schema"; JSON cannot carry NaN, so such a result must not be sent as
@@ -523,6 +518,7 @@ def test_a_non_finite_float_never_breaks_the_output_schema(client, mcp_site):
     message = call_tool(client, "ratio", {}).json()
     if "result" in message and "structuredContent" in message["result"]:
         Draft202012Validator(output_schema).validate(message["result"]["structuredContent"])
+    assert message["error"]["code"] == INTERNAL_ERROR
 
 
 def test_tool_result_gives_full_control(client, mcp_site):
