@@ -67,12 +67,17 @@ class RevisionPolicy:
 
     def decide(self, declared: Any) -> RevisionDecision:
         """Admit ``declared`` or raise :class:`UnsupportedProtocolVersion`."""
-        served = self.supported[0] if self.supported else CURRENT_REVISION
         if isinstance(declared, str) and declared in self.supported:
             return RevisionDecision(declared, declared, ServedHow.SUPPORTED)
         if self._serves_best_effort(declared):
-            return RevisionDecision(declared, served, ServedHow.BEST_EFFORT)
+            return RevisionDecision(declared, self.newest, ServedHow.BEST_EFFORT)
         raise UnsupportedProtocolVersion(declared, list(self.supported))
+
+    @property
+    def newest(self) -> str:
+        """The newest supported revision: what a best-effort request is served with."""
+        dated = [s for s in self.supported if parse_revision(s) is not None]
+        return max(dated, key=lambda s: parse_revision(s)) if dated else CURRENT_REVISION
 
     def _serves_best_effort(self, declared: Any) -> bool:
         if self.mode is RevisionPolicyMode.STRICT or not isinstance(declared, str):
@@ -82,8 +87,5 @@ class RevisionPolicy:
             return False
         if self.best_effort is not None:
             return declared in self.best_effort
-        newest = max(
-            (d for d in (parse_revision(s) for s in self.supported) if d is not None),
-            default=None,
-        )
+        newest = parse_revision(self.newest)
         return newest is not None and date > newest
