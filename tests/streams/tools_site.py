@@ -20,6 +20,8 @@ from django_mcp.exceptions import RequestCancelled
 from django_mcp.prompts import Message, user
 from django_mcp.sites import MCPSite
 from django_mcp.subscriptions import (
+    channel_layer,
+    group_name,
     notify_prompts_changed,
     notify_resource_updated,
     notify_resources_changed,
@@ -146,6 +148,16 @@ def save_author(name: str, fail: bool = False) -> int:
     return int(author.pk)
 
 
+@site.tool
+def listeners() -> int:
+    """How many listen streams of this site this process holds (in-memory channel layer
+    only; -1 with another layer)."""
+    groups = getattr(channel_layer(), "groups", None)
+    if groups is None:
+        return -1
+    return len(groups.get(group_name(site.name), {}))
+
+
 # -- multi round-trip requests -----------------------------------------------------------
 
 
@@ -192,3 +204,15 @@ def plain_note() -> str:
 
 
 site.serving = True
+
+#: A site with tools only: it cannot deliver prompt or resource notifications.
+tools_only = MCPSite(name="streams-tools-only")
+
+
+@tools_only.tool
+def lonely() -> str:
+    """The only declaration of the tools-only site."""
+    return "alone"
+
+
+tools_only.serving = True

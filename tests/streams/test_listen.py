@@ -1,0 +1,391 @@
+"""``subscriptions/listen`` streams through a live Daphne server (uvicorn for the server-side
+close), plus the WSGI path in-process.
+
+basic/patterns/subscriptions.mdx (digest section 12): the response is an SSE stream that
+stays open; "The first message MUST be notifications/subscriptions/acknowledged" with the
+"subset honoured"; "Each type is opt-in. The server MUST NOT send types the client did not
+request"; every notification carries ``_meta["io.modelcontextprotocol/subscriptionId"]``
+(the listen request's id); "Send : comment keep-alives during quiet periods"; a server that
+ends the stream "SHOULD first send the JSON-RPC response to the listen request, then close".
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from django_mcp.subscriptions import notify_prompts_changed, notify_tools_changed
+from tests.helpers import assert_error, mcp_post
+
+from . import remote, sse
+from .conftest import UVICORN_LISTEN_MAX_SECONDS
+from .tools_site import site as streams_site
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from django.test import Client
+
+    from .live import LiveServer
+    from .sse import EventReader
+
+STREAMS = "/streams/mcp"
+ALL = {
+    "toolsListChanged": True,
+    "promptsListChanged": True,
+    "resourcesListChanged": True,
+    "resourceSubscriptions": ["secret://a"],
+}
+
+
+@contextmanager
+def listening(
+    server: LiveServer, notifications: dict[str, Any], *, path: str = STREAMS, id: Any = "listen-1"
+) -> Iterator[tuple[dict[str, Any], EventReader]]:
+    """Open a listen stream; yield its acknowledgement (checked) and the reader."""
+    with remote.stream(server.url(path), remote.listen(notifications, id=id)) as (response, reader):
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "text/event-stream"
+        assert response.headers["x-accel-buffering"] == "no"
+        ack = reader.message()
+        sse.check_message(ack)
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        assert ack["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == id
+        yield ack, reader
+
+
+def call(server: LiveServer, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> Any:
+    """Call a tool; return its structured result, else its text."""
+    result = remote.result(server.url(kw.pop("path", STREAMS)), remote.tool_call(name, arguments))
+    assert not result.get("isError"), result
+    if "structuredContent" not in result:
+        return result["content"][0]["text"]
+    value = result["structuredContent"]
+    return value["result"] if isinstance(value, dict) and set(value) == {"result"} else value
+
+
+def change(reader: EventReader, subscription_id: Any = "listen-1") -> dict[str, Any]:
+    """The next change notification, checked and stamped with the subscription id."""
+    message = reader.message()
+    sse.check_message(message)
+    assert "id" not in message, f"expected a notification, got {message}"
+    assert message["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == subscription_id
+    return message
+
+
+# -- acknowledgement ------------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_the_acknowledgement_comes_first_with_everything_a_full_site_can_deliver(
+    daphne: LiveServer,
+):
+    """basic/patterns/subscriptions.mdx: the first message is the acknowledgement; a site
+    with tools, prompts and resources (listChanged and subscribe) honours every type."""
+    with listening(daphne, ALL) as (ack, _):
+        assert ack["params"]["notifications"] == ALL
+
+
+@pytest.mark.live
+def test_the_acknowledgement_leaves_out_types_the_server_cannot_deliver(daphne: LiveServer):
+    """basic/patterns/subscriptions.mdx: "The acknowledged subset leaves out types the server
+    cannot deliver": a tools-only site honours ``toolsListChanged`` alone."""
+    with listening(daphne, ALL, path="/streams/tools-only") as (ack, _):
+        assert ack["params"]["notifications"] == {"toolsListChanged": True}
+
+
+@pytest.mark.live
+def test_an_empty_filter_is_acknowledged_as_empty(daphne: LiveServer):
+    """basic/patterns/subscriptions.mdx: the filter is required, each field optional; flags
+    set to false opt into nothing."""
+    with listening(daphne, {"toolsListChanged": False}) as (ack, _):
+        assert ack["params"]["notifications"] == {}
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("subscription_id", ["listen-7", 42], ids=["string", "integer"])
+def test_every_message_carries_the_listen_id_with_its_json_type(
+    daphne: LiveServer, subscription_id: Any
+):
+    """basic/patterns/subscriptions.mdx: "Each is identified by its request id"; the
+    subscriptionId is that id, a string or an integer, unchanged."""
+    with listening(daphne, {"toolsListChanged": True}, id=subscription_id) as (ack, reader):
+        assert type(ack["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY]) is type(subscription_id)
+        call(daphne, "notify", {"kind": "tools"})
+
+        note = change(reader, subscription_id)
+
+    assert type(note["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY]) is type(subscription_id)
+
+
+# -- filtering and delivery -------------------------------------------------------------------
+
+
+@pytest.mark.live
+def test_only_the_types_the_client_opted_into_are_delivered(daphne: LiveServer):
+    """basic/patterns/subscriptions.mdx: "The server MUST NOT send types the client did not
+    request". Events reach a stream in the order they were published, so the first message
+    after the unrequested ones is the requested one."""
+    with listening(daphne, {"toolsListChanged": True}) as (_, reader):
+        call(daphne, "notify", {"kind": "prompts"})
+        call(daphne, "notify", {"kind": "resources"})
+        call(daphne, "notify", {"kind": "updated", "uri": "secret://a"})
+        call(daphne, "notify", {"kind": "tools"})
+
+        assert change(reader)["method"] == "notifications/tools/list_changed"
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(
+    ("kind", "method"),
+    [
+        ("tools", "notifications/tools/list_changed"),
+        ("prompts", "notifications/prompts/list_changed"),
+        ("resources", "notifications/resources/list_changed"),
+    ],
+)
+def test_each_notify_function_reaches_streams_that_asked_for_it(
+    daphne: LiveServer, kind: str, method: str
+):
+    """basic/patterns/subscriptions.mdx: ``listChanged`` servers SHOULD notify listeners that
+    opted in; ``notify_tools_changed`` / ``notify_prompts_changed`` /
+    ``notify_resources_changed`` publish to every stream of the site."""
+    with listening(daphne, ALL) as (_, reader):
+        call(daphne, "notify", {"kind": kind})
+
+        assert change(reader)["method"] == method
+
+
+@pytest.mark.live
+def test_resource_updates_reach_the_subscribed_uri_and_its_sub_resources_only(
+    daphne: LiveServer,
+):
+    """basic/patterns/subscriptions.mdx: ``notifications/resources/updated`` with ``{uri}``;
+    "The URI may be a sub-resource of a subscribed URI". Other URIs, including one that
+    merely starts with the same characters, are not delivered."""
+    with listening(daphne, {"resourceSubscriptions": ["secret://a"]}) as (_, reader):
+        for uri in ("secret://b", "secret://ab", "secret://a/part", "secret://a"):
+            call(daphne, "notify", {"kind": "updated", "uri": uri})
+
+        first, second = change(reader), change(reader)
+
+    assert [first["params"]["uri"], second["params"]["uri"]] == ["secret://a/part", "secret://a"]
+    assert first["method"] == "notifications/resources/updated"
+
+
+@pytest.mark.live
+def test_registering_and_unregistering_a_tool_at_run_time_announces_the_change(
+    daphne: LiveServer,
+):
+    """server/tools.mdx, "List Changed Notification": when the list of tools changes, the
+    server sends ``notifications/tools/list_changed`` to streams that asked for it (once
+    the site is serving, i.e. after start-up)."""
+    with listening(daphne, {"toolsListChanged": True}) as (_, reader):
+        first = call(daphne, "toggle_tool")
+        assert change(reader)["method"] == "notifications/tools/list_changed"
+        listed = remote.result(daphne.url(STREAMS), remote.message("tools/list"))
+        second = call(daphne, "toggle_tool")
+        assert change(reader)["method"] == "notifications/tools/list_changed"
+
+    assert {first, second} == {"added", "removed"}
+    names = {tool["name"] for tool in listed["tools"]}
+    assert ("ephemeral" in names) == (first == "added")
+
+
+@pytest.mark.live
+def test_registering_a_prompt_at_run_time_announces_the_prompt_list_change(daphne: LiveServer):
+    """server/prompts.mdx: prompt list changes go to streams with ``promptsListChanged``;
+    a stream that asked only for tools sees nothing of it."""
+    with (
+        listening(daphne, {"promptsListChanged": True}) as (_, prompts),
+        listening(daphne, {"toolsListChanged": True}, id="tools") as (_, tools),
+    ):
+        call(daphne, "toggle_prompt")
+        assert change(prompts)["method"] == "notifications/prompts/list_changed"
+        call(daphne, "notify", {"kind": "tools"})
+        assert change(tools, "tools")["method"] == "notifications/tools/list_changed"
+        call(daphne, "toggle_prompt")  # back as it was
+        assert change(prompts)["method"] == "notifications/prompts/list_changed"
+
+
+@pytest.mark.live
+def test_an_autodiscovered_site_announces_changes_made_by_a_tool(daphne: LiveServer):
+    """basic/patterns/subscriptions.mdx: the default (autodiscovered) site serves listen
+    too; testproject.conformance's ``test_trigger_tool_change`` re-registers a tool."""
+    with listening(daphne, {"toolsListChanged": True}, path="/mcp") as (_, reader):
+        call(daphne, "test_trigger_tool_change", path="/mcp")
+
+        assert change(reader)["method"] == "notifications/tools/list_changed"
+
+
+@pytest.mark.live
+def test_model_tools_saves_reach_a_listener_after_commit_and_never_on_rollback(
+    daphne: LiveServer,
+):
+    """basic/patterns/subscriptions.mdx: ModelTools ``resource_uri = "authors://{id}"``
+    (testproject.books) announces a committed save; a rolled-back save (published first)
+    never reaches the stream, so the two messages are exactly the two committed saves."""
+    with listening(daphne, {"resourceSubscriptions": ["authors://"]}, path="/mcp") as (_, reader):
+        rolled_back = remote.result(
+            daphne.url(STREAMS), remote.tool_call("save_author", {"name": "Ghost", "fail": True})
+        )
+        assert rolled_back["isError"] is True
+        ada = call(daphne, "save_author", {"name": "Ada"})
+        bob = call(daphne, "save_author", {"name": "Bob"})
+
+        uris = [change(reader)["params"]["uri"], change(reader)["params"]["uri"]]
+
+    assert uris == [f"authors://{ada}", f"authors://{bob}"]
+
+
+# -- keep-alives, closing, cancellation ---------------------------------------------------------
+
+
+@pytest.mark.live
+def test_quiet_streams_carry_keep_alive_comments(daphne: LiveServer):
+    """basic/transports/streamable-http.mdx (digest 6.4): "Long-lived streams should send
+    periodic SSE comment lines" (``LISTEN_KEEPALIVE_SECONDS``, 0.2 s in this server)."""
+    with listening(daphne, {"toolsListChanged": True}) as (_, reader):
+        frames = [reader.frame(), reader.frame(), reader.frame()]
+
+    assert all(frame.is_comment for frame in frames)
+    assert all(frame.raw.startswith(":") for frame in frames)
+
+
+@pytest.mark.live
+def test_the_server_ends_a_stream_with_the_listen_result_then_closes(uvicorn: LiveServer):
+    """basic/patterns/subscriptions.mdx: when the server ends the stream (here after
+    ``LISTEN_MAX_SECONDS``, 1 s) it "SHOULD first send the JSON-RPC response to the listen
+    request, then close": ``{"resultType": "complete", "_meta": {subscriptionId}}``."""
+    started = time.monotonic()
+    with listening(uvicorn, {"toolsListChanged": True}, id="short") as (_, reader):
+        closing = reader.message(deadline=UVICORN_LISTEN_MAX_SECONDS + 5)
+        rest = reader.rest()
+
+    sse.check_message(closing, "subscriptions/listen")
+    assert closing["id"] == "short"
+    assert closing["result"] == {
+        "resultType": "complete",
+        "_meta": {sse.SUBSCRIPTION_ID_KEY: "short"},
+    }
+    assert all(frame.is_comment for frame in rest)
+    assert time.monotonic() - started >= UVICORN_LISTEN_MAX_SECONDS
+
+
+@pytest.mark.live
+def test_closing_a_listen_stream_removes_its_subscription(daphne: LiveServer):
+    """basic/patterns/subscriptions.mdx: "The client closes the stream to cancel" and "The
+    server keeps no subscription state beyond the open stream"."""
+    before = call(daphne, "listeners")
+    with listening(daphne, {"toolsListChanged": True}):
+        assert call(daphne, "listeners") == before + 1
+
+    deadline = time.monotonic() + 5
+    while call(daphne, "listeners") != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert call(daphne, "listeners") == before
+
+
+# -- in-process (WSGI) ------------------------------------------------------------------------
+
+
+def post_listen(client: Client, notifications: Any, **kw: Any) -> Any:
+    params = {} if notifications is None else {"notifications": notifications}
+    return mcp_post(client, "subscriptions/listen", params, id="wsgi", path=STREAMS, **kw)
+
+
+@pytest.mark.usefixtures("streams_urls")
+@pytest.mark.parametrize(
+    "notifications",
+    [None, [], "all", {"toolsListChanged": "yes"}, {"resourceSubscriptions": "secret://a"}],
+    ids=repr,
+)
+def test_a_malformed_filter_is_invalid_params_before_any_stream(client: Client, notifications: Any):
+    """basic/patterns/subscriptions.mdx: ``notifications`` is required and typed; a bad
+    filter is an ordinary JSON-RPC error (-32602), validated before a stream opens (digest
+    6.3)."""
+    response = post_listen(client, notifications)
+
+    assert response["Content-Type"].startswith("application/json")
+    assert_error(response, 200, -32602)
+
+
+def read_until_closed(chunks: Iterator[bytes], within: float) -> list[sse.Frame]:
+    frames: list[sse.Frame] = []
+    deadline = time.monotonic() + within
+    for chunk in chunks:
+        frames.extend(sse.parse(chunk))
+        assert time.monotonic() < deadline, "the stream did not end in time"
+    return frames
+
+
+@pytest.mark.usefixtures("streams_urls")
+def test_the_wsgi_path_acknowledges_delivers_keeps_alive_and_closes(client: Client, settings: Any):
+    """basic/patterns/subscriptions.mdx, through a WSGI worker (one thread per stream): the
+    same acknowledgement, filtered changes, keep-alives and closing result."""
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_KEEPALIVE_SECONDS": 0.1,
+        "LISTEN_MAX_SECONDS": 0.6,
+    }
+    response = post_listen(client, {"toolsListChanged": True})
+    assert response["Content-Type"] == "text/event-stream"
+    assert response["X-Accel-Buffering"] == "no"
+    chunks = iter(response.streaming_content)
+    ack = sse.parse(next(chunks))  # the stream is subscribed once it acknowledged
+    notify_prompts_changed(site=streams_site)  # filtered out
+    notify_tools_changed(site=streams_site)
+
+    frames = ack + read_until_closed(chunks, within=5)
+
+    messages = [frame.message for frame in frames if frame.message]
+    for message in messages[:-1]:
+        sse.check_message(message)
+    sse.check_message(messages[-1], "subscriptions/listen")
+    assert [m.get("method") for m in messages] == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/tools/list_changed",
+        None,
+    ]
+    assert messages[-1]["id"] == "wsgi"
+    assert any(frame.is_comment for frame in frames)
+
+
+@pytest.mark.usefixtures("streams_urls")
+def test_events_a_stream_filters_out_do_not_hold_back_its_keep_alives(
+    client: Client, settings: Any
+):
+    """basic/transports/streamable-http.mdx (digest 6.4): keep-alives go out "during quiet
+    periods" of the stream; a steady flow of events this stream does not want (prompt
+    changes, every 20 ms) is quiet for it."""
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_KEEPALIVE_SECONDS": 0.2,
+        "LISTEN_MAX_SECONDS": 1.0,
+    }
+    response = post_listen(client, {"toolsListChanged": True})
+    chunks = iter(response.streaming_content)
+    ack = sse.parse(next(chunks))
+    stop = threading.Event()
+
+    def flood() -> None:
+        while not stop.wait(0.02):
+            notify_prompts_changed(site=streams_site)
+
+    flooder = threading.Thread(target=flood, daemon=True)
+    flooder.start()
+    try:
+        frames = ack + read_until_closed(chunks, within=5)
+    finally:
+        stop.set()
+        flooder.join(timeout=5)
+
+    assert sum(frame.is_comment for frame in frames) >= 2
+    assert [json.dumps(f.message) for f in frames if f.message and "method" in f.message] == [
+        json.dumps(frames[0].message)
+    ]
