@@ -76,8 +76,8 @@ class RevisionPolicy:
     @property
     def newest(self) -> str:
         """The newest supported revision: what a best-effort request is served with."""
-        dated = [s for s in self.supported if parse_revision(s) is not None]
-        return max(dated, key=lambda s: parse_revision(s)) if dated else CURRENT_REVISION
+        dated = [(date, s) for s in self.supported if (date := parse_revision(s)) is not None]
+        return max(dated)[1] if dated else CURRENT_REVISION
 
     def _serves_best_effort(self, declared: Any) -> bool:
         if self.mode is RevisionPolicyMode.STRICT or not isinstance(declared, str):
