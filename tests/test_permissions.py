@@ -14,7 +14,9 @@ declaration of each kind at /mcp.
 from __future__ import annotations
 
 import json
+import runpy
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import pytest
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from django.http import HttpResponse
 
 EXAMPLE = "/example/mcp"
+STAFF = "/example/staff/mcp"
 
 site = MCPSite(name="test-permissions")
 
@@ -115,7 +118,11 @@ class AuthorTools(django_mcp.ModelTools):
     permission_classes = [StaffOnly]
 
 
-urlpatterns = [path("mcp", site.urls), path("example/mcp", permissions_example.site.urls)]
+urlpatterns = [
+    path("mcp", site.urls),
+    path("example/mcp", permissions_example.site.urls),
+    path("example/staff/mcp", permissions_example.staff_site.urls),
+]
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 
@@ -309,27 +316,22 @@ def test_reads_on_a_gated_site_are_private(client: Client, viewer: User) -> None
     ] == ("private")
 
 
-def test_a_site_subclass_can_gate_everything(
-    client: Client, mcp_site: MCPSite, settings: Any
-) -> None:
+def test_a_site_subclass_can_gate_everything(client: Client, staff: User, viewer: User) -> None:
     """server/tools.mdx, "Capabilities" (digest 3.2): the set may vary by authorization;
-    overriding MCPSite.has_permission gates a whole site, and its lists become private."""
+    overriding MCPSite.has_permission gates a whole site, its lists become private, and
+    its tools answer like unknown ones to everyone else."""
+    anonymous = result_of(mcp_post(client, "tools/list", path=STAFF))
+    hidden = call_tool(client, "rebuild_search_index", path=STAFF)
+    unknown = call_tool(client, "no_such_tool", path=STAFF)
+    client.force_login(viewer)
+    not_staff = result_of(mcp_post(client, "tools/list", path=STAFF))
+    client.force_login(staff)
+    granted = result_of(call_tool(client, "rebuild_search_index", path=STAFF))
 
-    class LoggedInSite(MCPSite):
-        def has_permission(self, spec: Any, context: Context | None) -> bool:
-            user = context.user if context is not None else None
-            return bool(user is not None and user.is_authenticated)
-
-    gated = LoggedInSite(name="logged-in")
-    gated.tool(lambda: "x", name="anything")
-    from tests import urls as test_urls
-
-    test_urls.urlpatterns[:] = [path("mcp", gated.urls)]
-    settings.ROOT_URLCONF = "tests.urls"
-    listed = result_of(mcp_post(client, "tools/list"))
-
-    assert (listed["tools"], listed["cacheScope"]) == ([], "private")
-    assert_error(call_tool(client, "anything"), 200, errors.INVALID_PARAMS)
+    assert (anonymous["tools"], anonymous["cacheScope"]) == ([], "private")
+    assert not_staff["tools"] == []
+    same_answer(hidden, unknown, "rebuild_search_index", "no_such_tool")
+    assert granted["content"] == [{"type": "text", "text": "Rebuild scheduled."}]
 
 
 # -- ModelTools ----------------------------------------------------------------------------------
@@ -427,3 +429,15 @@ def test_a_custom_drf_permission_gets_the_django_user(
     assert {"author_list", "author_create"} <= staff_names
     created = result_of(call_tool(client, "author_create", {"name": "Octavia E. Butler"}))
     assert created["structuredContent"]["name"] == "Octavia E. Butler"
+
+
+def test_the_guide_shows_the_example_file_tested_here() -> None:
+    """docs/guides/permissions.md shows the code of docs/examples/permissions_example.py as it is
+    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what this
+    module runs."""
+    repo = Path(__file__).resolve().parents[1]
+    guide = (repo / "docs/guides/permissions.md").read_text(encoding="utf-8")
+    render = runpy.run_path(str(repo / "scripts/sync_docs.py"))["render"]
+
+    assert "<!-- example: docs/examples/permissions_example.py#" in guide
+    assert render(guide) == guide

@@ -18,6 +18,7 @@ from testproject.books.models import Author, Book
 site = MCPSite(name="completion-example")
 
 
+# [docs:completers]
 # A completer receives what it asks for by name: ``value`` (typed so far), ``arguments``
 # (earlier values, from context.arguments), ``argument`` (the name) and ``ctx``. It returns
 # strings, best first; the server sends the first 100 with the total and hasMore.
@@ -44,6 +45,10 @@ async def languages(value: str) -> list[str]:
     return [name for name in LANGUAGES if name.lower().startswith(value.lower())]
 
 
+# [/docs:completers]
+
+
+# [docs:template]
 # Resource template variables complete like prompt arguments.
 @site.resource(
     "books://by/{author}/{title}",
@@ -56,11 +61,18 @@ def book_by(author: str, title: str) -> dict[str, Any]:
     return {"isbn": book.isbn, "title": book.title, "author": author}
 
 
+# [/docs:template]
+
+
+# [docs:prompt]
 # A Literal (or Enum) argument completes from its choices without a completer.
 @site.prompt(complete={"title": titles, "language": languages})
 def translate(title: str, language: str, tone: Literal["formal", "casual"] = "formal") -> str:
     """Ask for a translation of a book's blurb."""
     return f"Translate the blurb of '{title}' into {language}, in a {tone} tone."
+
+
+# [/docs:prompt]
 
 
 urlpatterns = [path("mcp", site.urls)]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 site = MCPSite(name="modeltools-example")
 
 
+# [docs:author]
 # The smallest declaration: list and get, every field.
 @django_mcp.register(Author, site=site)
 class AuthorTools(django_mcp.ModelTools):
@@ -33,6 +34,10 @@ class AuthorTools(django_mcp.ModelTools):
     search_fields = ["name"]
 
 
+# [/docs:author]
+
+
+# [docs:book]
 # A DRF serializer you already have: its fields, validation and representation are reused.
 class BookSerializer(serializers.ModelSerializer[Book]):
     class Meta:
@@ -70,6 +75,9 @@ class BookTools(django_mcp.ModelTools):
         if user is None or not user.is_staff:
             books = books.filter(published__isnull=False)
         return books
+
+
+# [/docs:book]
 
 
 urlpatterns = [path("mcp", site.urls)]

@@ -9,6 +9,8 @@ In a project these live in an app's ``mcp.py`` on the default site: drop the ``s
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.urls import path
 from rest_framework.permissions import IsAuthenticated
 
@@ -20,6 +22,7 @@ from testproject.books.models import Author, Book
 site = MCPSite(name="permissions-example")
 
 
+# [docs:declarations]
 # Django permissions, checked against the request's user (a list means all of them).
 @site.tool(read_only=True, permission_required="books.view_book")
 def count_books() -> int:
@@ -44,6 +47,10 @@ def rewrite_blurb(isbn: str) -> str:
     return f"Rewrite the blurb of the book {isbn} in two sentences."
 
 
+# [/docs:declarations]
+
+
+# [docs:modeltools]
 # ModelTools: the admin's own model permissions (view/add/change/delete_author) per action.
 @django_mcp.register(Author, site=site)
 class AuthorTools(django_mcp.ModelTools):
@@ -65,4 +72,28 @@ class BookTools(django_mcp.ModelTools):
         return super().has_permission(ctx, action)
 
 
-urlpatterns = [path("mcp", site.urls)]
+# [/docs:modeltools]
+
+
+# [docs:site]
+class StaffSite(MCPSite):
+    """A site for staff only: to everyone else it looks empty."""
+
+    def has_permission(self, spec: Any, context: Context | None) -> bool:
+        user = context.user if context is not None else None
+        is_staff = bool(user is not None and user.is_active and user.is_staff)
+        return is_staff and super().has_permission(spec, context)
+
+
+staff_site = StaffSite(name="staff")
+
+
+@staff_site.tool(destructive=True)
+def rebuild_search_index() -> str:
+    """Rebuild the full-text index."""
+    return "Rebuild scheduled."
+
+
+# [/docs:site]
+
+urlpatterns = [path("mcp", site.urls), path("staff/mcp", staff_site.urls)]

@@ -35,6 +35,7 @@ COVER_PNG = base64.b64decode(
 CHIME_WAV = base64.b64decode("UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=")
 
 
+# [docs:string]
 # A prompt that returns a string: one user message with that text.
 @site.prompt
 def greeting() -> str:
@@ -42,6 +43,10 @@ def greeting() -> str:
     return "Hello! Which books would you recommend this week?"
 
 
+# [/docs:string]
+
+
+# [docs:arguments]
 # Arguments: the client sends strings; type hints convert and validate them. A parameter
 # without a default is a required argument. Field(description=...) describes it.
 @site.prompt(title="Review a book")
@@ -57,6 +62,10 @@ def review(
     ]
 
 
+# [/docs:arguments]
+
+
+# [docs:content]
 # Other content: images, audio and embedded resources, with optional annotations.
 @site.prompt
 def describe_cover(isbn: str) -> list[Message]:
@@ -79,6 +88,9 @@ def describe_cover(isbn: str) -> list[Message]:
 def announce(title: str) -> list[Message]:
     """Play a chime, then announce a new arrival."""
     return [user(Audio(CHIME_WAV, mime_type="audio/wav")), user(f"New arrival: {title}!")]
+
+
+# [/docs:content]
 
 
 urlpatterns = [path("mcp", site.urls)]

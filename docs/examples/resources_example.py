@@ -25,6 +25,7 @@ LOGO_PNG = base64.b64decode(
 )
 
 
+# [docs:fixed]
 # A fixed URI: listed by resources/list. A str is served as text.
 @site.resource(
     "bookshop://about",
@@ -46,6 +47,10 @@ def logo() -> bytes:
     return LOGO_PNG
 
 
+# [/docs:fixed]
+
+
+# [docs:template]
 # A template (RFC 6570): listed by resources/templates/list. Its variables are the
 # function's parameters. Other values are served as JSON. DoesNotExist means not found.
 @site.resource("books://{isbn}", mime_type="application/json")
@@ -55,6 +60,10 @@ def book(isbn: str) -> dict[str, Any]:
     return {"isbn": found.isbn, "title": found.title, "author": found.author.name}
 
 
+# [/docs:template]
+
+
+# [docs:private]
 # Contents that depend on who asks: say so, so that shared caches do not reuse them.
 @site.resource("bookshop://me", cache_scope="private")
 def me(ctx: Context) -> str:
@@ -63,6 +72,10 @@ def me(ctx: Context) -> str:
     return user.get_username() if user is not None and user.is_authenticated else "anonymous"
 
 
+# [/docs:private]
+
+
+# [docs:files]
 # Every file below a directory, e.g. shelf://policies/returns.txt; ``../`` and symlinks
 # that lead out of the directory are refused as not found.
 directory_resource(
@@ -72,5 +85,6 @@ directory_resource(
     name="shelf",
     description="The shop's notices and policies.",
 )
+# [/docs:files]
 
 urlpatterns = [path("mcp", site.urls)]
