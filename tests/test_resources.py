@@ -146,7 +146,13 @@ def test_resources_list_describes_each_fixed_resource(client: Client) -> None:
         "annotations": {"audience": ["user", "assistant"], "priority": 0.9},
         "icons": [{"src": "https://bookshop.example/icon.png", "mimeType": "image/png"}],
     }
-    assert resources["bookshop://logo.png"]["size"] == len(resources_example.LOGO_PNG)
+    assert resources["bookshop://logo.png"] == {
+        "uri": "bookshop://logo.png",
+        "name": "logo",
+        "description": "The shop's logo.",
+        "mimeType": "image/png",
+        "size": 70,  # as docs/guides/resources.md shows
+    }
     own = {r["uri"]: r for r in listing(client, "resources/list")["resources"]}
     assert own["test://plain"]["_meta"] == {"origin": "tests"}
     assert own["test://plain"]["annotations"] == {"lastModified": "2026-07-28T00:00:00Z"}
