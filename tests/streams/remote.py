@@ -11,10 +11,13 @@ import httpx
 
 from tests.helpers import mcp_body, mcp_headers, merge_headers, request_meta
 
+from . import sse
 from .sse import EventReader
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
+
+    from .live import LiveServer
 
 READ_TIMEOUT = 5.0
 
@@ -84,3 +87,53 @@ def stream(
         ) as response,
     ):
         yield response, EventReader(response)
+
+
+# -- live-server conveniences -------------------------------------------------------------------
+
+STREAMS = "/streams/mcp"
+
+
+@contextmanager
+def listening(
+    server: LiveServer,
+    notifications: Mapping[str, Any],
+    *,
+    path: str = STREAMS,
+    id: Any = "listen-1",
+) -> Iterator[tuple[dict[str, Any], EventReader]]:
+    """Open a listen stream; yield its acknowledgement (checked) and the reader."""
+    with stream(server.url(path), listen(notifications, id=id)) as (response, reader):
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "text/event-stream"
+        assert response.headers["x-accel-buffering"] == "no"
+        ack = reader.message()
+        sse.check_message(ack)
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        assert ack["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == id
+        yield ack, reader
+
+
+def call(
+    server: LiveServer,
+    name: str,
+    arguments: Mapping[str, Any] | None = None,
+    *,
+    path: str = STREAMS,
+) -> Any:
+    """Call a tool on a live server; return its structured result, else its text."""
+    answer = result(server.url(path), tool_call(name, arguments))
+    assert not answer.get("isError"), answer
+    if "structuredContent" not in answer:
+        return answer["content"][0]["text"]
+    value = answer["structuredContent"]
+    return value["result"] if isinstance(value, dict) and set(value) == {"result"} else value
+
+
+def change(reader: EventReader, subscription_id: Any = "listen-1") -> dict[str, Any]:
+    """The next change notification, checked and stamped with the subscription id."""
+    message = reader.message()
+    sse.check_message(message)
+    assert "id" not in message, f"expected a notification, got {message}"
+    assert message["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == subscription_id
+    return message

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -24,6 +23,7 @@ from tests.helpers import assert_error, mcp_post
 
 from . import remote, sse
 from .conftest import UVICORN_LISTEN_MAX_SECONDS
+from .remote import STREAMS, call, change, listening
 from .tools_site import site as streams_site
 
 if TYPE_CHECKING:
@@ -32,50 +32,13 @@ if TYPE_CHECKING:
     from django.test import Client
 
     from .live import LiveServer
-    from .sse import EventReader
 
-STREAMS = "/streams/mcp"
 ALL = {
     "toolsListChanged": True,
     "promptsListChanged": True,
     "resourcesListChanged": True,
     "resourceSubscriptions": ["secret://a"],
 }
-
-
-@contextmanager
-def listening(
-    server: LiveServer, notifications: dict[str, Any], *, path: str = STREAMS, id: Any = "listen-1"
-) -> Iterator[tuple[dict[str, Any], EventReader]]:
-    """Open a listen stream; yield its acknowledgement (checked) and the reader."""
-    with remote.stream(server.url(path), remote.listen(notifications, id=id)) as (response, reader):
-        assert response.status_code == 200
-        assert response.headers["content-type"] == "text/event-stream"
-        assert response.headers["x-accel-buffering"] == "no"
-        ack = reader.message()
-        sse.check_message(ack)
-        assert ack["method"] == "notifications/subscriptions/acknowledged"
-        assert ack["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == id
-        yield ack, reader
-
-
-def call(server: LiveServer, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> Any:
-    """Call a tool; return its structured result, else its text."""
-    result = remote.result(server.url(kw.pop("path", STREAMS)), remote.tool_call(name, arguments))
-    assert not result.get("isError"), result
-    if "structuredContent" not in result:
-        return result["content"][0]["text"]
-    value = result["structuredContent"]
-    return value["result"] if isinstance(value, dict) and set(value) == {"result"} else value
-
-
-def change(reader: EventReader, subscription_id: Any = "listen-1") -> dict[str, Any]:
-    """The next change notification, checked and stamped with the subscription id."""
-    message = reader.message()
-    sse.check_message(message)
-    assert "id" not in message, f"expected a notification, got {message}"
-    assert message["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == subscription_id
-    return message
 
 
 # -- acknowledgement ------------------------------------------------------------------------
