@@ -49,6 +49,18 @@ class _ResourceBase:
 
     def __post_init__(self) -> None:
         self.signature = build_signature(self.func, model_name=f"{self.name}_variables")
+        if self.cache_scope not in (None, "public", "private"):
+            raise InvalidDeclaration(
+                f"{self.registrant}: cache_scope must be \"public\" or \"private\", "
+                f"not {self.cache_scope!r}"
+            )
+        if self.ttl_ms is not None and (
+            not isinstance(self.ttl_ms, int) or isinstance(self.ttl_ms, bool) or self.ttl_ms < 0
+        ):
+            raise InvalidDeclaration(
+                f"{self.registrant}: ttl_ms must be a whole number of milliseconds >= 0, "
+                f"not {self.ttl_ms!r}"
+            )
 
     @property
     def registrant(self) -> str:
