@@ -177,6 +177,11 @@ class ModelTools:
                     action_output_schema=out_schema,
                 )
             )
+        names = [spec.name for spec in specs]
+        if len(set(names)) != len(names):
+            raise InvalidDeclaration(
+                f"{type(self).__qualname__}: two actions share a tool name in {names}"
+            )
         return specs
 
     def _describe(self, action: str, verbose: str, plural: str) -> str:
