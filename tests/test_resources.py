@@ -423,6 +423,21 @@ def test_resource_declarations_are_checked_when_registered() -> None:
         other.resource("fixed://y")(takes_nothing)
 
 
+@pytest.mark.parametrize(
+    "options", [{"cache_scope": "shared"}, {"ttl_ms": -1}, {"ttl_ms": 1.5}, {"ttl_ms": True}]
+)
+def test_cache_hints_are_checked_when_registered(options: dict[str, Any]) -> None:
+    """server/utilities/caching.mdx (digest 4, CacheableResult): ttlMs is an integer >= 0
+    and cacheScope is "public" or "private"; a declaration that would break the result
+    schema fails at import time."""
+
+    def takes_nothing() -> str:
+        return ""
+
+    with pytest.raises(InvalidDeclaration):
+        MCPSite(name="hints").resource("fixed://z", **options)(takes_nothing)
+
+
 def test_a_context_parameter_is_not_a_template_variable() -> None:
     """server/resources.mdx, "Resource Templates": only URI variables are parameters; a
     Context is injected."""

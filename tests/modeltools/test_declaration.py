@@ -208,6 +208,19 @@ def test_a_model_registers_once_and_clashing_names_add_nothing() -> None:
     assert {t.name for t in other.get_tools()} == {"author_list", "author_get"}
 
 
+def test_two_actions_cannot_share_a_tool_name() -> None:
+    """server/tools.mdx, "Tool Names": names SHOULD be unique per server; renaming get to
+    book_list would silently replace the list tool."""
+
+    class Shadowing(django_mcp.ModelTools):
+        tool_names = {"get": "book_list"}
+
+    other = MCPSite(name="shadowing")
+    with pytest.raises(InvalidDeclaration):
+        other.register(Book, Shadowing)
+    assert other.get_tools() == []
+
+
 def test_unregistering_a_model_removes_its_tools() -> None:
     """server/tools.mdx, "Listing Tools": the list is what is currently available."""
     other = MCPSite(name="unregister")
