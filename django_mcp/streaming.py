@@ -17,7 +17,7 @@ before its response (basic/patterns/progress.mdx, server/utilities/logging.mdx).
 from __future__ import annotations
 
 import asyncio
-import queue
+import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
@@ -70,14 +70,22 @@ def buffered_events(notes: list[dict[str, Any]], reply: Reply) -> Iterator[bytes
 
 
 class LiveStream:
-    """A handler running in a worker thread, its notifications queued for the stream."""
+    """A handler running in a worker thread, its notifications handed to the stream.
+
+    Items after the first wait in a list until the stream starts on the event loop; from
+    then on the handler thread hands each one to the loop's queue directly. No thread is
+    ever parked waiting for the next item: a blocking ``queue.get`` in the loop's default
+    executor (a few threads) let a handful of slow streams stall every other one.
+    """
 
     def __init__(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
-        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.first = threading.Event()
         self.first_item: Any = None
         self.context: Context | None = None
         self._lock = threading.Lock()
+        self._pending: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[Any] | None = None
         self._thread = threading.Thread(
             target=self._run, args=(server, admitted, request), name="mcp-stream", daemon=True
         )
@@ -94,7 +102,13 @@ class LiveStream:
                 self.first_item = item
                 self.first.set()
                 return
-        self.queue.put(item)
+            if self._loop is None or self._queue is None:
+                self._pending.append(item)
+                return
+            loop, target = self._loop, self._queue
+        # A closed loop (RuntimeError) means nobody reads this stream any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(target.put_nowait, item)
 
     def _run(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
         close_old_connections()
@@ -107,20 +121,30 @@ class LiveStream:
         finally:
             connections.close_all()
             self._put(reply)
-            self.queue.put(_DONE)
+            self._put(_DONE)
 
     def cancel(self) -> None:
         """The client went away: stop the handler as soon as it can notice."""
         if self.context is not None:
             self.context.cancel()
 
+    def _attach(self) -> asyncio.Queue[Any]:
+        """Receive further items on the running loop; queue what is already pending."""
+        items: asyncio.Queue[Any] = asyncio.Queue()
+        with self._lock:
+            for item in self._pending:
+                items.put_nowait(item)
+            self._pending.clear()
+            self._loop, self._queue = asyncio.get_running_loop(), items
+        return items
+
     async def events(self) -> AsyncIterator[bytes]:
         """The SSE events after the first notification, ending with the reply."""
-        loop = asyncio.get_running_loop()
+        items = self._attach()
         try:
             yield sse.event(notification_message(self.first_item))
             while True:
-                item = await loop.run_in_executor(None, self.queue.get)
+                item = await items.get()
                 if item is _DONE or item is None:
                     return
                 if isinstance(item, dict):
