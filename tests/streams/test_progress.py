@@ -8,6 +8,9 @@ response"; ``progress`` "must increase"; the ``progressToken`` is a string or an
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -94,6 +97,48 @@ def test_a_tool_that_reports_no_progress_answers_plain_json_even_with_a_token(da
 
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
+
+
+@pytest.mark.live
+def test_slow_streams_do_not_hold_up_other_streams(live: LiveServer):
+    """basic/patterns/progress.mdx: notifications go "while that request is in progress":
+    a stream's progress must not wait for other requests' handlers. As many slow streams
+    as the event loop's default executor has threads (each between two progress reports
+    for 2 s) must not delay a quick request's notifications and response."""
+    slow = min(32, (os.cpu_count() or 1) + 4)
+    started = threading.Semaphore(0)
+    errors: list[BaseException] = []
+
+    def hold(token: int) -> None:
+        try:
+            body = remote.tool_call("pulse", {"seconds": 2.0}, progressToken=token)
+            with remote.stream(live.url("/streams/mcp"), body) as (_, reader):
+                reader.message()
+                started.release()
+                reader.rest()
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+            started.release()
+
+    holders = [threading.Thread(target=hold, args=(i,), daemon=True) for i in range(slow)]
+    for holder in holders:
+        holder.start()
+    try:
+        for _ in holders:
+            assert started.acquire(timeout=10), "the slow streams did not start"
+        began = time.monotonic()
+        body = remote.tool_call("pulse", {"seconds": 0.1}, progressToken="quick")
+        with remote.stream(live.url("/streams/mcp"), body) as (_, reader):
+            frames = reader.rest()
+        took = time.monotonic() - began
+    finally:
+        for holder in holders:
+            holder.join(timeout=10)
+
+    assert not errors, errors
+    assert [frame.message["params"]["progress"] for frame in frames[:-1]] == [1, 2]
+    assert frames[-1].message["result"]["content"][0]["text"] == "pulsed"
+    assert took < 1.5, f"the quick stream waited for the slow ones ({took:.2f} s)"
 
 
 def test_the_wsgi_path_buffers_progress_into_one_event_stream(client: Any):

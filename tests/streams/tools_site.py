@@ -72,6 +72,15 @@ async def wait_async(ctx: Context, path: str, seconds: float = 10.0) -> str:
 
 
 @site.tool
+def pulse(ctx: Context, seconds: float) -> str:
+    """Report progress, wait ``seconds`` (a sync handler), report again."""
+    ctx.report_progress(1, total=2)
+    time.sleep(seconds)
+    ctx.report_progress(2, total=2)
+    return "pulsed"
+
+
+@site.tool
 def progress_values(ctx: Context, values: list[float]) -> str:
     """Report each of ``values`` as progress (the context drops values that do not rise)."""
     for value in values:
