@@ -86,7 +86,7 @@ def main() -> None:
     django.setup()
     # The request log is measured separately: here only the request path counts.
     override_settings(
-        ROOT_URLCONF="bench.urls", DJANGO_MCP={**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+        ROOT_URLCONF="bench.urls", DJANGO_MCP={**settings.DJANGO_MCP, "REQUEST_LOG": os.environ.get("BENCH_REQUEST_LOG", "off")}
     ).enable()
     from django.core.management import call_command
     from django.core.wsgi import get_wsgi_application
