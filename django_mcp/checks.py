@@ -135,3 +135,22 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
                 Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
             )
     return errors
+
+
+@register(Tags.models)
+def check_model_tools(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.E005: a ModelTools option names a field the model does not have."""
+    from .sites import all_sites
+
+    messages: list[CheckMessage] = []
+    for target in all_sites():
+        for model, tools in target.registered_models().items():
+            for problem in tools.check():
+                messages.append(
+                    Error(
+                        f"{type(tools).__qualname__} ({model._meta.label}): {problem}.",
+                        obj=type(tools),
+                        id="django_mcp.E005",
+                    )
+                )
+    return messages

@@ -347,6 +347,10 @@ class MCPSite:
             raise TypeError("A ModelTools class goes with a model, not a function")
         return self.tool(target)
 
+    def registered_models(self) -> dict[type[Model], ModelTools]:
+        """Each registered model and its ModelTools instance."""
+        return dict(self._registry.models)
+
     def register_model(self, model: type[Model], tools_class: type[ModelTools]) -> ModelTools:
         """Expose ``model`` through an instance of ``tools_class``."""
         if model._meta.abstract:

@@ -129,3 +129,22 @@ def test_e004_for_allowed_origins_given_as_a_string():
 
 def test_e004_for_an_invalid_request_state_max_age():
     assert ids(settings_errors({"REQUEST_STATE_MAX_AGE": -1})) == ["django_mcp.E004"]
+
+
+def test_e005_for_model_tools_options_naming_missing_fields(settings):
+    """django_mcp.E005 (docs/checks.md): misspelled ModelTools options fail at startup, as
+    ModelAdmin's do, not when a tool is first called."""
+    from django_mcp import MCPSite, ModelTools
+    from django_mcp.checks import check_model_tools
+    from testproject.books.models import Book
+
+    class Misspelled(ModelTools):
+        search_fields = ["titel"]
+        ordering = ["-published", "pricee"]
+
+    site = MCPSite(name="e005")
+    site.register(Book, Misspelled)
+    messages = [m for m in check_model_tools(None) if m.obj is Misspelled]
+    assert [m.id for m in messages] == ["django_mcp.E005"] * 2
+    site.unregister(Book)
+    assert not [m for m in check_model_tools(None) if m.obj is Misspelled]

@@ -81,6 +81,22 @@ class ModelTools:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.opts.label}>"
 
+    def check(self) -> list[str]:
+        """Problems with the options, for the system check (like ModelAdmin's checks):
+        misspelled fields would otherwise only fail when a tool is called."""
+        problems = []
+        names = {field.name for field in self.opts.get_fields()} | {"pk"}
+        for option in ("search_fields", "list_filter", "list_select_related"):
+            for name in getattr(self, option):
+                root = name.split("__", 1)[0]
+                if root not in names:
+                    problems.append(f"{option} names {name!r}, which is not a field of {self.opts.label}")
+        for name in self.ordering or ():
+            root = name.lstrip("-?").split("__", 1)[0]
+            if root and root not in names:
+                problems.append(f"ordering names {name!r}, which is not a field of {self.opts.label}")
+        return problems
+
     # -- hooks a subclass overrides, like ModelAdmin's ------------------------------------
 
     def get_queryset(self, ctx: Context) -> QuerySet[Any]:
