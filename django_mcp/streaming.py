@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
@@ -86,6 +87,7 @@ class LiveStream:
         self._pending: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[Any] | None = None
+        self._started = False
         self._thread = threading.Thread(
             target=self._run, args=(server, admitted, request), name="mcp-stream", daemon=True
         )
@@ -128,9 +130,20 @@ class LiveStream:
         if self.context is not None:
             self.context.cancel()
 
+    def abandoned(self) -> None:
+        """The response was dropped before its stream started: the client went away
+        while the view waited for the first notification (Django cancels the request but
+        cannot stop the view's thread, so the stream never runs). Cancel the handler.
+
+        Called by a ``weakref.finalize`` on the response, which CPython runs as soon as
+        Django lets go of the unsent response."""
+        if not self._started and self._thread.is_alive():
+            self.cancel()
+
     def _attach(self) -> asyncio.Queue[Any]:
         """Receive further items on the running loop; queue what is already pending."""
         items: asyncio.Queue[Any] = asyncio.Queue()
+        self._started = True
         with self._lock:
             for item in self._pending:
                 items.put_nowait(item)
@@ -175,7 +188,9 @@ def respond_streaming(
         first = stream.start()
         if not isinstance(first, dict):
             return render_json(first)
-        return event_stream_response(stream.events())
+        response = event_stream_response(stream.events())
+        weakref.finalize(response, stream.abandoned)
+        return response
     reply, notes = buffered(server, admitted, request)
     if not notes:
         return render_json(reply)
