@@ -7,6 +7,7 @@ are run with ``async_to_sync``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -52,5 +53,7 @@ def accepted_kwargs(func: Callable[..., Any], available: dict[str, Any]) -> dict
 
 
 def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
-    """Cancel ``task`` from any thread."""
-    loop.call_soon_threadsafe(task.cancel)
+    """Cancel ``task`` from any thread; nothing to do once its loop has closed (the handler
+    finished while the client was leaving)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(task.cancel)
