@@ -51,11 +51,15 @@ def headers_for(
 
 
 def post(
-    url: str, body: Mapping[str, Any], headers: Mapping[str, Any] | None = None
+    url: str,
+    body: Mapping[str, Any],
+    headers: Mapping[str, Any] | None = None,
+    *,
+    timeout: float | httpx.Timeout = READ_TIMEOUT,
 ) -> httpx.Response:
     """One request, read to its end."""
     return httpx.post(
-        url, content=json.dumps(body), headers=headers_for(body, headers), timeout=READ_TIMEOUT
+        url, content=json.dumps(body), headers=headers_for(body, headers), timeout=timeout
     )
 
 

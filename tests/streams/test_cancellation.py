@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+import httpx
 import pytest
 
 from . import remote
@@ -88,6 +89,25 @@ def test_closing_the_stream_cancels_an_async_handler_while_it_awaits(
 
     seen = wait_for_line(record, "cancelled")
     assert seen == ["started", "cancelled"]
+    assert_stays(record, seen)
+
+
+def test_a_client_gone_before_the_first_notification_cancels_the_handler_too(
+    live: LiveServer, tmp_path: Path
+):
+    """basic/patterns/cancellation.mdx: "The server MUST treat a disconnect as
+    cancellation", also when the client leaves before the stream has started (here it gives
+    up after 0.1 s without response headers; the handler reports its first progress at
+    0.5 s and is stopped at its next report)."""
+    record = tmp_path / "late.txt"
+    body = remote.tool_call("late_progress", {"path": str(record)}, progressToken="late")
+
+    with pytest.raises(httpx.ReadTimeout):
+        remote.post(live.url("/streams/mcp"), body, timeout=httpx.Timeout(5.0, read=0.1))
+
+    seen = wait_for_line(record, "cancelled")
+    assert "finished" not in seen
+    assert sum(line.startswith("step ") for line in seen) <= 1
     assert_stays(record, seen)
 
 

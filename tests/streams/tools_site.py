@@ -58,6 +58,14 @@ def count_slowly(ctx: Context, path: str, steps: int = 400, pause: float = 0.02)
 
 
 @site.tool
+def late_progress(ctx: Context, path: str, delay: float = 0.5, steps: int = 100) -> str:
+    """Wait ``delay`` before the first progress report, then count like count_slowly."""
+    record(path, "started")
+    time.sleep(delay)
+    return count_slowly(ctx, path, steps=steps)
+
+
+@site.tool
 async def wait_async(ctx: Context, path: str, seconds: float = 10.0) -> str:
     """Report progress once, then wait (an async handler), recording what happens."""
     record(path, "started")
