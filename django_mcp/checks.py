@@ -98,6 +98,10 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a positive number of seconds.",
     ),
     "REQUEST_LOG_BACKGROUND": (lambda v: isinstance(v, bool), "Use True or False."),
+    "CURSOR_MAX_AGE": (
+        lambda v: _is_number(v) and v > 0,
+        "Use a positive number of seconds.",
+    ),
     "REQUEST_STATE_MAX_AGE": (
         lambda v: _is_number(v) and v > 0,
         "Use a positive number of seconds.",

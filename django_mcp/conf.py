@@ -35,6 +35,7 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MAX_REQUEST_BYTES": 4 * 1024 * 1024,
     # Lists and caching.
     "PAGE_SIZE": 100,
+    "CURSOR_MAX_AGE": 86_400,  # seconds a pagination cursor stays valid
     "DISCOVER_TTL_MS": 300_000,
     "LIST_TTL_MS": 60_000,
     "RESOURCE_TTL_MS": 0,  # default for resources/read; per-declaration ttl_ms overrides

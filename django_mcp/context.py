@@ -69,6 +69,15 @@ class Context:
         return self.meta.client_capabilities
 
     @property
+    def principal(self) -> str:
+        """Who is asking, as bound into signed cursors and request state: the
+        authenticated user's primary key, else ``anonymous``."""
+        user = self.user
+        if user is not None and user.is_authenticated:
+            return f"user:{user.pk}"
+        return "anonymous"
+
+    @property
     def can_stream(self) -> bool:
         """Whether notifications sent now can reach the client (an SSE stream is open)."""
         return self._emit is not None

@@ -53,6 +53,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "LIST_TTL_MS": "`ttlMs` of the list results.",
     "RESOURCE_TTL_MS": "Default `ttlMs` of `resources/read` results; a resource's own "
     "`ttl_ms` wins.",
+    "CURSOR_MAX_AGE": "Seconds a signed pagination cursor stays valid; cursors are also bound "
+    "to the site, the list method and the caller.",
     "REQUEST_STATE_MAX_AGE": "Seconds a signed `requestState` (multi-round-trip `input_required` "
     "results) stays valid.",
     "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a `subscriptions/listen` "

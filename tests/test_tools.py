@@ -827,3 +827,20 @@ def test_autodiscover_imports_the_configured_module_of_each_app(throwaway_app):
     with override_mcp(AUTODISCOVER_MODULE="mcp_ok"):
         autodiscover()
     assert [spec.name for spec in throwaway_app.get_tools()] == ["discovered"]
+
+
+def test_a_cursor_is_bound_to_its_caller_and_expires(client, mcp_site, django_user_model):
+    """design.md section 7: pagination cursors are signed and bound to the principal and an
+    expiry; server/utilities/pagination.mdx: "Invalid cursors SHOULD result in an error with
+    code -32602"."""
+    for index in range(3):
+        mcp_site.tool(name=f"t{index}")(lambda: "x")
+    with override_mcp(PAGE_SIZE=2):
+        cursor = result_of(mcp_post(client, "tools/list"))["nextCursor"]
+        assert "tools" in result_of(mcp_post(client, "tools/list", {"cursor": cursor}))
+        user = django_user_model.objects.create_user("cursor-holder", password="x")
+        client.force_login(user)
+        assert_error(mcp_post(client, "tools/list", {"cursor": cursor}), 200, -32602)
+        client.logout()
+    with override_mcp(PAGE_SIZE=2, CURSOR_MAX_AGE=0.000001):
+        assert_error(mcp_post(client, "tools/list", {"cursor": cursor}), 200, -32602)

@@ -11,11 +11,17 @@ from ..conf import mcp_settings
 from ..pagination import paginate
 
 if TYPE_CHECKING:
+    from ..context import Context
     from ..server import MCPServer
 
 
 def listing(
-    server: MCPServer, params: dict[str, Any], method: str, key: str, specs: Sequence[Any]
+    server: MCPServer,
+    params: dict[str, Any],
+    context: Context,
+    method: str,
+    key: str,
+    specs: Sequence[Any],
 ) -> dict[str, Any]:
     """The result of a list method: ``{key: [...definitions], ttlMs, cacheScope}``."""
     page, next_cursor = paginate(
@@ -24,6 +30,8 @@ def listing(
         site_name=server.site.name,
         method=method,
         page_size=int(mcp_settings.PAGE_SIZE),
+        principal=context.principal,
+        max_age=float(mcp_settings.CURSOR_MAX_AGE),
     )
     result: dict[str, Any] = {
         key: [spec.definition for spec in page],

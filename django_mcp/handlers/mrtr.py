@@ -19,18 +19,10 @@ if TYPE_CHECKING:
 MRTR_METHODS: Final = frozenset({methods.TOOLS_CALL, methods.PROMPTS_GET, methods.RESOURCES_READ})
 
 
-def principal(context: Context) -> str:
-    """Who is asking, for binding state: the authenticated user, else anonymous."""
-    user = context.user
-    if user is not None and user.is_authenticated:
-        return f"user:{user.pk}"
-    return "anonymous"
-
-
 def inputs_for(method: str, params: dict[str, Any], context: Context) -> Inputs:
     field = methods.NAME_FIELDS[method]
     arguments = params.get("arguments") if method != methods.RESOURCES_READ else None
-    binding = Binding(principal(context), method, str(params.get(field)), arguments_digest(arguments or {}))
+    binding = Binding(context.principal, method, str(params.get(field)), arguments_digest(arguments or {}))
     return Inputs.from_params(params, binding, context.meta, int(mcp_settings.REQUEST_STATE_MAX_AGE))
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def list_prompts(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     specs = server.site.get_prompts(context)
-    return listing(server, params, methods.PROMPTS_LIST, "prompts", specs)
+    return listing(server, params, context, methods.PROMPTS_LIST, "prompts", specs)
 
 
 def get_prompt(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:

@@ -24,12 +24,12 @@ if TYPE_CHECKING:
 
 def list_resources(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     specs = server.site.get_resources(context)
-    return listing(server, params, methods.RESOURCES_LIST, "resources", specs)
+    return listing(server, params, context, methods.RESOURCES_LIST, "resources", specs)
 
 
 def list_templates(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     specs = server.site.get_resource_templates(context)
-    return listing(server, params, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs)
+    return listing(server, params, context, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs)
 
 
 def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
