@@ -41,6 +41,7 @@ def record(path: str, line: str) -> None:
 # -- progress, logs and cancellation ---------------------------------------------------
 
 
+# [docs:sync-progress]
 @site.tool
 def count_slowly(ctx: Context, path: str, steps: int = 400, pause: float = 0.02) -> str:
     """Report progress at every step (a sync handler), recording each step in ``path``."""
@@ -57,6 +58,9 @@ def count_slowly(ctx: Context, path: str, steps: int = 400, pause: float = 0.02)
     return "counted"
 
 
+# [/docs:sync-progress]
+
+
 @site.tool
 def late_progress(ctx: Context, path: str, delay: float = 0.5, steps: int = 100) -> str:
     """Wait ``delay`` before the first progress report, then count like count_slowly."""
@@ -65,6 +69,7 @@ def late_progress(ctx: Context, path: str, delay: float = 0.5, steps: int = 100)
     return count_slowly(ctx, path, steps=steps)
 
 
+# [docs:async-cancel]
 @site.tool
 async def wait_async(ctx: Context, path: str, seconds: float = 10.0) -> str:
     """Report progress once, then wait (an async handler), recording what happens."""
@@ -77,6 +82,9 @@ async def wait_async(ctx: Context, path: str, seconds: float = 10.0) -> str:
         raise
     record(path, "finished")
     return "waited"
+
+
+# [/docs:async-cancel]
 
 
 @site.tool
@@ -96,12 +104,16 @@ def progress_values(ctx: Context, values: list[float]) -> str:
     return "reported"
 
 
+# [docs:log]
 @site.tool
 def chatty(ctx: Context) -> str:
     """Log one message at every level, lowest first."""
     for level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"):
         ctx.log(level, f"{level} message", logger="streams")
     return "logged"
+
+
+# [/docs:log]
 
 
 # -- runtime registration and change notifications --------------------------------------
@@ -117,6 +129,7 @@ def ephemeral_prompt() -> str:
     return "here"
 
 
+# [docs:toggle]
 @site.tool
 def toggle_tool(ctx: Context) -> str:
     """Register ``ephemeral`` if it is absent, else unregister it."""
@@ -125,6 +138,9 @@ def toggle_tool(ctx: Context) -> str:
         return "removed"
     ctx.site.tool(ephemeral)
     return "added"
+
+
+# [/docs:toggle]
 
 
 @site.tool
@@ -137,6 +153,7 @@ def toggle_prompt(ctx: Context) -> str:
     return "added"
 
 
+# [docs:notify]
 @site.tool
 def notify(kind: Literal["tools", "prompts", "resources", "updated"], uri: str = "") -> str:
     """Call one of the ``notify_*`` functions for this site."""
@@ -151,6 +168,10 @@ def notify(kind: Literal["tools", "prompts", "resources", "updated"], uri: str =
     return "sent"
 
 
+# [/docs:notify]
+
+
+# [docs:save]
 @site.tool
 def save_author(name: str, fail: bool = False) -> int:
     """Create an Author in a transaction; ``fail`` rolls it back. ``Author`` is a ModelTools
@@ -163,6 +184,9 @@ def save_author(name: str, fail: bool = False) -> int:
     except ValueError as exc:
         raise ToolError("rolled back") from exc
     return int(author.pk)
+
+
+# [/docs:save]
 
 
 @site.tool
@@ -178,6 +202,7 @@ def listeners() -> int:
 # -- multi round-trip requests -----------------------------------------------------------
 
 
+# [docs:url]
 @site.tool
 def connect_account(ctx: Context) -> str:
     """Send the user to a URL (URL-mode elicitation), then report what they chose."""
@@ -185,6 +210,10 @@ def connect_account(ctx: Context) -> str:
     return f"url {answer.action}"
 
 
+# [/docs:url]
+
+
+# [docs:rounds]
 @site.tool
 def two_questions(ctx: Context, topic: str) -> str:
     """Ask a name, then (next round) a colour; both answers travel in requestState."""
@@ -193,11 +222,18 @@ def two_questions(ctx: Context, topic: str) -> str:
     return f"{name} likes {color} ({topic})"
 
 
+# [/docs:rounds]
+
+
+# [docs:prompt]
 @site.prompt
 def confirm_prompt(ctx: Context) -> list[Message]:
     """A prompt that first asks for a tone."""
     answer = ctx.elicit("Which tone?", {"tone": str}, key="tone")
     return [user(f"Tone: {(answer.content or {}).get('tone', 'none')}")]
+
+
+# [/docs:prompt]
 
 
 @site.tool(name="confirm_prompt")
@@ -207,11 +243,15 @@ def confirm_tool(ctx: Context) -> str:
     return f"Tone: {(answer.content or {}).get('tone', 'none')}"
 
 
+# [docs:resource]
 @site.resource("secret://{name}", mime_type="text/plain", ttl_ms=60_000, cache_scope="public")
 def secret(ctx: Context, name: str) -> str:
     """A resource that asks for a confirmation before it is read."""
     answer = ctx.elicit("Reveal the secret?", {"ok": bool}, key="confirm")
     return f"secret {name}" if answer.accepted else "hidden"
+
+
+# [/docs:resource]
 
 
 @site.resource("plain://note", mime_type="text/plain", ttl_ms=60_000, cache_scope="public")
