@@ -20,7 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "testproject.settings")
-os.environ.setdefault("DJANGO_MCP_SQLITE", os.path.join(os.environ.get("TMPDIR", "/tmp"), "django-mcp-bench.sqlite3"))
+os.environ.setdefault(
+    "DJANGO_MCP_SQLITE", os.path.join(os.environ.get("TMPDIR", "/tmp"), "django-mcp-bench.sqlite3")
+)
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -29,8 +31,12 @@ META = {
 }
 
 
-def environ(path: str, method: str, params: dict[str, Any], name: str | None = None) -> Callable[[], dict[str, Any]]:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": META, **params}}).encode()
+def environ(
+    path: str, method: str, params: dict[str, Any], name: str | None = None
+) -> Callable[[], dict[str, Any]]:
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": META, **params}}
+    ).encode()
     base = {
         "REQUEST_METHOD": "POST",
         "PATH_INFO": path,
@@ -86,7 +92,11 @@ def main() -> None:
     django.setup()
     # The request log is measured separately: here only the request path counts.
     override_settings(
-        ROOT_URLCONF="bench.urls", DJANGO_MCP={**settings.DJANGO_MCP, "REQUEST_LOG": os.environ.get("BENCH_REQUEST_LOG", "off")}
+        ROOT_URLCONF="bench.urls",
+        DJANGO_MCP={
+            **settings.DJANGO_MCP,
+            "REQUEST_LOG": os.environ.get("BENCH_REQUEST_LOG", "off"),
+        },
     ).enable()
     from django.core.management import call_command
     from django.core.wsgi import get_wsgi_application
@@ -97,7 +107,9 @@ def main() -> None:
         "bare Django JSON view": environ("/bare", "tools/list", {}),
         "server/discover": environ("/mcp", "server/discover", {}),
         "tools/list": environ("/mcp", "tools/list", {}),
-        "tools/call whoami": environ("/mcp", "tools/call", {"name": "whoami", "arguments": {}}, "whoami"),
+        "tools/call whoami": environ(
+            "/mcp", "tools/call", {"name": "whoami", "arguments": {}}, "whoami"
+        ),
     }
     results = {label: measure(app, make, options.seconds) for label, make in scenarios.items()}
     baseline = results["bare Django JSON view"][0]

@@ -78,7 +78,40 @@ _EXPORTS = {
     "watch": "watch",
 }
 
-__all__ = sorted([*_EXPORTS, "prompt", "register", "resource", "tool"])
+__all__ = [
+    "DEFAULT_PERMISSIONS",
+    "AlreadyRegistered",
+    "Annotations",
+    "Audio",
+    "Context",
+    "EmbeddedResource",
+    "Image",
+    "InvalidDeclaration",
+    "MCPError",
+    "MCPHeader",
+    "MCPSite",
+    "Message",
+    "ModelTools",
+    "NotRegistered",
+    "ResourceContents",
+    "ResourceLink",
+    "Text",
+    "ToolError",
+    "ToolResult",
+    "assistant",
+    "autodiscover",
+    "notify_prompts_changed",
+    "notify_resource_updated",
+    "notify_resources_changed",
+    "notify_tools_changed",
+    "prompt",
+    "register",
+    "resource",
+    "site",
+    "tool",
+    "user",
+    "watch",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -86,7 +119,8 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'django_mcp' has no attribute {name!r}")
     value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
+    if name != "site":  # the default site stays looked up, so it can be swapped in tests
+        globals()[name] = value
     return value
 
 
@@ -98,7 +132,9 @@ def _site(site: MCPSite | None) -> MCPSite:
     return default_site
 
 
-def tool(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any) -> Any:
+def tool(
+    func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any
+) -> Any:
     """Register a tool on ``site`` (the default site unless given); bare or called."""
     target = _site(site)
     return target.tool(func, **options) if func is not None else target.tool(**options)
@@ -109,7 +145,9 @@ def resource(uri: str, /, *, site: MCPSite | None = None, **options: Any) -> Any
     return _site(site).resource(uri, **options)
 
 
-def prompt(func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any) -> Any:
+def prompt(
+    func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any
+) -> Any:
     """Register a prompt on ``site`` (the default site unless given); bare or called."""
     target = _site(site)
     return target.prompt(func, **options) if func is not None else target.prompt(**options)

@@ -95,7 +95,9 @@ def directory_resource(
     )(read_file)
 
 
-def field_file_contents(field_file: FieldFile, uri: str, mime_type: str | None = None) -> ResourceContents:
+def field_file_contents(
+    field_file: FieldFile, uri: str, mime_type: str | None = None
+) -> ResourceContents:
     """The contents of a ``FileField``/``ImageField`` value, read through its storage (so a
     storage backend's own path rules apply)."""
     if not field_file:
@@ -106,7 +108,9 @@ def field_file_contents(field_file: FieldFile, uri: str, mime_type: str | None =
     except (FileNotFoundError, SuspiciousFileOperation) as exc:
         # Missing from storage, or a name the storage refuses (e.g. ``../``): not found.
         raise ResourceNotFound(uri) from exc
-    guessed = mime_type or mimetypes.guess_type(field_file.name or "")[0] or "application/octet-stream"
+    guessed = (
+        mime_type or mimetypes.guess_type(field_file.name or "")[0] or "application/octet-stream"
+    )
     if guessed.startswith("text/") or guessed in TEXT_TYPES:
         try:
             return ResourceContents(uri, text=data.decode("utf-8"), mime_type=guessed)

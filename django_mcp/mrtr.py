@@ -88,7 +88,10 @@ class Elicit(InputRequest):
 
     def to_dict(self) -> dict[str, Any]:
         schema = requested_schema(self.schema if self.schema is not None else {})
-        return {"method": self.method, "params": {"message": self.message, "requestedSchema": schema}}
+        return {
+            "method": self.method,
+            "params": {"message": self.message, "requestedSchema": schema},
+        }
 
     def required_capability(self) -> dict[str, Any]:
         return {"elicitation": {}}
@@ -100,17 +103,31 @@ class Elicit(InputRequest):
         return not capability or isinstance(capability.get("form"), Mapping)
 
     def parse(self, key: str, value: Any) -> ElicitResult:
-        if not isinstance(value, Mapping) or value.get("action") not in ("accept", "decline", "cancel"):
-            raise InvalidParams(f"inputResponses.{key} must be an elicitation result", data={"key": key})
+        if not isinstance(value, Mapping) or value.get("action") not in (
+            "accept",
+            "decline",
+            "cancel",
+        ):
+            raise InvalidParams(
+                f"inputResponses.{key} must be an elicitation result", data={"key": key}
+            )
         content = value.get("content")
         if content is not None and not isinstance(content, Mapping):
-            raise InvalidParams(f"inputResponses.{key}.content must be an object", data={"key": key})
+            raise InvalidParams(
+                f"inputResponses.{key}.content must be an object", data={"key": key}
+            )
         data = None
-        if value["action"] == "accept" and isinstance(self.schema, type) and issubclass(self.schema, BaseModel):
+        if (
+            value["action"] == "accept"
+            and isinstance(self.schema, type)
+            and issubclass(self.schema, BaseModel)
+        ):
             try:
                 data = self.schema.model_validate(content or {})
             except ValueError as exc:
-                raise InvalidParams(f"inputResponses.{key}.content does not match the form", data={"key": key}) from exc
+                raise InvalidParams(
+                    f"inputResponses.{key}.content does not match the form", data={"key": key}
+                ) from exc
         return ElicitResult(value["action"], dict(content) if content is not None else None, data)
 
 
@@ -124,7 +141,10 @@ class ElicitURL(InputRequest):
     method: str = field(default="elicitation/create", init=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "params": {"mode": "url", "message": self.message, "url": self.url}}
+        return {
+            "method": self.method,
+            "params": {"mode": "url", "message": self.message, "url": self.url},
+        }
 
     def required_capability(self) -> dict[str, Any]:
         return {"elicitation": {"url": {}}}
@@ -159,8 +179,14 @@ class Sample(InputRequest):
         return meta.has_capability("sampling")
 
     def parse(self, key: str, value: Any) -> dict[str, Any]:
-        if not (isinstance(value, Mapping) and "content" in value and isinstance(value.get("model"), str)):
-            raise InvalidParams(f"inputResponses.{key} must be a sampling result", data={"key": key})
+        if not (
+            isinstance(value, Mapping)
+            and "content" in value
+            and isinstance(value.get("model"), str)
+        ):
+            raise InvalidParams(
+                f"inputResponses.{key} must be a sampling result", data={"key": key}
+            )
         return dict(value)
 
 
@@ -207,7 +233,9 @@ class Binding:
 
 
 def arguments_digest(arguments: Any) -> str:
-    canonical = json.dumps(arguments if arguments is not None else {}, sort_keys=True, separators=(",", ":"))
+    canonical = json.dumps(
+        arguments if arguments is not None else {}, sort_keys=True, separators=(",", ":")
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -215,14 +243,22 @@ class Inputs:
     """The answers available to a handler in this round: earlier rounds' (from the signed
     state) plus this request's ``inputResponses``."""
 
-    def __init__(self, binding: Binding, meta: RequestMeta, earlier: Mapping[str, Any], current: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        binding: Binding,
+        meta: RequestMeta,
+        earlier: Mapping[str, Any],
+        current: Mapping[str, Any],
+    ) -> None:
         self.binding = binding
         self.meta = meta
         self.earlier = dict(earlier)
         self.current = dict(current)
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any], binding: Binding, meta: RequestMeta, max_age: int) -> Inputs:
+    def from_params(
+        cls, params: Mapping[str, Any], binding: Binding, meta: RequestMeta, max_age: int
+    ) -> Inputs:
         """Verify ``requestState`` and read ``inputResponses``; -32602 on anything wrong."""
         responses = params.get("inputResponses", {})
         if "inputResponses" in params and not isinstance(responses, Mapping):

@@ -8,6 +8,7 @@ listing, while a forged, expired (``CURSOR_MAX_AGE``) or foreign cursor is refus
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -24,13 +25,19 @@ def encode_cursor(site_name: str, method: str, offset: int, *, principal: str = 
 
 
 def decode_cursor(
-    cursor: Any, site_name: str, method: str, *, principal: str = "anonymous", max_age: float | None = None
+    cursor: Any,
+    site_name: str,
+    method: str,
+    *,
+    principal: str = "anonymous",
+    max_age: float | None = None,
 ) -> int:
     """The offset a cursor names; -32602 if it is not one we issued for this listing."""
     if not isinstance(cursor, str):
         raise InvalidParams("Invalid cursor")
     try:
-        value = signing.loads(cursor, salt=_SALT, max_age=max_age)
+        age = None if max_age is None else datetime.timedelta(seconds=max_age)
+        value = signing.loads(cursor, salt=_SALT, max_age=age)
     except signing.BadSignature as exc:  # includes SignatureExpired
         raise InvalidParams("Invalid cursor") from exc
     if (

@@ -112,10 +112,15 @@ class PromptSpec:
             )
             raise InvalidParams(
                 f"Invalid arguments for prompt {self.name}: {problems}",
-                data={"errors": [
-                    {"argument": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
-                    for error in exc.errors(include_url=False)
-                ]},
+                data={
+                    "errors": [
+                        {
+                            "argument": ".".join(str(p) for p in error["loc"]),
+                            "message": error["msg"],
+                        }
+                        for error in exc.errors(include_url=False)
+                    ]
+                },
             ) from exc
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:

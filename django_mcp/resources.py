@@ -51,7 +51,7 @@ class _ResourceBase:
         self.signature = build_signature(self.func, model_name=f"{self.name}_variables")
         if self.cache_scope not in (None, "public", "private"):
             raise InvalidDeclaration(
-                f"{self.registrant}: cache_scope must be \"public\" or \"private\", "
+                f'{self.registrant}: cache_scope must be "public" or "private", '
                 f"not {self.cache_scope!r}"
             )
         if self.ttl_ms is not None and (
@@ -161,8 +161,10 @@ def to_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
     """Convert a resource function's return value to ``contents`` items."""
     if isinstance(value, ResourceContents):
         return [value.to_dict()]
-    if isinstance(value, list | tuple) and value and all(
-        isinstance(item, ResourceContents) for item in value
+    if (
+        isinstance(value, list | tuple)
+        and value
+        and all(isinstance(item, ResourceContents) for item in value)
     ):
         return [item.to_dict() for item in value]
     if isinstance(value, str):
@@ -175,4 +177,3 @@ def to_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
         ]
     text = json.dumps(to_jsonable_python(value), ensure_ascii=False)
     return [ResourceContents(uri, text=text, mime_type=mime_type or "application/json").to_dict()]
-

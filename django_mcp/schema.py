@@ -43,7 +43,9 @@ class _NoTitles(GenerateJsonSchema):
         return result
 
 
-def json_schema(adapter: TypeAdapter[Any] | type[BaseModel], mode: str = "validation") -> dict[str, Any]:
+def json_schema(
+    adapter: TypeAdapter[Any] | type[BaseModel], mode: str = "validation"
+) -> dict[str, Any]:
     """The JSON Schema 2020-12 of a model or type adapter, without generated titles."""
     if isinstance(adapter, TypeAdapter):
         return adapter.json_schema(schema_generator=_NoTitles, mode=mode)  # type: ignore[arg-type]
@@ -74,7 +76,9 @@ def resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(func, include_extras=True)
     except (NameError, TypeError) as exc:
-        raise InvalidDeclaration(f"Cannot resolve the type hints of {func.__qualname__}: {exc}") from exc
+        raise InvalidDeclaration(
+            f"Cannot resolve the type hints of {func.__qualname__}: {exc}"
+        ) from exc
 
 
 def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
@@ -85,7 +89,9 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
     headers: dict[str, HeaderParam] = {}
     for name, param in inspect.signature(func).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise InvalidDeclaration(f"{func.__qualname__}: *args and **kwargs cannot be tool arguments")
+            raise InvalidDeclaration(
+                f"{func.__qualname__}: *args and **kwargs cannot be tool arguments"
+            )
         annotation = hints.get(name, Any)
         if is_context_annotation(annotation):
             context_params.append(name)
@@ -96,11 +102,11 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
         default = ... if param.default is param.empty else param.default
         if header is not None:
             headers[name] = HeaderParam(name, header.name, _header_type(func, name, annotation))
-            annotation = Annotated[annotation, Field(json_schema_extra={"x-mcp-header": header.name})]
+            annotation = Annotated[
+                annotation, Field(json_schema_extra={"x-mcp-header": header.name})
+            ]
         fields[name] = (annotation, default)
-    model = create_model(
-        model_name, __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
     schema = json_schema(model)
     if not fields:
         schema = {"type": "object", "additionalProperties": False}
@@ -119,16 +125,19 @@ def _header_marker(annotation: Any) -> MCPHeader | None:
 def _header_type(func: Callable[..., Any], name: str, annotation: Any) -> HeaderType:
     """The JSON type of an ``x-mcp-header`` parameter: string, integer or boolean only."""
     schema = TypeAdapter(annotation).json_schema()
-    kinds = {schema.get("type")} if "type" in schema else {
-        option.get("type") for option in schema.get("anyOf", []) if option.get("type") != "null"
-    }
+    kinds = (
+        {schema.get("type")}
+        if "type" in schema
+        else {
+            option.get("type") for option in schema.get("anyOf", []) if option.get("type") != "null"
+        }
+    )
     if len(kinds) == 1:
         kind = kinds.pop()
         if kind in ("string", "integer", "boolean"):
             return typing.cast(HeaderType, kind)
     raise InvalidDeclaration(
-        f"{func.__qualname__}: x-mcp-header parameter {name!r} must be a string, integer or "
-        "boolean"
+        f"{func.__qualname__}: x-mcp-header parameter {name!r} must be a string, integer or boolean"
     )
 
 
@@ -152,4 +161,3 @@ def _check_headers(func: Callable[..., Any], headers: Mapping[str, HeaderParam])
 def return_annotation(func: Callable[..., Any]) -> Any:
     """The declared return type of ``func``, or ``inspect.Signature.empty``."""
     return resolved_hints(func).get("return", inspect.Signature.empty)
-

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .conf import mcp_settings
 from .context import Context, Emitter
+from .exceptions import RequestCancelled
 from .handlers import HANDLERS
-from .handlers.listen import LISTEN_CAPABILITY
 from .handlers import mrtr as mrtr_methods
+from .handlers.listen import LISTEN_CAPABILITY
 from .mrtr import InputRequired, input_required_result
 from .protocol import jsonrpc
 from .protocol.admission import Admission, Admitted, admit
-from .exceptions import RequestCancelled
 from .protocol.errors import InternalError, MCPError
 from .protocol.headers import HeaderParam
 from .protocol.meta import SERVER_INFO_KEY, RequestMeta

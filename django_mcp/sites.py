@@ -28,9 +28,8 @@ from .resources import CacheScope, ResourceSpec, ResourceTemplateSpec
 if TYPE_CHECKING:
     from django.urls import URLPattern
 
-    from .modeltools import ModelTools
-
     from .context import Context
+    from .modeltools import ModelTools
     from .server import MCPServer
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -234,7 +233,9 @@ class MCPSite:
                 spec = ResourceTemplateSpec(**options)
                 self._add(self._registry.templates, uri, spec, "Resource template")
             else:
-                self._add(self._registry.resources, uri, ResourceSpec(size=size, **options), "Resource")
+                self._add(
+                    self._registry.resources, uri, ResourceSpec(size=size, **options), "Resource"
+                )
             return target
 
         return decorator
@@ -243,9 +244,7 @@ class MCPSite:
         """Fixed resources the caller may read, ordered by URI."""
         return self._visible(self._registry.resources, context)
 
-    def get_resource_templates(
-        self, context: Context | None = None
-    ) -> list[ResourceTemplateSpec]:
+    def get_resource_templates(self, context: Context | None = None) -> list[ResourceTemplateSpec]:
         """Resource templates the caller may read, ordered by template."""
         return self._visible(self._registry.templates, context)
 
@@ -354,7 +353,9 @@ class MCPSite:
     def register_model(self, model: type[Model], tools_class: type[ModelTools]) -> ModelTools:
         """Expose ``model`` through an instance of ``tools_class``."""
         if model._meta.abstract:
-            raise InvalidDeclaration(f"The model {model.__name__} is abstract and cannot be registered")
+            raise InvalidDeclaration(
+                f"The model {model.__name__} is abstract and cannot be registered"
+            )
         if model in self._registry.models:
             existing = type(self._registry.models[model])
             raise AlreadyRegistered(
@@ -387,7 +388,12 @@ class MCPSite:
             if tools is None:
                 raise NotRegistered(f"The model {target._meta.label} is not registered on {self!r}")
             tools.unregister_resources()
-            for name in [n for n, s in self._registry.tools.items() if getattr(s, "func", None) is not None and getattr(s.func, "__self__", None) is tools]:
+            for name in [
+                n
+                for n, s in self._registry.tools.items()
+                if getattr(s, "func", None) is not None
+                and getattr(s.func, "__self__", None) is tools
+            ]:
                 del self._registry.tools[name]
             self.registry_changed("tools")
             return
@@ -483,7 +489,7 @@ class MCPSite:
         # Matches with and without a trailing slash, so ``path("mcp", include(...))`` serves
         # both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
         # cannot be redirected to add a slash.
-        return [re_path(r"\A/?\Z", MCPView.as_view(site=self), name="endpoint")]
+        return [re_path(r"^/?$", MCPView.as_view(site=self), name="endpoint")]
 
     @property
     def urls(self) -> tuple[list[URLPattern], str, str]:

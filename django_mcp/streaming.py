@@ -57,7 +57,9 @@ def notification_message(note: dict[str, Any]) -> dict[str, Any]:
     return jsonrpc.notification(note["method"], note.get("params"))
 
 
-def buffered(server: MCPServer, admitted: Admitted, request: HttpRequest) -> tuple[Reply, list[dict[str, Any]]]:
+def buffered(
+    server: MCPServer, admitted: Admitted, request: HttpRequest
+) -> tuple[Reply, list[dict[str, Any]]]:
     """Run the handler here, collecting its notifications (the WSGI path)."""
     notes: list[dict[str, Any]] = []
     reply = server.handle(admitted, request=request, emit=notes.append)
@@ -116,6 +118,7 @@ class LiveStream:
         close_old_connections()
         reply: Any = None
         try:
+
             def on_context(context: Context) -> None:
                 self.context = context
 

@@ -53,7 +53,9 @@ async def apublish(method: str, uri: str | None = None, *, site: MCPSite | None 
     layer = channel_layer()
     if layer is None:
         return
-    await layer.group_send(group_name(_site_name(site)), {"type": EVENT_TYPE, "method": method, "uri": uri})
+    await layer.group_send(
+        group_name(_site_name(site)), {"type": EVENT_TYPE, "method": method, "uri": uri}
+    )
 
 
 def publish(method: str, uri: str | None = None, *, site: MCPSite | None = None) -> None:
@@ -83,7 +85,9 @@ def notify_resource_updated(uri: str, *, site: MCPSite | None = None) -> None:
 class Listener:
     """One ``subscriptions/listen`` stream: acknowledgement, filtered changes, keep-alives."""
 
-    def __init__(self, site: MCPSite, subscription_id: Any, wanted: proto.SubscriptionFilter) -> None:
+    def __init__(
+        self, site: MCPSite, subscription_id: Any, wanted: proto.SubscriptionFilter
+    ) -> None:
         self.site = site
         self.subscription_id = subscription_id
         self.filter = wanted

@@ -2,9 +2,10 @@
 
 By the time ``post`` runs, :class:`~django_mcp.middleware.MCPMiddleware` has admitted the
 request; the view dispatches it and renders the reply as JSON, or as an SSE stream when the
-request opted into notifications (see :mod:`django_mcp.streaming`). The view is CSRF-exempt: MCP clients are
-not browsers holding a session cookie, every request is authenticated on its own, and
-cross-site browser requests are stopped by the ``Origin`` check instead.
+request opted into notifications (see :mod:`django_mcp.streaming`). The view is
+CSRF-exempt: MCP clients are not browsers holding a session cookie, every request is
+authenticated on its own, and cross-site browser requests are stopped by the ``Origin``
+check instead.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ class MCPView(View):
             raise ImproperlyConfigured(f"{cls.__name__}.as_view() needs a site")
         return view
 
-    def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def http_method_not_allowed(
+        self, request: HttpRequest, *args: Any, **kwargs: Any
+    ) -> HttpResponse:
         return method_not_allowed()
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
@@ -71,7 +74,10 @@ class MCPView(View):
         return render(self.site.server.handle(admission, request=request))
 
     def listen(
-        self, admission: Admitted, request: HttpRequest, render: Callable[[Reply | None], HttpResponse]
+        self,
+        admission: Admitted,
+        request: HttpRequest,
+        render: Callable[[Reply | None], HttpResponse],
     ) -> HttpResponseBase:
         """Open a ``subscriptions/listen`` stream (ASGI: async; WSGI: one thread per stream)."""
         assert self.site is not None

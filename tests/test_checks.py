@@ -139,8 +139,8 @@ def test_e005_for_model_tools_options_naming_missing_fields(settings):
     from testproject.books.models import Book
 
     class Misspelled(ModelTools):
-        search_fields = ["titel"]
-        ordering = ["-published", "pricee"]
+        search_fields = ("titel",)
+        ordering = ("-published", "pricee")
 
     site = MCPSite(name="e005")
     site.register(Book, Misspelled)

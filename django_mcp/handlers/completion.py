@@ -26,8 +26,10 @@ def complete(server: MCPServer, params: dict[str, Any], context: Context) -> dic
         raise InvalidParams("params.argument must be an object with string name and value")
     earlier = _earlier_arguments(params.get("context"))
     spec = _referenced(server, ref, context)
-    names = spec.template.variables if hasattr(spec, "template") else tuple(
-        spec.signature.model.model_fields
+    names = (
+        spec.template.variables
+        if hasattr(spec, "template")
+        else tuple(spec.signature.model.model_fields)
     )
     if argument["name"] not in names:
         raise InvalidParams(f"Unknown argument: {argument['name']}")
@@ -65,4 +67,6 @@ def _referenced(server: MCPServer, ref: Mapping[str, Any], context: Context) -> 
             if template.uri == ref["uri"]:
                 return template
         raise InvalidParams(f"Unknown resource template: {ref['uri']}", data={"uri": ref["uri"]})
-    raise InvalidParams('params.ref must be {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"}')
+    raise InvalidParams(
+        'params.ref must be {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"}'
+    )

@@ -22,12 +22,18 @@ MRTR_METHODS: Final = frozenset({methods.TOOLS_CALL, methods.PROMPTS_GET, method
 def inputs_for(method: str, params: dict[str, Any], context: Context) -> Inputs:
     field = methods.NAME_FIELDS[method]
     arguments = params.get("arguments") if method != methods.RESOURCES_READ else None
-    binding = Binding(context.principal, method, str(params.get(field)), arguments_digest(arguments or {}))
-    return Inputs.from_params(params, binding, context.meta, int(mcp_settings.REQUEST_STATE_MAX_AGE))
+    binding = Binding(
+        context.principal, method, str(params.get(field)), arguments_digest(arguments or {})
+    )
+    return Inputs.from_params(
+        params, binding, context.meta, int(mcp_settings.REQUEST_STATE_MAX_AGE)
+    )
 
 
 def mark_uncacheable_retry(method: str, params: dict[str, Any], result: dict[str, Any]) -> None:
     """A result reached through a retry must not be cached (server/utilities/caching.mdx)."""
-    if method == methods.RESOURCES_READ and ("inputResponses" in params or "requestState" in params):
+    if method == methods.RESOURCES_READ and (
+        "inputResponses" in params or "requestState" in params
+    ):
         result["ttlMs"] = 0
         result["cacheScope"] = "private"

@@ -29,7 +29,9 @@ def list_resources(server: MCPServer, params: dict[str, Any], context: Context) 
 
 def list_templates(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     specs = server.site.get_resource_templates(context)
-    return listing(server, params, context, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs)
+    return listing(
+        server, params, context, methods.RESOURCES_TEMPLATES_LIST, "resourceTemplates", specs
+    )
 
 
 def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:

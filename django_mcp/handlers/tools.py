@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 
 def list_tools(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
-    return listing(server, params, context, methods.TOOLS_LIST, "tools", server.site.get_tools(context))
+    return listing(
+        server, params, context, methods.TOOLS_LIST, "tools", server.site.get_tools(context)
+    )
 
 
 def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:

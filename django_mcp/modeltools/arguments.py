@@ -39,7 +39,9 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
         raise ToolError(f"{name}: {' '.join(str(m) for m in exc.messages)}") from exc
 
 
-def integer(arguments: Mapping[str, Any], name: str, default: int, *, low: int, high: int | None) -> int:
+def integer(
+    arguments: Mapping[str, Any], name: str, default: int, *, low: int, high: int | None
+) -> int:
     value = arguments.get(name, default)
     if not isinstance(value, int) or isinstance(value, bool):
         raise ToolError(f"{name}: must be an integer")

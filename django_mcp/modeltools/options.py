@@ -63,7 +63,9 @@ class ModelTools:
     tool_names: ClassVar[Mapping[str, str]] = {}
     descriptions: ClassVar[Mapping[str, str]] = {}
     serializer_class: ClassVar[type[serializers.ModelSerializer[Any]] | None] = None
-    permission_required: ClassVar[str | Sequence[str] | Mapping[str, str | Sequence[str]] | None] = None
+    permission_required: ClassVar[
+        str | Sequence[str] | Mapping[str, str | Sequence[str]] | None
+    ] = None
     permission_classes: ClassVar[Sequence[type[Any]]] = ()
     #: Serve each row as a resource at this RFC 6570 template (e.g. ``"books://{isbn}"``,
     #: whose one variable is the lookup argument), and announce saves and deletes to
@@ -90,11 +92,15 @@ class ModelTools:
             for name in getattr(self, option):
                 root = name.split("__", 1)[0]
                 if root not in names:
-                    problems.append(f"{option} names {name!r}, which is not a field of {self.opts.label}")
+                    problems.append(
+                        f"{option} names {name!r}, which is not a field of {self.opts.label}"
+                    )
         for name in self.ordering or ():
             root = name.lstrip("-?").split("__", 1)[0]
             if root and root not in names:
-                problems.append(f"ordering names {name!r}, which is not a field of {self.opts.label}")
+                problems.append(
+                    f"ordering names {name!r}, which is not a field of {self.opts.label}"
+                )
         return problems
 
     # -- hooks a subclass overrides, like ModelAdmin's ------------------------------------
@@ -112,7 +118,9 @@ class ModelTools:
         perms = self.permissions_for(action)
         if perms and not has_django_perms(ctx, perms):
             return False
-        return all(self._drf_allows(permission(), ctx, action) for permission in self.permission_classes)
+        return all(
+            self._drf_allows(permission(), ctx, action) for permission in self.permission_classes
+        )
 
     def get_serializer_class(self) -> type[serializers.ModelSerializer[Any]]:
         if self.serializer_class is not None:
@@ -125,7 +133,9 @@ class ModelTools:
         else:
             meta_attrs["fields"] = self.fields if self.fields is not None else "__all__"
         meta = type("Meta", (), meta_attrs)
-        return type(f"{self.model.__name__}MCPSerializer", (serializers.ModelSerializer,), {"Meta": meta})
+        return type(
+            f"{self.model.__name__}MCPSerializer", (serializers.ModelSerializer,), {"Meta": meta}
+        )
 
     # -- naming and permissions ---------------------------------------------------------
 
@@ -184,9 +194,12 @@ class ModelTools:
                 ModelActionSpec(
                     func=getattr(self, f"{action}_action"),
                     name=self.tool_name(action),
-                    description=self.descriptions.get(action) or self._describe(action, verbose, plural),
+                    description=self.descriptions.get(action)
+                    or self._describe(action, verbose, plural),
                     annotations=_annotations(action),
-                    permission=functools.partial(_permission_check, self, action) if gated else None,
+                    permission=functools.partial(_permission_check, self, action)
+                    if gated
+                    else None,
                     handler=getattr(self, f"{action}_action"),
                     action=action,
                     action_input_schema=in_schema,
@@ -228,13 +241,17 @@ class ModelTools:
             prop = {"type": kind}
         return {k: v for k, v in prop.items() if k not in ("readOnly", "writeOnly", "nullable")}
 
-    def _list_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _list_schemas(
+        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         from .schemas import output_schema
 
         properties: dict[str, Any] = {}
         if self.search_fields:
             properties["search"] = {"type": "string", "description": "Text to search for."}
-        filters = output_schema(self._filter_serializer()) if self.list_filter else {"properties": {}}
+        filters = (
+            output_schema(self._filter_serializer()) if self.list_filter else {"properties": {}}
+        )
         for name in self.list_filter:
             prop = dict(filters["properties"].get(name, {}))
             prop["description"] = f"Only rows whose {name} equals this value."
@@ -266,26 +283,42 @@ class ModelTools:
 
     def _lookup_only(self, lookup: dict[str, Any]) -> dict[str, Any]:
         key = self.lookup_argument
-        return {"type": "object", "properties": {key: lookup}, "required": [key], "additionalProperties": False}
+        return {
+            "type": "object",
+            "properties": {key: lookup},
+            "required": [key],
+            "additionalProperties": False,
+        }
 
-    def _get_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _get_schemas(
+        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         return self._lookup_only(lookup), item
 
-    def _create_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _create_schemas(
+        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         from .schemas import input_schema
 
         return input_schema(serializer), item
 
-    def _update_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _update_schemas(
+        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         from .schemas import input_schema
 
         schema = input_schema(serializer, partial=True)
         key = self.lookup_argument
-        schema["properties"] = {key: lookup, **{k: v for k, v in schema["properties"].items() if k != key}}
+        schema["properties"] = {
+            key: lookup,
+            **{k: v for k, v in schema["properties"].items() if k != key},
+        }
         schema["required"] = [key]
         return schema, item
 
-    def _delete_schemas(self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _delete_schemas(
+        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         key = self.lookup_argument
         out = {
             "type": "object",
@@ -305,7 +338,8 @@ class ModelTools:
         key, template, tools = self.lookup_argument, self.resource_uri, self
         if "{" + key + "}" not in template:
             raise InvalidDeclaration(
-                f"{type(self).__qualname__}.resource_uri must contain {{{key}}}, the lookup argument"
+                f"{type(self).__qualname__}.resource_uri must contain {{{key}}}, "
+                "the lookup argument"
             )
 
         def read_instance(ctx: Context, **variables: str) -> Any:
@@ -358,26 +392,35 @@ class ModelTools:
             allowed.append("search")
         args.reject_unknown(arguments, allowed)
         page = args.integer(arguments, "page", 1, low=1, high=None)
-        size = args.integer(arguments, "page_size", self.list_per_page, low=1, high=self.list_max_page_size)
+        size = args.integer(
+            arguments, "page_size", self.list_per_page, low=1, high=self.list_max_page_size
+        )
         queryset = self.get_queryset(ctx)
         search = args.text(arguments, "search")
         if search and self.search_fields:
             queryset = queryset.filter(
                 functools.reduce(
-                    operator.or_, (Q(**{f"{field}__icontains": search}) for field in self.search_fields)
+                    operator.or_,
+                    (Q(**{f"{field}__icontains": search}) for field in self.search_fields),
                 )
             )
         for name in self.list_filter:
             if name in arguments:
-                field = self.opts.get_field(name)
-                queryset = queryset.filter(**{field.attname: args.field_value(self.model, name, arguments[name])})  # type: ignore[union-attr]
+                attname = getattr(self.opts.get_field(name), "attname", name)
+                value = args.field_value(self.model, name, arguments[name])
+                queryset = queryset.filter(**{attname: value})
         ordering = self.ordering or self.opts.ordering or [self.opts.pk.name]
         queryset = queryset.order_by(*ordering)
         count = queryset.count()
         start = (page - 1) * size
         rows = list(queryset[start : start + size])
         serializer = self.get_serializer_class()(rows, many=True)
-        return {"results": serializer.data, "count": count, "page": page, "hasMore": start + len(rows) < count}
+        return {
+            "results": serializer.data,
+            "count": count,
+            "page": page,
+            "hasMore": start + len(rows) < count,
+        }
 
     def get_object(self, arguments: Mapping[str, Any], ctx: Context) -> Model:
         """The row named by the lookup argument, within ``get_queryset``."""
@@ -398,11 +441,15 @@ class ModelTools:
         return self.get_serializer_class()(self.get_object(arguments, ctx)).data
 
     def create_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
-        serializer = self.get_serializer_class()(data=dict(arguments), context=self._serializer_context(ctx))
+        serializer = self.get_serializer_class()(
+            data=dict(arguments), context=self._serializer_context(ctx)
+        )
         args.reject_unknown(arguments, _writable(serializer))
         with transaction.atomic(using=router.db_for_write(self.model)):
             if not serializer.is_valid():
-                raise ToolError(f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}")
+                raise ToolError(
+                    f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
+                )
             serializer.save()
         return serializer.data
 
@@ -416,7 +463,9 @@ class ModelTools:
                 instance, data=changes, partial=True, context=self._serializer_context(ctx)
             )
             if not serializer.is_valid():
-                raise ToolError(f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}")
+                raise ToolError(
+                    f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
+                )
             serializer.save()
         return serializer.data
 
@@ -424,7 +473,9 @@ class ModelTools:
         args.reject_unknown(arguments, [self.lookup_argument])
         with transaction.atomic(using=router.db_for_write(self.model)):
             instance = self.get_object(arguments, ctx)
-            value = args.field_value(self.model, self.lookup_argument, arguments[self.lookup_argument])
+            value = args.field_value(
+                self.model, self.lookup_argument, arguments[self.lookup_argument]
+            )
             try:
                 instance.delete()
             except (ProtectedError, RestrictedError) as exc:
@@ -484,5 +535,7 @@ def _annotations(action: str) -> ToolAnnotations:
     if action in ("list", "get"):
         return ToolAnnotations(read_only=True, open_world=False)
     if action == "create":
-        return ToolAnnotations(read_only=False, destructive=False, idempotent=False, open_world=False)
+        return ToolAnnotations(
+            read_only=False, destructive=False, idempotent=False, open_world=False
+        )
     return ToolAnnotations(read_only=False, destructive=True, idempotent=True, open_world=False)

@@ -36,7 +36,9 @@ def serializer_schema(serializer: serializers.BaseSerializer[Any]) -> dict[str, 
     return copy.deepcopy(AutoSchema().map_serializer(serializer))
 
 
-def input_schema(serializer: serializers.BaseSerializer[Any], *, partial: bool = False) -> dict[str, Any]:
+def input_schema(
+    serializer: serializers.BaseSerializer[Any], *, partial: bool = False
+) -> dict[str, Any]:
     """The writable fields as an object schema; with ``partial`` nothing is required."""
     schema = serializer_schema(serializer)
     properties = {

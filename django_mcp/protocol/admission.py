@@ -102,9 +102,7 @@ def admit(
         version, capabilities, meta = required_meta(message.params)
         declared = version
         if headers is not None:
-            h.require_equal(
-                headers, h.PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version", version
-            )
+            h.require_equal(headers, h.PROTOCOL_VERSION_HEADER, "MCP-Protocol-Version", version)
         revision = policy.decide(version)
         if headers is not None:
             h.require_equal(headers, h.METHOD_HEADER, "Mcp-Method", message.method)

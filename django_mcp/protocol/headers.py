@@ -55,9 +55,11 @@ def decode_value(raw: str, header: str) -> str:
     A value that lacks the prefix or suffix, or uses upper-case markers, is an ordinary
     literal; such a literal must still be plain visible ASCII.
     """
-    if raw.startswith(_SENTINEL_PREFIX) and raw.endswith(_SENTINEL_SUFFIX) and len(raw) >= len(
-        _SENTINEL_PREFIX
-    ) + len(_SENTINEL_SUFFIX):
+    if (
+        raw.startswith(_SENTINEL_PREFIX)
+        and raw.endswith(_SENTINEL_SUFFIX)
+        and len(raw) >= len(_SENTINEL_PREFIX) + len(_SENTINEL_SUFFIX)
+    ):
         encoded = raw[len(_SENTINEL_PREFIX) : len(raw) - len(_SENTINEL_SUFFIX)]
         try:
             return base64.b64decode(encoded.encode("ascii"), validate=True).decode("utf-8")

@@ -65,7 +65,9 @@ class RequestMeta:
         return sub is None or isinstance(value.get(sub), Mapping)
 
 
-def required_meta(params: Mapping[str, Any] | None) -> tuple[Any, Mapping[str, Any], Mapping[str, Any]]:
+def required_meta(
+    params: Mapping[str, Any] | None,
+) -> tuple[Any, Mapping[str, Any], Mapping[str, Any]]:
     """Return ``(protocolVersion, clientCapabilities, _meta)`` or raise -32602.
 
     The version is returned unchecked (any JSON value): comparing it with the header and

@@ -12,7 +12,7 @@ import datetime
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Final
 
 from .errors import UnsupportedProtocolVersion
@@ -21,14 +21,14 @@ CURRENT_REVISION: Final = "2026-07-28"
 _DATED = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})\Z")
 
 
-class ServedHow(str, Enum):
+class ServedHow(StrEnum):
     """How a request's declared revision was honoured."""
 
     SUPPORTED = "supported"
     BEST_EFFORT = "best-effort"
 
 
-class RevisionPolicyMode(str, Enum):
+class RevisionPolicyMode(StrEnum):
     BEST_EFFORT = "best-effort"
     STRICT = "strict"
 

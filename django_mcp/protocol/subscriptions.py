@@ -105,7 +105,9 @@ def covers(subscribed: str, uri: str) -> bool:
     return uri.startswith(base)
 
 
-def acknowledgement(subscription_id: jsonrpc.RequestId, honoured: SubscriptionFilter) -> dict[str, Any]:
+def acknowledgement(
+    subscription_id: jsonrpc.RequestId, honoured: SubscriptionFilter
+) -> dict[str, Any]:
     """The first message of every listen stream."""
     return jsonrpc.notification(
         ACKNOWLEDGED,

@@ -53,11 +53,15 @@ def whoami(ctx: Context) -> str:
 def isbns_starting_with(value: str) -> list[str]:
     """Complete an ISBN from what the user typed so far."""
     return list(
-        Book.objects.filter(isbn__startswith=value).order_by("isbn").values_list("isbn", flat=True)[:100]
+        Book.objects.filter(isbn__startswith=value)
+        .order_by("isbn")
+        .values_list("isbn", flat=True)[:100]
     )
 
 
-@django_mcp.resource("books://{isbn}", mime_type="application/json", complete={"isbn": isbns_starting_with})
+@django_mcp.resource(
+    "books://{isbn}", mime_type="application/json", complete={"isbn": isbns_starting_with}
+)
 def book(isbn: str) -> BookOut:
     """One book of the catalogue, as JSON."""
     return _out(Book.objects.select_related("author").get(isbn=isbn))

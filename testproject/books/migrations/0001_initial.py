@@ -6,32 +6,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Author',
+            name="Author",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
             ],
         ),
         migrations.CreateModel(
-            name='Book',
+            name="Book",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('isbn', models.CharField(help_text='13-digit ISBN.', max_length=13, unique=True, verbose_name='ISBN')),
-                ('title', models.CharField(max_length=300)),
-                ('price', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=8)),
-                ('published', models.DateField(blank=True, null=True)),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='books', to='books.author')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "isbn",
+                    models.CharField(
+                        help_text="13-digit ISBN.", max_length=13, unique=True, verbose_name="ISBN"
+                    ),
+                ),
+                ("title", models.CharField(max_length=300)),
+                (
+                    "price",
+                    models.DecimalField(decimal_places=2, default=Decimal("0"), max_digits=8),
+                ),
+                ("published", models.DateField(blank=True, null=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="books",
+                        to="books.author",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['title'],
+                "ordering": ["title"],
             },
         ),
     ]
