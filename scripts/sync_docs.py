@@ -87,6 +87,7 @@ EXAMPLE = re.compile(
 )
 TABLE = re.compile(r"(<!-- settings-table -->\n)(.*?)(^<!-- /settings-table -->$)", re.S | re.M)
 ERROR_TABLE = re.compile(r"(<!-- error-table -->\n)(.*?)(^<!-- /error-table -->$)", re.S | re.M)
+CHECKS_TABLE = re.compile(r"(<!-- e004-table -->\n)(.*?)(^<!-- /e004-table -->$)", re.S | re.M)
 DOCS_MARKER = re.compile(r"^\s*# \[/?docs:[\w-]+\]\s*$")
 
 
@@ -169,6 +170,17 @@ def error_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def e004_table() -> str:
+    """What system check E004 accepts for each setting (``django_mcp.checks.VALIDATORS``)."""
+    sys.path.insert(0, str(REPO))
+    from django_mcp.checks import VALIDATORS
+
+    rows = ["| Key | Valid values |", "| --- | --- |"]
+    for key, (_, hint) in VALIDATORS.items():
+        rows.append(f"| `{key}` | {hint.removeprefix('Use ').rstrip('.')} |")
+    return "\n".join(rows) + "\n"
+
+
 def render(text: str) -> str:
     """``text`` with every generated block brought up to date."""
 
@@ -183,6 +195,9 @@ def render(text: str) -> str:
     if ERROR_TABLE.search(text):
         errors = error_table()
         text = ERROR_TABLE.sub(lambda m: m[1] + errors + m[3], text)
+    if CHECKS_TABLE.search(text):
+        checks = e004_table()
+        text = CHECKS_TABLE.sub(lambda m: m[1] + checks + m[3], text)
     return text
 
 
