@@ -50,6 +50,12 @@ def whoami(ctx: Context) -> str:
     return f"You are {client}, speaking MCP {ctx.declared_revision}."
 
 
+@django_mcp.resource("bookshop://about", mime_type="text/markdown", ttl_ms=3_600_000)
+def about() -> str:
+    """What this bookshop is, and how many books it has."""
+    return f"# The demo bookshop\n\n{Book.objects.count()} books in the catalogue.\n"
+
+
 def isbns_starting_with(value: str) -> list[str]:
     """Complete an ISBN from what the user typed so far."""
     return list(

@@ -116,3 +116,67 @@ def test_whoami_sees_the_client_info_and_revision_of_the_request(daphne_server: 
 
     assert result.is_error is False
     assert result.content[0].text == "You are django-mcp-interop, speaking MCP 2026-07-28."
+
+
+def test_the_sdk_reads_a_fixed_resource_and_a_template_resource(daphne_server: LiveServer):
+    """server/resources.mdx, "Reading Resources": a fixed URI from ``resources/list`` and a
+    concrete URI matching a template from ``resources/templates/list`` are both read with
+    ``resources/read``."""
+
+    async def body(client: Client) -> dict[str, Any]:
+        listed = await client.list_resources()
+        templates = await client.list_resource_templates()
+        about = await client.read_resource("bookshop://about")
+        book = await client.read_resource(f"books://{DUNE['isbn']}")
+        return {
+            "listed": [str(resource.uri) for resource in listed.resources],
+            "templates": [template.uri_template for template in templates.resource_templates],
+            "about": about.contents[0],
+            "book": book.contents[0],
+        }
+
+    seen = run_client(daphne_server.url, body)
+
+    assert "bookshop://about" in seen["listed"]
+    assert "books://{isbn}" in seen["templates"]
+    assert seen["about"].mime_type == "text/markdown"
+    assert "books in the catalogue" in seen["about"].text
+    assert seen["book"].mime_type == "application/json"
+    assert '"title": "Dune"' in seen["book"].text
+
+
+def test_the_sdk_gets_a_prompt_and_completes_its_arguments(daphne_server: LiveServer):
+    """server/prompts.mdx, "Getting a Prompt", and server/utilities/completion.mdx: prompt
+    arguments are strings; completion suggests values for a prompt argument and for a
+    resource-template variable."""
+
+    async def body(client: Client) -> dict[str, Any]:
+        prompt = await client.get_prompt(
+            "review_request", {"isbn": DUNE["isbn"], "tone": "friendly"}
+        )
+        isbn = await client.complete(
+            types.PromptReference(type="ref/prompt", name="review_request"),
+            {"name": "isbn", "value": "978044117"},
+        )
+        tone = await client.complete(
+            types.PromptReference(type="ref/prompt", name="review_request"),
+            {"name": "tone", "value": "cr"},
+        )
+        template = await client.complete(
+            types.ResourceTemplateReference(type="ref/resource", uri="books://{isbn}"),
+            {"name": "isbn", "value": "978044117"},
+        )
+        return {
+            "message": prompt.messages[0],
+            "isbn": isbn.completion.values,
+            "tone": tone.completion.values,
+            "template": template.completion.values,
+        }
+
+    seen = run_client(daphne_server.url, body)
+
+    assert seen["message"].role == "user"
+    assert "friendly review of 'Dune'" in seen["message"].content.text
+    assert DUNE["isbn"] in seen["isbn"]
+    assert seen["tone"] == ["critical"]
+    assert DUNE["isbn"] in seen["template"]
