@@ -50,6 +50,7 @@ def whoami(ctx: Context) -> str:
     return f"You are {client}, speaking MCP {ctx.declared_revision}."
 
 
+# [docs:demo-resources]
 @django_mcp.resource("bookshop://about", mime_type="text/markdown", ttl_ms=3_600_000)
 def about() -> str:
     """What this bookshop is, and how many books it has."""
@@ -85,6 +86,10 @@ def review_request(
     ]
 
 
+# [/docs:demo-resources]
+
+
+# [docs:demo-modeltools]
 @django_mcp.register(Author)
 class AuthorTools(django_mcp.ModelTools):
     """Authors: read by anyone; writes need the model's own permissions, as in the admin."""
@@ -98,3 +103,4 @@ class AuthorTools(django_mcp.ModelTools):
         "update": "books.change_author",
         "delete": "books.delete_author",
     }
+# [/docs:demo-modeltools]
