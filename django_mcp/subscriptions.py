@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import threading
 from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("django_mcp")
 EVENT_TYPE: Final = "mcp.change"
+_PUBLISH_TIMEOUT: Final = 10.0  # seconds an event loop may wait for a publish
 _GROUP_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -59,7 +61,25 @@ async def apublish(method: str, uri: str | None = None, *, site: MCPSite | None 
 
 
 def publish(method: str, uri: str | None = None, *, site: MCPSite | None = None) -> None:
-    """Publish one change from sync code; failures are logged, never raised."""
+    """Publish one change from sync code; failures are logged, never raised.
+
+    Called where an event loop is running (an ``async def`` tool calling a ``notify_*``
+    function, or changing the registry), ``async_to_sync`` cannot run: the change is then
+    published from a helper thread, waited for, so it is sent before the caller goes on.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        _publish_now(method, uri, site)
+        return
+    helper = threading.Thread(
+        target=_publish_now, args=(method, uri, site), name="mcp-publish", daemon=True
+    )
+    helper.start()
+    helper.join(_PUBLISH_TIMEOUT)
+
+
+def _publish_now(method: str, uri: str | None, site: MCPSite | None) -> None:
     try:
         async_to_sync(apublish)(method, uri, site=site)
     except Exception:  # a notification must never break the change that caused it
