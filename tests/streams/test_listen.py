@@ -104,6 +104,24 @@ def test_only_the_types_the_client_opted_into_are_delivered(daphne: LiveServer):
 
 
 @pytest.mark.live
+@pytest.mark.parametrize("streamed", [False, True], ids=["json", "sse"])
+def test_a_notify_function_called_from_an_async_tool_reaches_listeners(
+    daphne: LiveServer, streamed: bool
+):
+    """basic/patterns/subscriptions.mdx: the ``notify_*`` functions are plain functions;
+    called from an ``async def`` tool (whose event loop is running) they publish too, for a
+    call answered as JSON and for one streamed with progress."""
+    meta = {"progressToken": "n"} if streamed else {}
+    with listening(daphne, {"toolsListChanged": True}) as (_, reader):
+        body = remote.tool_call("notify_async", **meta)
+        response = remote.post(daphne.url(STREAMS), body)
+        assert response.status_code == 200
+        assert (response.headers["content-type"] == "text/event-stream") is streamed
+
+        assert change(reader)["method"] == "notifications/tools/list_changed"
+
+
+@pytest.mark.live
 @pytest.mark.parametrize(
     ("kind", "method"),
     [

@@ -173,6 +173,14 @@ def notify(kind: Literal["tools", "prompts", "resources", "updated"], uri: str =
 
 # [docs:save]
 @site.tool
+async def notify_async(ctx: Context) -> str:
+    """Call ``notify_tools_changed`` (a sync function) from an async tool."""
+    ctx.report_progress(1)
+    notify_tools_changed(site=site)
+    return "sent"
+
+
+@site.tool
 def save_author(name: str, fail: bool = False) -> int:
     """Create an Author in a transaction; ``fail`` rolls it back. ``Author`` is a ModelTools
     model with ``resource_uri = "authors://{id}"`` on the default site."""
