@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parents[2]
 APPLICATION = "testproject.asgi:application"
 START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
 STOP_TIMEOUT = 5.0
+START_ATTEMPTS = 3
 SERVERS = ("daphne", "uvicorn")
 
 
@@ -132,9 +133,9 @@ _PROBE_HEADERS = {
 }
 
 
-def wait_until_ready(server: LiveServer, probe_path: str) -> None:
-    """Return once ``probe_path`` answers a discover request; fail if the process dies
-    or the start-up budget runs out."""
+def wait_until_ready(server: LiveServer, probe_path: str) -> str:
+    """Poll ``probe_path`` with a discover request until it answers (bounded); return
+    ``"ready"``, ``"exited"`` (the process died) or ``"timeout"``."""
     deadline = time.monotonic() + START_TIMEOUT
     body = json.dumps(_PROBE)
     while time.monotonic() < deadline:
@@ -143,7 +144,7 @@ def wait_until_ready(server: LiveServer, probe_path: str) -> None:
                 server.url(probe_path), content=body, headers=_PROBE_HEADERS, timeout=2.0
             )
             if response.status_code < 500:
-                return
+                return "ready"
         except httpx.HTTPError:
             pass
         try:
@@ -151,9 +152,8 @@ def wait_until_ready(server: LiveServer, probe_path: str) -> None:
             server.process.wait(timeout=0.1)
         except subprocess.TimeoutExpired:
             continue
-        break
-    state = "exited" if server.process.poll() is not None else "did not answer in time"
-    pytest.fail(f"the {server.kind} server {state} (port {server.port}):\n{server.output()}")
+        return "exited"
+    return "timeout"
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -167,17 +167,13 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=STOP_TIMEOUT)
 
 
-@contextmanager
-def live_server(
+def start(
     settings_module: str,
     workdir: Path,
-    *,
-    kind: str = "daphne",
-    env: Mapping[str, str] | None = None,
-    probe_path: str = "/mcp",
-    application: str = APPLICATION,
-) -> Iterator[LiveServer]:
-    """Run one server for the ``with`` block; its output goes to ``workdir/<kind>-<port>.log``."""
+    kind: str,
+    env: Mapping[str, str] | None,
+    application: str,
+) -> LiveServer:
     port = free_port()
     log = workdir / f"{kind}-{port}.log"
     with log.open("wb") as sink:
@@ -189,9 +185,38 @@ def live_server(
             stdout=sink,
             stderr=subprocess.STDOUT,
         )
-    server = LiveServer(kind, f"http://127.0.0.1:{port}", port, log, process)
+    return LiveServer(kind, f"http://127.0.0.1:{port}", port, log, process)
+
+
+@contextmanager
+def live_server(
+    settings_module: str,
+    workdir: Path,
+    *,
+    kind: str = "daphne",
+    env: Mapping[str, str] | None = None,
+    probe_path: str = "/mcp",
+    application: str = APPLICATION,
+) -> Iterator[LiveServer]:
+    """Run one server for the ``with`` block; its output goes to ``workdir/<kind>-<port>.log``.
+
+    A port taken by someone else between choosing and binding it costs a retry, not a
+    failure (up to ``START_ATTEMPTS`` ports).
+    """
+    for attempt in range(1, START_ATTEMPTS + 1):
+        server = start(settings_module, workdir, kind, env, application)
+        try:
+            state = wait_until_ready(server, probe_path)
+        except BaseException:
+            stop(server.process)
+            raise
+        if state == "ready":
+            break
+        stop(server.process)
+        lost_port = state == "exited" and "address already in use" in server.output().lower()
+        if not lost_port or attempt == START_ATTEMPTS:
+            pytest.fail(f"the {kind} server {state} (port {server.port}):\n{server.output()}")
     try:
-        wait_until_ready(server, probe_path)
         yield server
     finally:
-        stop(process)
+        stop(server.process)
