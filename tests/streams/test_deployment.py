@@ -25,14 +25,16 @@ def gzip_request() -> Any:
 
 
 def test_stock_gzip_would_hold_sse_events_back_until_the_stream_ends():
-    """Why the guide warns: only the gzip header comes out before the last event."""
+    """basic/transports/streamable-http.mdx (digest 6.4), why the guide warns: only the
+    gzip header comes out before the last event."""
     chunks = [len(chunk) for chunk in compress_sequence(iter(EVENTS))]
 
     assert chunks[:-1] == [10]  # the header; every event waits for the end
 
 
 def test_the_guide_middleware_leaves_event_streams_uncompressed():
-    """The guide's GZipExceptEventStreams passes SSE responses through untouched."""
+    """basic/transports/streamable-http.mdx: the guide's GZipExceptEventStreams passes SSE
+    responses through untouched."""
     middleware = GZipExceptEventStreams(lambda request: event_stream_response(iter(EVENTS)))
 
     response = middleware(gzip_request())
@@ -43,7 +45,8 @@ def test_the_guide_middleware_leaves_event_streams_uncompressed():
 
 
 def test_the_guide_middleware_still_compresses_json():
-    """Plain JSON responses are compressed as by the stock middleware."""
+    """basic/transports/streamable-http.mdx: plain JSON responses are compressed as by the
+    stock middleware."""
     body = b'{"jsonrpc":"2.0","id":1,"result":{}}' * 20
     make = lambda request: HttpResponse(body, content_type="application/json")  # noqa: E731
 

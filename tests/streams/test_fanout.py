@@ -55,9 +55,11 @@ def forget_keys(prefix: str) -> None:
 
 
 def test_a_change_committed_through_one_process_reaches_a_listener_on_the_other(tmp_path: Path):
-    """A listener on process A (default site) receives ``tools/list_changed`` for a tool
-    re-registered through process B, and ``resources/updated`` for an Author row B commits
-    (ModelTools ``resource_uri``); a listener on B receives a change published through A."""
+    """basic/patterns/subscriptions.mdx (digest 12, [rec] fan-out through shared
+    infrastructure): a listener on process A (default site) receives ``tools/list_changed``
+    for a tool re-registered through process B, and ``resources/updated`` for an Author row
+    B commits (ModelTools ``resource_uri``); a listener on B receives a change published
+    through A."""
     require_services()
     prefix = f"django_mcp_test_{uuid.uuid4().hex[:12]}"
     env = {"DJANGO_MCP_REDIS_PREFIX": prefix}

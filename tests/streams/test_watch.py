@@ -43,7 +43,8 @@ def published(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
 
 
 def test_a_model_tools_save_is_announced_after_commit_not_before(published: list[Any]):
-    """ModelTools ``resource_uri = "authors://{id}"`` (testproject.books) watches Author:
+    """basic/patterns/subscriptions.mdx: ``resources/updated`` announces a change; ModelTools
+    ``resource_uri = "authors://{id}"`` (testproject.books) watches Author:
     inside the transaction nothing is published; the commit publishes the instance URI on
     the ModelTools' site."""
     with transaction.atomic():
@@ -63,7 +64,8 @@ def create_and_roll_back(name: str) -> None:
 
 
 def test_a_rolled_back_save_is_never_announced(published: list[Any]):
-    """A change that never committed never reaches a listener."""
+    """basic/patterns/subscriptions.mdx: ``resources/updated`` tells clients a resource
+    changed; a change that never committed did not happen, so it is never announced."""
     create_and_roll_back("Ghost")
 
     assert published == []
@@ -82,7 +84,9 @@ def test_updates_and_deletes_are_announced_too(published: list[Any]):
 
 
 def test_unwatch_stops_the_announcements(published: list[Any]):
-    """``unwatch`` disconnects what ``watch`` connected: later saves publish nothing."""
+    """basic/patterns/subscriptions.mdx: updates are announced only for resources the server
+    still serves; ``unwatch`` disconnects what ``watch`` connected, so later saves publish
+    nothing."""
     receiver = watch(Author, uri=lambda author: f"people://{author.pk}")
     Author.objects.create(name="Before")
     unwatch(Author, receiver)
@@ -93,7 +97,8 @@ def test_unwatch_stops_the_announcements(published: list[Any]):
 
 
 def test_unregistering_a_model_stops_its_announcements(published: list[Any]):
-    """Unregistering a ModelTools with ``resource_uri`` removes its resource template and
+    """basic/patterns/subscriptions.mdx, as above: unregistering a ModelTools with
+    ``resource_uri`` removes its resource template and
     its watcher, so saves of the model no longer publish for it."""
     site = MCPSite(name="watch-test")
 
