@@ -20,12 +20,32 @@ def event(message: dict[str, Any]) -> bytes:
     return b"data: " + dumps(message) + b"\n\n"
 
 
+#: The ranges that match text/event-stream, most specific first.
+_RANGES: Final = (CONTENT_TYPE, "text/*", "*/*")
+
+
 def accepts_event_stream(accept: str | None) -> bool:
-    """Whether an ``Accept`` header admits ``text/event-stream``."""
+    """Whether an ``Accept`` header admits ``text/event-stream``: the most specific range
+    that matches decides, and ``q=0`` refuses (RFC 9110 section 12.5.1)."""
     if not accept:
         return False
+    matches: dict[str, bool] = {}
     for item in accept.split(","):
-        media = item.split(";", 1)[0].strip().lower()
-        if media in (CONTENT_TYPE, "text/*", "*/*"):
-            return True
+        media, *parameters = (part.strip().lower() for part in item.split(";"))
+        if media in _RANGES:
+            matches[media] = not _refused(parameters)
+    for media in _RANGES:
+        if media in matches:
+            return matches[media]
+    return False
+
+
+def _refused(parameters: list[str]) -> bool:
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip() == "q":
+            try:
+                return float(value.strip()) == 0
+            except ValueError:
+                return False
     return False
