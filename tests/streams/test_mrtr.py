@@ -360,6 +360,26 @@ def test_url_mode_elicitation_round_trip(client: Client):
     assert text(retry) == "url accept"
 
 
+def test_a_pydantic_form_schema_is_sent_as_json_schema_and_validates_the_answer(client: Client):
+    """client/elicitation.mdx (digest 14.1): ``requestedSchema`` is a flat object schema of
+    primitives; the server should "Validate content against the schema": with a pydantic
+    model the accepted content is validated into an instance, and content that does not
+    fit is -32602."""
+    first = input_required(tool(client, "book_seats", path=STREAMS))
+    schema = first["inputRequests"]["booking"]["params"]["requestedSchema"]
+    assert schema["type"] == "object"
+    assert schema["properties"]["seats"]["type"] == "integer"
+    state = first["requestState"]
+
+    def answer(content: dict[str, Any]) -> Any:
+        responses = {"booking": {"action": "accept", "content": content}}
+        return tool(client, "book_seats", responses=responses, state=state, path=STREAMS)
+
+    assert text(answer({"seats": 2, "window": True})) == "2 seat(s), window=True"
+    assert_error(answer({"seats": 0}), 200, -32602)
+    assert_error(answer({"seats": "many"}), 200, -32602)
+
+
 # -- malformed input ------------------------------------------------------------------------
 
 

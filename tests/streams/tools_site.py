@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from django.db import transaction
+from pydantic import BaseModel, Field
 
 from django_mcp import Context, ToolError
 from django_mcp.exceptions import RequestCancelled
@@ -211,6 +212,21 @@ def listeners() -> int:
 
 
 # [docs:url]
+class Booking(BaseModel):
+    seats: int = Field(ge=1, le=8)
+    window: bool = False
+
+
+@site.tool
+def book_seats(ctx: Context) -> str:
+    """Ask for a booking with a pydantic model: the answer is validated into ``data``."""
+    answer = ctx.elicit("How many seats?", Booking, key="booking")
+    if not answer.accepted:
+        return "no booking"
+    booking: Booking = answer.data
+    return f"{booking.seats} seat(s), window={booking.window}"
+
+
 @site.tool
 def connect_account(ctx: Context) -> str:
     """Send the user to a URL (URL-mode elicitation), then report what they chose."""
