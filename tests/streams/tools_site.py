@@ -172,7 +172,6 @@ def notify(kind: Literal["tools", "prompts", "resources", "updated"], uri: str =
 # [/docs:notify]
 
 
-# [docs:save]
 @site.tool
 async def notify_async(ctx: Context) -> str:
     """Call ``notify_tools_changed`` (a sync function) from an async tool."""
@@ -181,6 +180,7 @@ async def notify_async(ctx: Context) -> str:
     return "sent"
 
 
+# [docs:save]
 @site.tool
 def save_author(name: str, fail: bool = False) -> int:
     """Create an Author in a transaction; ``fail`` rolls it back. ``Author`` is a ModelTools
@@ -211,7 +211,6 @@ def listeners() -> int:
 # -- multi round-trip requests -----------------------------------------------------------
 
 
-# [docs:url]
 class Booking(BaseModel):
     seats: int = Field(ge=1, le=8)
     window: bool = False
@@ -227,6 +226,7 @@ def book_seats(ctx: Context) -> str:
     return f"{booking.seats} seat(s), window={booking.window}"
 
 
+# [docs:url]
 @site.tool
 def connect_account(ctx: Context) -> str:
     """Send the user to a URL (URL-mode elicitation), then report what they chose."""
