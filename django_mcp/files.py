@@ -46,8 +46,15 @@ def safe_path(root: Path, relative: str) -> Path | None:
 
 def file_contents(path: Path, uri: str, mime_type: str | None = None) -> ResourceContents:
     """Contents of a file: text for text types (UTF-8), a blob otherwise."""
-    guessed = mime_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    data = path.read_bytes()
+    return bytes_contents(path.read_bytes(), path.name, uri, mime_type)
+
+
+def bytes_contents(
+    data: bytes, filename: str, uri: str, mime_type: str | None = None
+) -> ResourceContents:
+    """``data`` as resource contents: text when its MIME type (given, or guessed from
+    ``filename``) is textual and it decodes as UTF-8, a blob otherwise."""
+    guessed = mime_type or mimetypes.guess_type(filename)[0] or "application/octet-stream"
     if guessed.startswith("text/") or guessed in TEXT_TYPES:
         try:
             return ResourceContents(uri, text=data.decode("utf-8"), mime_type=guessed)
@@ -108,12 +115,4 @@ def field_file_contents(
     except (FileNotFoundError, SuspiciousFileOperation) as exc:
         # Missing from storage, or a name the storage refuses (e.g. ``../``): not found.
         raise ResourceNotFound(uri) from exc
-    guessed = (
-        mime_type or mimetypes.guess_type(field_file.name or "")[0] or "application/octet-stream"
-    )
-    if guessed.startswith("text/") or guessed in TEXT_TYPES:
-        try:
-            return ResourceContents(uri, text=data.decode("utf-8"), mime_type=guessed)
-        except UnicodeDecodeError:
-            pass
-    return ResourceContents(uri, blob=data, mime_type=guessed)
+    return bytes_contents(data, field_file.name or "", uri, mime_type)
