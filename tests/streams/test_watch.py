@@ -108,11 +108,12 @@ def test_unregistering_a_model_stops_its_announcements(published: list[Any]):
 
     site.register(Book, ShelfTools)
     author = Author.objects.create(name="Author")
-    Book.objects.create(isbn="1", title="One", author=author)
+    first = Book.objects.create(isbn="1", title="One", author=author)
     site.unregister(Book)
     Book.objects.create(isbn="2", title="Two", author=author)
 
-    assert [uri for uri, _ in published if uri.startswith("shelf://")] == ["shelf://1"]
+    # Primary keys are not reset between tests on PostgreSQL: name the row, not "1".
+    assert [uri for uri, _ in published if uri.startswith("shelf://")] == [f"shelf://{first.pk}"]
     assert not site.is_registered("shelf://{id}")
 
 
