@@ -107,9 +107,11 @@ class Context:
     def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
         """Send ``notifications/message`` if the request asked for logs at ``level`` or
         below it; never without a ``logLevel`` (server/utilities/logging.mdx)."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"Unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         self.check_cancelled()
         wanted = self.meta.log_level
-        if wanted is None or self._emit is None or level not in LOG_LEVELS:
+        if wanted is None or self._emit is None:
             return
         if LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
             return

@@ -93,3 +93,24 @@ def test_a_log_level_on_a_tool_that_logs_nothing_gets_plain_json(daphne: LiveSer
     response = remote.post(daphne.url(), body)
 
     assert response.headers["content-type"].startswith("application/json")
+
+
+def test_ctx_log_refuses_a_level_mcp_does_not_define():
+    """server/utilities/logging.mdx: levels are the RFC 5424 severities (debug ...
+    emergency); a typo such as "warn" is a programming error, raised at once rather than
+    silently dropped."""
+    from django_mcp.context import Context
+    from django_mcp.protocol.meta import RequestMeta
+    from django_mcp.protocol.revisions import RevisionDecision, ServedHow
+    from django_mcp.sites import MCPSite
+
+    context = Context(
+        site=MCPSite(name="log-level"),
+        method="tools/call",
+        request_id=1,
+        meta=RequestMeta("2026-07-28", {}, log_level="debug"),
+        revision=RevisionDecision("2026-07-28", "2026-07-28", ServedHow.SUPPORTED),
+        emit=lambda note: None,
+    )
+    with pytest.raises(ValueError, match="warn"):
+        context.log("warn", "typo")
