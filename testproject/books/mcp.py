@@ -103,4 +103,6 @@ class AuthorTools(django_mcp.ModelTools):
         "update": "books.change_author",
         "delete": "books.delete_author",
     }
+
+
 # [/docs:demo-modeltools]
