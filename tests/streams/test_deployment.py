@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import django
+import pytest
 from django.http import HttpResponse, StreamingHttpResponse
 from django.middleware.gzip import GZipMiddleware
 from django.test import RequestFactory
@@ -24,12 +26,23 @@ def gzip_request() -> Any:
     return RequestFactory().post("/mcp", HTTP_ACCEPT_ENCODING="gzip")
 
 
+@pytest.mark.skipif(django.VERSION >= (6, 0), reason="Django 6 flushes each streamed chunk")
 def test_stock_gzip_would_hold_sse_events_back_until_the_stream_ends():
-    """basic/transports/streamable-http.mdx (digest 6.4), why the guide warns: only the
-    gzip header comes out before the last event."""
+    """basic/transports/streamable-http.mdx (digest 6.4), why the guide warns: on Django
+    5.2 only the gzip header comes out before the last event."""
     chunks = [len(chunk) for chunk in compress_sequence(iter(EVENTS))]
 
     assert chunks[:-1] == [10]  # the header; every event waits for the end
+
+
+@pytest.mark.skipif(django.VERSION < (6, 0), reason="Django 5.2 holds streamed chunks back")
+def test_stock_gzip_of_django_6_flushes_every_event():
+    """basic/transports/streamable-http.mdx (digest 6.4): Django 6's compressor flushes
+    each chunk, so events are not held back (the guide's middleware is still advised)."""
+    chunks = [len(chunk) for chunk in compress_sequence(iter(EVENTS))]
+
+    # the header, one flushed chunk per event, then the gzip trailer
+    assert len(chunks) == 1 + len(EVENTS) + 1
 
 
 def test_the_guide_middleware_leaves_event_streams_uncompressed():
