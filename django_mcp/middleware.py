@@ -128,7 +128,7 @@ class MCPMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         exchange: Exchange | None = getattr(request, "mcp_exchange", None)
-        if exchange is not None:
+        if exchange is not None and mcp_settings.REQUEST_LOG != "off":
             recorder.submit(exchange.record(request, response))
         return response
 
