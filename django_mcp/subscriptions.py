@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import async_to_sync
 
+from . import shutdown
 from .conf import mcp_settings
 from .protocol import sse
 from .protocol import subscriptions as proto
@@ -136,12 +137,13 @@ class Listener:
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
         deadline = _deadline()
         receiving: asyncio.Task[Any] | None = None
+        stopping = shutdown.waiter()
         try:
             yield self.acknowledgement()
             last_frame = _now()
             while True:
                 now = _now()
-                if deadline is not None and now >= deadline:
+                if stopping.done() or (deadline is not None and now >= deadline):
                     yield sse.event(proto.closing_result(self.subscription_id))
                     return
                 wake = last_frame + keep_alive
@@ -149,8 +151,12 @@ class Listener:
                     wake = min(wake, deadline)
                 if receiving is None:
                     receiving = asyncio.ensure_future(layer.receive(channel))
-                done, _ = await asyncio.wait({receiving}, timeout=max(0.0, wake - now))
-                if not done:
+                done, _ = await asyncio.wait(
+                    {receiving, stopping},
+                    timeout=max(0.0, wake - now),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if receiving not in done:
                     if _now() >= last_frame + keep_alive:
                         yield sse.KEEP_ALIVE
                         last_frame = _now()
@@ -161,6 +167,7 @@ class Listener:
                     yield frame
                     last_frame = _now()
         finally:
+            stopping.cancel()
             if receiving is not None:
                 await _abandon(receiving)
             await layer.group_discard(self.group, channel)

@@ -1,0 +1,58 @@
+"""A server shutting down ends open listen streams with the listen result, then closes.
+
+basic/patterns/subscriptions.mdx (digest section 12): "When the server ends it (for example
+at shutdown), it SHOULD first send the JSON-RPC response to the listen request, then
+close"; "A close without that response tells the client the stream dropped unexpectedly".
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from . import sse
+from .conftest import KEEPALIVE_SECONDS, SETTINGS
+from .live import live_server
+from .remote import listening
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+pytestmark = pytest.mark.live
+
+
+@pytest.mark.parametrize("kind", ["daphne", "uvicorn"])
+def test_sigterm_sends_the_listen_result_before_the_stream_closes(
+    kind: str, streams_workdir: Path, sqlite_template: Path
+):
+    """basic/patterns/subscriptions.mdx: a server ending the stream at shutdown sends the
+    JSON-RPC response to the listen request (``resultType: complete`` with the
+    subscription id) before it closes; the server process then exits."""
+    database = streams_workdir / f"shutdown-{kind}.sqlite3"
+    shutil.copyfile(sqlite_template, database)
+    env = {
+        "DJANGO_MCP_SQLITE": str(database),
+        "DJANGO_MCP_DB": "sqlite",
+        "STREAMS_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
+    }
+    with live_server(SETTINGS, streams_workdir, kind=kind, env=env) as server:
+        with listening(server, {"toolsListChanged": True}, id=41) as (_, reader):
+            server.process.send_signal(signal.SIGTERM)
+            closing = reader.message(deadline=10)
+            rest = reader.rest()
+        deadline = time.monotonic() + 10
+        while server.is_running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+        sse.check_message(closing, "subscriptions/listen")
+        assert closing == {
+            "jsonrpc": "2.0",
+            "id": 41,
+            "result": {"resultType": "complete", "_meta": {sse.SUBSCRIPTION_ID_KEY: 41}},
+        }
+        assert all(frame.is_comment for frame in rest)
+        assert not server.is_running(), server.output()
