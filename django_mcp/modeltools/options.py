@@ -14,7 +14,6 @@ from django.db import router, transaction
 from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
 
-from ..declarations import ToolAnnotations
 from ..exceptions import InvalidDeclaration, ToolError
 from ..permissions import has_django_perms, normalise_perms
 from . import arguments as args
@@ -178,154 +177,10 @@ class ModelTools:
     # -- building the tools -------------------------------------------------------------
 
     def get_tools(self) -> list[ModelActionSpec]:
-        """One tool per enabled action."""
-        from .schemas import output_schema
+        """One tool per enabled action (see :mod:`.definitions`)."""
+        from .definitions import build_tools
 
-        serializer = self.get_serializer_class()()
-        verbose, plural = str(self.opts.verbose_name), str(self.opts.verbose_name_plural)
-        item_schema = output_schema(serializer)
-        lookup_schema = self._lookup_schema(serializer)
-        gated = self._gated()
-        specs = []
-        for action in self.actions:
-            builder = getattr(self, f"_{action}_schemas")
-            in_schema, out_schema = builder(serializer, item_schema, lookup_schema)
-            specs.append(
-                ModelActionSpec(
-                    func=getattr(self, f"{action}_action"),
-                    name=self.tool_name(action),
-                    description=self.descriptions.get(action)
-                    or self._describe(action, verbose, plural),
-                    annotations=_annotations(action),
-                    permission=functools.partial(_permission_check, self, action)
-                    if gated
-                    else None,
-                    handler=getattr(self, f"{action}_action"),
-                    action=action,
-                    action_input_schema=in_schema,
-                    action_output_schema=out_schema,
-                )
-            )
-        names = [spec.name for spec in specs]
-        if len(set(names)) != len(names):
-            raise InvalidDeclaration(
-                f"{type(self).__qualname__}: two actions share a tool name in {names}"
-            )
-        return specs
-
-    def _describe(self, action: str, verbose: str, plural: str) -> str:
-        lookup = self.lookup_argument
-        text = {
-            "list": f"List {plural}, {self.list_per_page} per page.",
-            "get": f"Get one {verbose} by its {lookup}.",
-            "create": f"Create a {verbose}.",
-            "update": f"Change a {verbose}, found by its {lookup}; only the given fields change.",
-            "delete": f"Delete a {verbose}, found by its {lookup}.",
-        }[action]
-        if action == "list" and self.search_fields:
-            text += f" 'search' looks in: {', '.join(self.search_fields)}."
-        if action == "list" and self.list_filter:
-            text += f" Filter by: {', '.join(self.list_filter)}."
-        doc = (self.model.__doc__ or "").strip()
-        if doc and not doc.startswith(f"{self.model.__name__}("):
-            text += f" {doc}"
-        return text
-
-    def _lookup_schema(self, serializer: Any) -> dict[str, Any]:
-        from .schemas import serializer_schema
-
-        prop = serializer_schema(serializer).get("properties", {}).get(self.lookup_argument)
-        if prop is None:
-            field = self.opts.get_field(self.lookup_argument)
-            kind = "integer" if field.get_internal_type().endswith("AutoField") else "string"
-            prop = {"type": kind}
-        return {k: v for k, v in prop.items() if k not in ("readOnly", "writeOnly", "nullable")}
-
-    def _list_schemas(
-        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        from .schemas import output_schema
-
-        properties: dict[str, Any] = {}
-        if self.search_fields:
-            properties["search"] = {"type": "string", "description": "Text to search for."}
-        filters = (
-            output_schema(self._filter_serializer()) if self.list_filter else {"properties": {}}
-        )
-        for name in self.list_filter:
-            prop = dict(filters["properties"].get(name, {}))
-            prop["description"] = f"Only rows whose {name} equals this value."
-            properties[name] = prop
-        properties["page"] = {"type": "integer", "minimum": 1, "default": 1}
-        properties["page_size"] = {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": self.list_max_page_size,
-            "default": self.list_per_page,
-        }
-        out = {
-            "type": "object",
-            "properties": {
-                "results": {"type": "array", "items": item},
-                "count": {"type": "integer"},
-                "page": {"type": "integer"},
-                "hasMore": {"type": "boolean"},
-            },
-            "required": ["results", "count", "page", "hasMore"],
-        }
-        return {"type": "object", "properties": properties, "additionalProperties": False}, out
-
-    def _filter_serializer(self) -> Any:
-        from rest_framework import serializers
-
-        meta = type("Meta", (), {"model": self.model, "fields": list(self.list_filter)})
-        return type("FilterSerializer", (serializers.ModelSerializer,), {"Meta": meta})()
-
-    def _lookup_only(self, lookup: dict[str, Any]) -> dict[str, Any]:
-        key = self.lookup_argument
-        return {
-            "type": "object",
-            "properties": {key: lookup},
-            "required": [key],
-            "additionalProperties": False,
-        }
-
-    def _get_schemas(
-        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        return self._lookup_only(lookup), item
-
-    def _create_schemas(
-        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        from .schemas import input_schema
-
-        return input_schema(serializer), item
-
-    def _update_schemas(
-        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        from .schemas import input_schema
-
-        schema = input_schema(serializer, partial=True)
-        key = self.lookup_argument
-        schema["properties"] = {
-            key: lookup,
-            **{k: v for k, v in schema["properties"].items() if k != key},
-        }
-        schema["required"] = [key]
-        return schema, item
-
-    def _delete_schemas(
-        self, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        key = self.lookup_argument
-        out = {
-            "type": "object",
-            "properties": {"deleted": {"type": "boolean"}, key: lookup},
-            "required": ["deleted", key],
-        }
-        return self._lookup_only(lookup), out
+        return build_tools(self)
 
     # -- instances as resources ------------------------------------------------------------
 
@@ -334,6 +189,7 @@ class ModelTools:
         if self.resource_uri is None:
             return
         from ..watch import watch
+        from .definitions import permission_check
 
         key, template, tools = self.lookup_argument, self.resource_uri, self
         if "{" + key + "}" not in template:
@@ -350,7 +206,7 @@ class ModelTools:
         read_instance.__qualname__ = f"{type(self).__qualname__}.read_instance"
         read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
         read_instance.__annotations__ = {"ctx": ContextClass, key: str, "return": Any}
-        gated = functools.partial(_permission_check, self, "get") if self._gated() else None
+        gated = functools.partial(permission_check, self, "get") if self.is_gated() else None
         self.site.resource(
             template,
             name=self.prefix,
@@ -377,7 +233,8 @@ class ModelTools:
         if watcher is not None:
             unwatch(self.model, watcher)
 
-    def _gated(self) -> bool:
+    def is_gated(self) -> bool:
+        """Whether any action is permission-gated (then lists are private)."""
         return bool(
             self.permission_required is not None
             or self.permission_classes
@@ -525,17 +382,3 @@ def _instance_signature(key: str) -> inspect.Signature:
             inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=str),
         ]
     )
-
-
-def _permission_check(tools: ModelTools, action: str, ctx: Context) -> bool:
-    return tools.has_permission(ctx, action)
-
-
-def _annotations(action: str) -> ToolAnnotations:
-    if action in ("list", "get"):
-        return ToolAnnotations(read_only=True, open_world=False)
-    if action == "create":
-        return ToolAnnotations(
-            read_only=False, destructive=False, idempotent=False, open_world=False
-        )
-    return ToolAnnotations(read_only=False, destructive=True, idempotent=True, open_world=False)
