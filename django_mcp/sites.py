@@ -489,7 +489,7 @@ class MCPSite:
         # Matches with and without a trailing slash, so ``path("mcp", include(...))`` serves
         # both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
         # cannot be redirected to add a slash.
-        return [re_path(r"^/?$", MCPView.as_view(site=self), name="endpoint")]
+        return [re_path(r"^(?:/)?$", MCPView.as_view(site=self), name="endpoint")]
 
     @property
     def urls(self) -> tuple[list[URLPattern], str, str]:

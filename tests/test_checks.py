@@ -148,3 +148,19 @@ def test_e005_for_model_tools_options_naming_missing_fields(settings):
     assert [m.id for m in messages] == ["django_mcp.E005"] * 2
     site.unregister(Book)
     assert not [m for m in check_model_tools(None) if m.obj is Misspelled]
+
+
+def test_the_testproject_passes_every_system_check_without_a_warning():
+    """docs/checks.md: a project set up as the README says passes ``manage.py check``
+    cleanly; the endpoint pattern (``/mcp`` and ``/mcp/``) raises no URL warning."""
+    from django.core.management import call_command
+
+    call_command("check", fail_level="WARNING")
+
+
+def test_the_endpoint_reverses_and_resolves_with_and_without_a_slash():
+    """docs/adr/0003-trailing-slash.md: the endpoint answers /mcp and /mcp/ and reverses."""
+    from django.urls import resolve, reverse
+
+    assert reverse("django_mcp:endpoint") == "/mcp"
+    assert resolve("/mcp").url_name == resolve("/mcp/").url_name == "endpoint"
