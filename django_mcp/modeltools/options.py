@@ -72,6 +72,12 @@ class ModelTools:
     resource_uri: ClassVar[str | None] = None
 
     def __init__(self, model: type[Model], site: Any) -> None:
+        try:
+            import rest_framework  # noqa: F401 - schemas and validation come from DRF
+        except ImportError as exc:
+            raise InvalidDeclaration(
+                "ModelTools needs Django REST framework: pip install 'django-mcp[drf]'"
+            ) from exc
         self.model = model
         self.site = site
         self.opts = model._meta
