@@ -17,9 +17,9 @@ from django.http import HttpResponse
 from django.test import Client
 
 from tests.helpers import RequestInfo, validate_mcp_response
+from tests.live import LiveServer, live_server, migrate
 
 from . import sse
-from .live import LiveServer, live_server, migrate
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

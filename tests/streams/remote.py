@@ -17,7 +17,7 @@ from .sse import EventReader
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-    from .live import LiveServer
+    from tests.live import LiveServer
 
 READ_TIMEOUT = 5.0
 

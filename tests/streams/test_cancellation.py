@@ -22,7 +22,7 @@ from . import remote
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .live import LiveServer
+    from tests.live import LiveServer
 
 pytestmark = pytest.mark.live
 

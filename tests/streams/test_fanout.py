@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.live import live_server, migrate
+
 from .conftest import SETTINGS
-from .live import live_server, migrate
 from .remote import STREAMS, call, change, listening
 
 if TYPE_CHECKING:

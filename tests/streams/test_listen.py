@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from django.test import Client
 
-    from .live import LiveServer
+    from tests.live import LiveServer
 
 ALL = {
     "toolsListChanged": True,

@@ -17,7 +17,7 @@ from tests.helpers import assert_error, call_tool, request_meta, result_of
 from . import remote, sse
 
 if TYPE_CHECKING:
-    from .live import LiveServer
+    from tests.live import LiveServer
 
 pytestmark = pytest.mark.usefixtures("streams_urls")
 

@@ -32,7 +32,7 @@ from tests.helpers import (
 from . import remote
 
 if TYPE_CHECKING:
-    from .live import LiveServer
+    from tests.live import LiveServer
 
 pytestmark = pytest.mark.usefixtures("streams_urls")
 

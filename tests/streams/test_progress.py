@@ -20,7 +20,7 @@ from tests.helpers import call_tool, request_meta, result_of
 from . import remote, sse
 
 if TYPE_CHECKING:
-    from .live import LiveServer
+    from tests.live import LiveServer
 
 PROGRESS_TOOL = "test_tool_with_progress"  # testproject.conformance: progress 0, 50, 100 of 100
 

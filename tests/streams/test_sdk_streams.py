@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from mcp.client import ClientRequestContext
 
-    from .live import LiveServer
+    from tests.live import LiveServer
 
 pytestmark = pytest.mark.live
 

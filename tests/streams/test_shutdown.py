@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.live import live_server
+
 from . import sse
 from .conftest import KEEPALIVE_SECONDS, SETTINGS
-from .live import live_server
 from .remote import listening
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 APPLICATION = "testproject.asgi:application"
 START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
 STOP_TIMEOUT = 5.0
