@@ -95,7 +95,6 @@ class ToolSpec:
                 "of A-Z, a-z, 0-9, '_', '-' and '.'"
             )
         self.signature: Signature = build_signature(self.func, model_name=f"{self.name}_arguments")
-        self.is_async = inspect.iscoroutinefunction(self.func)
         self.output_adapter = self._output_adapter()
 
     @property

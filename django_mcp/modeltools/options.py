@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from ..context import Context
 
 ACTIONS: Final = ("list", "get", "create", "update", "delete")
-WRITE_ACTIONS: Final = frozenset({"create", "update", "delete"})
 #: ``permission_required = DEFAULT_PERMISSIONS`` asks for the model's own view/add/change/
 #: delete permissions, as the admin does.
 DEFAULT_PERMISSIONS: Final = "__model__"

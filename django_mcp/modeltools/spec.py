@@ -28,7 +28,6 @@ class ModelActionSpec(ToolSpec):
                 f"Tool name {self.name!r} ({self.registrant}) must be 1-128 characters "
                 "of A-Z, a-z, 0-9, '_', '-' and '.'"
             )
-        self.is_async = False
         self.output_adapter = None
 
     @property

@@ -33,11 +33,6 @@ REMOVED_METHODS: Final = frozenset(
 #: Methods whose ``Mcp-Name`` header mirrors a body field, and which field.
 NAME_FIELDS: Final = {TOOLS_CALL: "name", PROMPTS_GET: "name", RESOURCES_READ: "uri"}
 
-#: Methods whose results are paginated.
-PAGINATED_METHODS: Final = frozenset(
-    {TOOLS_LIST, RESOURCES_LIST, RESOURCES_TEMPLATES_LIST, PROMPTS_LIST}
-)
-
 NOTIFICATION_PROGRESS: Final = "notifications/progress"
 NOTIFICATION_MESSAGE: Final = "notifications/message"
 NOTIFICATION_CANCELLED: Final = "notifications/cancelled"
