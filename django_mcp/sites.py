@@ -22,6 +22,11 @@ from .declarations import ToolAnnotations, ToolSpec, describe
 from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered
 from .permissions import PermissionCheck, combine
 from .prompts import PromptSpec
+from .protocol.subscriptions import (
+    PROMPTS_LIST_CHANGED,
+    RESOURCES_LIST_CHANGED,
+    TOOLS_LIST_CHANGED,
+)
 from .protocol.uritemplate import is_template
 from .resources import CacheScope, ResourceSpec, ResourceTemplateSpec
 
@@ -37,16 +42,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 _all_sites: weakref.WeakSet[MCPSite] = weakref.WeakSet()
 
 
-_KIND_BY_TABLE_NAME = {
-    "Tool": "tools",
-    "Resource": "resources",
-    "Resource template": "resources",
-    "Prompt": "prompts",
-}
+#: The list-changed notification announcing a change of each kind of declaration.
 _LIST_CHANGED = {
-    "tools": "notifications/tools/list_changed",
-    "resources": "notifications/resources/list_changed",
-    "prompts": "notifications/prompts/list_changed",
+    "tools": TOOLS_LIST_CHANGED,
+    "resources": RESOURCES_LIST_CHANGED,
+    "prompts": PROMPTS_LIST_CHANGED,
 }
 
 
@@ -166,15 +166,16 @@ class MCPSite:
         self._add(self._registry.tools, spec.name, spec, "Tool")
         return spec
 
-    def _add(self, table: dict[str, Any], key: str, spec: Any, kind: str) -> None:
+    def _add(self, table: dict[str, Any], key: str, spec: Any, label: str) -> None:
+        """Add ``spec`` under ``key``; ``label`` ("Tool", "Prompt"...) names it in errors."""
         existing = table.get(key)
         if existing is not None:
             raise AlreadyRegistered(
-                f"{kind} {key!r} is already registered on {self!r} by "
+                f"{label} {key!r} is already registered on {self!r} by "
                 f"{existing.registrant}; cannot register {spec.registrant}"
             )
         table[key] = spec
-        self.registry_changed(_KIND_BY_TABLE_NAME.get(kind, "tools"))
+        self.registry_changed(self._registry.kind_of(table))
 
     def get_tool(self, name: str, context: Context | None = None) -> ToolSpec | None:
         """The tool called ``name`` if it exists and the caller may use it."""

@@ -65,11 +65,13 @@ class MCPView(View):
                 exchange.reply = reply
             return self.render(reply)
 
-        if admission.request.method == SUBSCRIPTIONS_LISTEN:
+        listen = admission.request.method == SUBSCRIPTIONS_LISTEN
+        streaming = listen or wants_stream(admission, request)
+        if streaming and exchange is not None:
+            exchange.streamed = True  # a streamed reply is not known when the log is written
+        if listen:
             return self.listen(admission, request, render)
-        if wants_stream(admission, request):
-            if exchange is not None:
-                exchange.streamed = True
+        if streaming:
             return respond_streaming(self.site.server, admission, request, render)
         return render(self.site.server.handle(admission, request=request))
 
@@ -85,9 +87,6 @@ class MCPView(View):
             listener = self.site.server.open_listen(admission)
         except MCPError as exc:
             return render(Reply(admission.request.id, error=exc))
-        exchange = getattr(request, "mcp_exchange", None)
-        if exchange is not None:
-            exchange.streamed = True
         content = listener.events() if is_asgi(request) else listener.sync_events()
         return event_stream_response(content)
 
