@@ -19,7 +19,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .content import (
+    from django_mcp.declarations.content import (
         Annotations,
         Audio,
         EmbeddedResource,
@@ -29,53 +29,62 @@ if TYPE_CHECKING:
         Text,
         ToolResult,
     )
-    from .context import Context
-    from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered, ToolError
-    from .modeltools import DEFAULT_PERMISSIONS, ModelTools
-    from .prompts import Message, assistant, user
-    from .protocol.errors import MCPError
-    from .schema import MCPHeader
-    from .sites import MCPSite, autodiscover, site
-    from .subscriptions import (
+    from django_mcp.declarations.prompts import Message, assistant, user
+    from django_mcp.declarations.signature import MCPHeader
+    from django_mcp.exceptions import (
+        AlreadyRegistered,
+        InvalidDeclaration,
+        NotRegistered,
+        ToolError,
+    )
+    from django_mcp.listen.fanout import (
         notify_prompts_changed,
         notify_resource_updated,
         notify_resources_changed,
         notify_tools_changed,
     )
-    from .watch import watch
+    from django_mcp.listen.watch import watch
+    from django_mcp.modeltools import DEFAULT_PERMISSIONS, ModelTools
+    from django_mcp.protocol.errors import MCPError
+    from django_mcp.server.context import Context
+    from django_mcp.sites import MCPSite, autodiscover, site
+
+from django_mcp import _compat
+
+_compat.install()  # old import paths (django_mcp.content, ...) keep working, with a warning
 
 __version__ = "0.1.0"
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
-    "Annotations": "content",
-    "Audio": "content",
-    "EmbeddedResource": "content",
-    "Image": "content",
-    "ResourceContents": "content",
-    "ResourceLink": "content",
-    "Text": "content",
-    "ToolResult": "content",
-    "Context": "context",
+    "Annotations": "declarations.content",
+    "Audio": "declarations.content",
+    "EmbeddedResource": "declarations.content",
+    "Image": "declarations.content",
+    "ResourceContents": "declarations.content",
+    "ResourceLink": "declarations.content",
+    "Text": "declarations.content",
+    "ToolResult": "declarations.content",
+    "Context": "server.context",
     "AlreadyRegistered": "exceptions",
     "InvalidDeclaration": "exceptions",
     "NotRegistered": "exceptions",
     "ToolError": "exceptions",
     "DEFAULT_PERMISSIONS": "modeltools",
     "ModelTools": "modeltools",
-    "Message": "prompts",
-    "assistant": "prompts",
-    "user": "prompts",
+    "Message": "declarations.prompts",
+    "assistant": "declarations.prompts",
+    "user": "declarations.prompts",
     "MCPError": "protocol.errors",
-    "MCPHeader": "schema",
+    "MCPHeader": "declarations.signature",
     "MCPSite": "sites",
     "autodiscover": "sites",
     "site": "sites",
-    "notify_prompts_changed": "subscriptions",
-    "notify_resource_updated": "subscriptions",
-    "notify_resources_changed": "subscriptions",
-    "notify_tools_changed": "subscriptions",
-    "watch": "watch",
+    "notify_prompts_changed": "listen.fanout",
+    "notify_resource_updated": "listen.fanout",
+    "notify_resources_changed": "listen.fanout",
+    "notify_tools_changed": "listen.fanout",
+    "watch": "listen.watch",
 }
 
 __all__ = [
@@ -127,7 +136,7 @@ def __getattr__(name: str) -> Any:
 def _site(site: MCPSite | None) -> MCPSite:
     if site is not None:
         return site
-    from .sites import site as default_site
+    from django_mcp.sites import site as default_site
 
     return default_site
 

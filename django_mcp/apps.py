@@ -11,7 +11,6 @@ class DjangoMCPConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401 - registers the system checks
-        from .sites import autodiscover
+        from django_mcp.sites import autodiscover
 
         autodiscover()

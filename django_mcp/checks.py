@@ -8,8 +8,8 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 
-from .conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
-from .protocol.revisions import RevisionPolicyMode, parse_revision
+from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
+from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
 
 MIDDLEWARE_PATH = "django_mcp.middleware.MCPMiddleware"
 
@@ -144,7 +144,7 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
 @register(Tags.models)
 def check_model_tools(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     """django_mcp.E005: a ModelTools option names a field the model does not have."""
-    from .sites import all_sites
+    from django_mcp.sites import all_sites
 
     messages: list[CheckMessage] = []
     for target in all_sites():

@@ -15,7 +15,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
-from .protocol.revisions import CURRENT_REVISION, RevisionPolicy, RevisionPolicyMode
+from django_mcp.protocol.revisions import CURRENT_REVISION, RevisionPolicy, RevisionPolicyMode
 
 SETTINGS_NAME: Final = "DJANGO_MCP"
 
@@ -55,7 +55,7 @@ DEFAULTS: Final[dict[str, Any]] = {
     "REQUEST_LOG_BUFFER_SIZE": 10_000,
     "REQUEST_LOG_BATCH_SIZE": 500,
     "REQUEST_LOG_FLUSH_INTERVAL": 1.0,  # seconds between background flushes
-    "REQUEST_LOG_BACKGROUND": True,  # False: no thread; call django_mcp.recorder.flush()
+    "REQUEST_LOG_BACKGROUND": True,  # False: no thread; call django_mcp.requestlog.recorder.flush()
     # Registry.
     "AUTODISCOVER_MODULE": "mcp",
     "SITE_CLASS": "django_mcp.sites.MCPSite",
@@ -92,7 +92,7 @@ class MCPSettings:
     def server_version(self) -> str:
         if self.SERVER_VERSION:
             return str(self.SERVER_VERSION)
-        from . import __version__
+        from django_mcp import __version__
 
         return __version__
 

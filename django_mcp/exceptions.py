@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from .protocol.errors import InternalError, MCPError
+from django_mcp.protocol.errors import InternalError, MCPError
 
 if TYPE_CHECKING:
-    from .context import Context
+    from django_mcp.server.context import Context
 
 logger = logging.getLogger("django_mcp")
 

@@ -17,25 +17,25 @@ from django.db.models import Model
 from django.utils.functional import LazyObject
 from django.utils.module_loading import import_string
 
-from .content import Annotations
-from .declarations import ToolAnnotations, ToolSpec, describe
-from .exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered
-from .permissions import PermissionCheck, combine
-from .prompts import PromptSpec
-from .protocol.subscriptions import (
+from django_mcp.declarations.content import Annotations
+from django_mcp.declarations.permissions import PermissionCheck, combine
+from django_mcp.declarations.prompts import PromptSpec
+from django_mcp.declarations.resources import CacheScope, ResourceSpec, ResourceTemplateSpec
+from django_mcp.declarations.tools import ToolAnnotations, ToolSpec, describe
+from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered
+from django_mcp.protocol.subscriptions import (
     PROMPTS_LIST_CHANGED,
     RESOURCES_LIST_CHANGED,
     TOOLS_LIST_CHANGED,
 )
-from .protocol.uritemplate import is_template
-from .resources import CacheScope, ResourceSpec, ResourceTemplateSpec
+from django_mcp.protocol.uritemplate import is_template
 
 if TYPE_CHECKING:
     from django.urls import URLPattern
 
-    from .context import Context
-    from .modeltools import ModelTools
-    from .server import MCPServer
+    from django_mcp.modeltools import ModelTools
+    from django_mcp.server.context import Context
+    from django_mcp.server.dispatch import MCPServer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -311,7 +311,7 @@ class MCPSite:
 
     def has_completions(self) -> bool:
         """Whether anything on this site can be completed (the ``completions`` capability)."""
-        from .completion import choices_completer
+        from django_mcp.declarations.completion import choices_completer
 
         specs: list[PromptSpec | ResourceTemplateSpec] = [
             *self._registry.prompts.values(),
@@ -335,7 +335,7 @@ class MCPSite:
         """Register like ``admin.site.register``: a model (or iterable of models) with a
         :class:`~django_mcp.modeltools.ModelTools` class, or a function as a tool."""
         if isinstance(target, type) and issubclass(target, Model):
-            from .modeltools import ModelTools
+            from django_mcp.modeltools import ModelTools
 
             self.register_model(target, tools_class or ModelTools)
             return target
@@ -421,7 +421,7 @@ class MCPSite:
         self.__dict__.pop("_capabilities", None)
         self.__dict__.pop("_varies", None)
         if self.serving and kind is not None:
-            from . import subscriptions
+            from django_mcp.listen import fanout as subscriptions
 
             subscriptions.publish(_LIST_CHANGED[kind], site=self)
 
@@ -478,14 +478,14 @@ class MCPSite:
 
     @cached_property
     def server(self) -> MCPServer:
-        from .server import MCPServer
+        from django_mcp.server.dispatch import MCPServer
 
         return MCPServer(self)
 
     def get_urls(self) -> list[URLPattern]:
         from django.urls import re_path
 
-        from .views import MCPView
+        from django_mcp.http.views import MCPView
 
         # Matches with and without a trailing slash, so ``path("mcp", include(...))`` serves
         # both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
@@ -508,7 +508,7 @@ class MCPSite:
 
     def supports_listen(self) -> bool:
         """Whether ``subscriptions/listen`` is offered: a channel layer is configured."""
-        from .subscriptions import channel_layer
+        from django_mcp.listen.fanout import channel_layer
 
         cached: bool | None = self.__dict__.get("_listen")
         if cached is None:
@@ -520,7 +520,7 @@ class DefaultMCPSite(LazyObject):  # type: ignore[type-arg]
     """The default site, built on first use from the ``SITE_CLASS`` setting."""
 
     def _setup(self) -> None:
-        from .conf import mcp_settings
+        from django_mcp.conf import mcp_settings
 
         site_class = import_string(mcp_settings.SITE_CLASS)
         self._wrapped = site_class()
@@ -548,7 +548,7 @@ def autodiscover() -> None:
     from django.apps import apps
     from django.utils.module_loading import module_has_submodule
 
-    from .conf import mcp_settings
+    from django_mcp.conf import mcp_settings
 
     module_name = mcp_settings.AUTODISCOVER_MODULE
     site.name  # noqa: B018 - build the lazy default site so rollbacks include it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .sites import site
+from django_mcp.sites import site
 
 app_name = "django_mcp"
 urlpatterns = site.get_urls()

@@ -10,7 +10,7 @@ Two kinds of generated blocks:
   meanings below.
 * The lines between ``<!-- error-table -->`` and ``<!-- /error-table -->`` hold the table
   of every error class in ``django_mcp.protocol.errors.ERROR_CLASSES``: its code, its HTTP
-  status from ``django_mcp.http.STATUS_BY_ERROR`` and the first paragraph of its docstring.
+  status from ``django_mcp.http.responses.STATUS_BY_ERROR`` and the first paragraph of its docstring.
 
     python scripts/sync_docs.py           # rewrite stale blocks
     python scripts/sync_docs.py --check   # exit 1 and name the stale blocks
@@ -75,7 +75,7 @@ SETTING_MEANINGS: dict[str, str] = {
     "REQUEST_LOG_BATCH_SIZE": "Records written per bulk `INSERT`.",
     "REQUEST_LOG_FLUSH_INTERVAL": "Seconds between writes of the buffer by the background writer.",
     "REQUEST_LOG_BACKGROUND": "Write the log from a background thread (and at exit); `False` "
-    "leaves records in the buffer until `django_mcp.recorder.flush()` is called.",
+    "leaves records in the buffer until `django_mcp.requestlog.recorder.flush()` is called.",
     "AUTODISCOVER_MODULE": "Module imported from every installed app at startup, like `admin.py`.",
     "SITE_CLASS": "Dotted path of the class of the default site (`django_mcp.site`).",
 }
@@ -152,15 +152,15 @@ def error_table() -> str:
     from django_mcp.protocol.errors import ERROR_CLASSES
 
     try:
-        from django_mcp.http import status_for
-    except Exception:  # django_mcp.http imports Django; configure it if needed
+        from django_mcp.http.responses import status_for
+    except Exception:  # django_mcp.http.responses imports Django; configure it if needed
         import django
         from django.conf import settings
 
         if not settings.configured:
             settings.configure()
             django.setup()
-        from django_mcp.http import status_for
+        from django_mcp.http.responses import status_for
 
     rows = ["| Code | Class | HTTP status | When |", "| --- | --- | --- | --- |"]
     for cls in ERROR_CLASSES:

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 from django.urls import path
 
-from django_mcp import recorder
+from django_mcp.requestlog import recorder
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
 from tests.helpers import ExchangeLog, RequestInfo, validate_mcp_response

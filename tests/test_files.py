@@ -17,8 +17,8 @@ from django.core.files.storage import FileSystemStorage
 from django.db.models.fields.files import FieldFile, FileField
 from django.urls import path
 
+from django_mcp.declarations.files import directory_resource, field_file_contents, safe_path
 from django_mcp.exceptions import InvalidDeclaration
-from django_mcp.files import directory_resource, field_file_contents, safe_path
 from django_mcp.protocol import errors
 from django_mcp.sites import MCPSite
 from docs.examples import resources_example

@@ -174,7 +174,7 @@ def test_a_forged_cursor_is_invalid_params(client: Client) -> None:
 def test_a_cursor_from_another_listing_is_refused(client: Client, settings: Any) -> None:
     """server/utilities/pagination.mdx: a cursor is only meaningful for the listing that
     issued it; a tools/list cursor replayed on prompts/list is an invalid cursor."""
-    from django_mcp.pagination import encode_cursor
+    from django_mcp.server.pagination import encode_cursor
 
     cursor = encode_cursor(site.name, "tools/list", 1)
     response = mcp_post(client, "prompts/list", {"cursor": cursor})

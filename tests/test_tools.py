@@ -35,8 +35,8 @@ from django_mcp import (
     ToolError,
     ToolResult,
 )
-from django_mcp.pagination import encode_cursor
 from django_mcp.protocol.errors import INTERNAL_ERROR
+from django_mcp.server.pagination import encode_cursor
 from django_mcp.sites import autodiscover
 from django_mcp.sites import site as default_site
 from tests.helpers import (

@@ -9,6 +9,6 @@ Register with ``@django_mcp.register(Book)`` on a ``ModelTools`` subclass. Reads
 
 from __future__ import annotations
 
-from .options import DEFAULT_PERMISSIONS, ModelTools
+from django_mcp.modeltools.options import DEFAULT_PERMISSIONS, ModelTools
 
 __all__ = ["DEFAULT_PERMISSIONS", "ModelTools"]

@@ -12,7 +12,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import Field, Model
 
-from ..exceptions import ToolError
+from django_mcp.exceptions import ToolError
 
 
 def reject_unknown(arguments: Mapping[str, Any], allowed: Iterable[str]) -> None:

@@ -10,13 +10,13 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..declarations import ToolAnnotations
-from ..exceptions import InvalidDeclaration
-from .spec import ModelActionSpec
+from django_mcp.declarations.tools import ToolAnnotations
+from django_mcp.exceptions import InvalidDeclaration
+from django_mcp.modeltools.spec import ModelActionSpec
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from .options import ModelTools
+    from django_mcp.modeltools.options import ModelTools
+    from django_mcp.server.context import Context
 
 Schemas = tuple[dict[str, Any], dict[str, Any]]
 
@@ -28,7 +28,7 @@ def permission_check(tools: ModelTools, action: str, ctx: Context) -> bool:
 
 def build_tools(tools: ModelTools) -> list[ModelActionSpec]:
     """One tool per enabled action of ``tools``."""
-    from .schemas import output_schema
+    from django_mcp.modeltools.schemas import output_schema
 
     serializer = tools.get_serializer_class()()
     verbose, plural = str(tools.opts.verbose_name), str(tools.opts.verbose_name_plural)
@@ -81,7 +81,7 @@ def _describe(tools: ModelTools, action: str, verbose: str, plural: str) -> str:
 
 
 def _lookup_schema(tools: ModelTools, serializer: Any) -> dict[str, Any]:
-    from .schemas import serializer_schema
+    from django_mcp.modeltools.schemas import serializer_schema
 
     prop = serializer_schema(serializer).get("properties", {}).get(tools.lookup_argument)
     if prop is None:
@@ -94,7 +94,7 @@ def _lookup_schema(tools: ModelTools, serializer: Any) -> dict[str, Any]:
 def _list_schemas(
     tools: ModelTools, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
 ) -> Schemas:
-    from .schemas import output_schema
+    from django_mcp.modeltools.schemas import output_schema
 
     properties: dict[str, Any] = {}
     if tools.search_fields:
@@ -150,7 +150,7 @@ def _get_schemas(
 def _create_schemas(
     tools: ModelTools, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
 ) -> Schemas:
-    from .schemas import input_schema
+    from django_mcp.modeltools.schemas import input_schema
 
     return input_schema(serializer), item
 
@@ -158,7 +158,7 @@ def _create_schemas(
 def _update_schemas(
     tools: ModelTools, serializer: Any, item: dict[str, Any], lookup: dict[str, Any]
 ) -> Schemas:
-    from .schemas import input_schema
+    from django_mcp.modeltools.schemas import input_schema
 
     schema = input_schema(serializer, partial=True)
     key = tools.lookup_argument

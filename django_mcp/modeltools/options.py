@@ -14,15 +14,15 @@ from django.db import router, transaction
 from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
 
-from ..exceptions import InvalidDeclaration, ToolError
-from ..permissions import has_django_perms, normalise_perms
-from . import arguments as args
-from .spec import ModelActionSpec
+from django_mcp.declarations.permissions import has_django_perms, normalise_perms
+from django_mcp.exceptions import InvalidDeclaration, ToolError
+from django_mcp.modeltools import arguments as args
+from django_mcp.modeltools.spec import ModelActionSpec
 
 if TYPE_CHECKING:
     from rest_framework import serializers
 
-    from ..context import Context
+    from django_mcp.server.context import Context
 
 ACTIONS: Final = ("list", "get", "create", "update", "delete")
 #: ``permission_required = DEFAULT_PERMISSIONS`` asks for the model's own view/add/change/
@@ -183,7 +183,7 @@ class ModelTools:
 
     def get_tools(self) -> list[ModelActionSpec]:
         """One tool per enabled action (see :mod:`.definitions`)."""
-        from .definitions import build_tools
+        from django_mcp.modeltools.definitions import build_tools
 
         return build_tools(self)
 
@@ -193,8 +193,8 @@ class ModelTools:
         """Register the instance resource template and the change watcher, if configured."""
         if self.resource_uri is None:
             return
-        from ..watch import watch
-        from .definitions import permission_check
+        from django_mcp.listen.watch import watch
+        from django_mcp.modeltools.definitions import permission_check
 
         key, template, tools = self.lookup_argument, self.resource_uri, self
         if "{" + key + "}" not in template:
@@ -206,7 +206,7 @@ class ModelTools:
         def read_instance(ctx: Context, **variables: str) -> Any:
             return tools.get_serializer_class()(tools.get_object(variables, ctx)).data
 
-        from ..context import Context as ContextClass
+        from django_mcp.server.context import Context as ContextClass
 
         read_instance.__qualname__ = f"{type(self).__qualname__}.read_instance"
         read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
@@ -230,7 +230,7 @@ class ModelTools:
         """Undo :meth:`register_resources` (called when the model is unregistered)."""
         if self.resource_uri is None:
             return
-        from ..watch import unwatch
+        from django_mcp.listen.watch import unwatch
 
         if self.site.is_registered(self.resource_uri):
             self.site.unregister(self.resource_uri)
@@ -379,7 +379,7 @@ class _DRFView:
 
 
 def _instance_signature(key: str) -> inspect.Signature:
-    from ..context import Context
+    from django_mcp.server.context import Context
 
     return inspect.Signature(
         [

@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ..declarations import TOOL_NAME, ToolSpec, structured_result
-from ..exceptions import InvalidDeclaration
-from ..protocol.headers import HeaderParam
+from django_mcp.declarations.tools import TOOL_NAME, ToolSpec, structured_result
+from django_mcp.exceptions import InvalidDeclaration
+from django_mcp.protocol.headers import HeaderParam
 
 
 @dataclass(eq=False)

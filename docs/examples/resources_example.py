@@ -14,7 +14,7 @@ from typing import Any
 from django.urls import path
 
 from django_mcp import Annotations, Context
-from django_mcp.files import directory_resource
+from django_mcp.declarations.files import directory_resource
 from django_mcp.sites import MCPSite
 from testproject.books.models import Book
 

@@ -25,8 +25,8 @@ from django_mcp import (
     ToolError,
     user,
 )
-from django_mcp.mrtr import Elicit, InputRequest, ListRoots, Sample
 from django_mcp.protocol.errors import MissingRequiredClientCapability
+from django_mcp.server.input_requests import Elicit, InputRequest, ListRoots, Sample
 
 #: A 1x1 PNG, base64.
 PNG_1X1 = (

@@ -38,7 +38,7 @@ from tests.helpers import (
 if TYPE_CHECKING:
     from django.test import Client
 
-    from django_mcp.server import Reply
+    from django_mcp.server.dispatch import Reply
 
 #: What the suite's stateless client declares on every request (conformance.md, section 1).
 SUITE_CAPABILITIES: dict[str, Any] = {

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import pytest
 from django.test import RequestFactory
 
-from django_mcp.middleware import MCPMiddleware, read_body
+from django_mcp.http.middleware import MCPMiddleware, read_body
 from django_mcp.protocol.errors import RequestTooLarge
 from tests.helpers import (
     OMIT,

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import pytest
 
 from django_mcp import Context, MCPHeader
-from django_mcp.http import STATUS_BY_ERROR
+from django_mcp.http.responses import STATUS_BY_ERROR
 from django_mcp.protocol import errors
 from tests.helpers import (
     OMIT,

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from django_mcp.models import RequestLog
+from django_mcp.requestlog.models import RequestLog
 from tests.helpers import call_tool, request_meta
 
 #: A well-formed dated revision newer than ours: served best-effort (design section 5).

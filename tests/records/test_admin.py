@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from django_mcp import recorder
-from django_mcp.models import RequestLog, ServedRevision
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog, ServedRevision
 from tests.records.support import FUTURE_REVISION, best_effort_call, log_row, missing_book, search
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from django_mcp import recorder
+from django_mcp.requestlog import recorder
 from tests.records.support import FUTURE_REVISION, best_effort_call, search
 
 CHROMIUM = "/usr/bin/chromium"

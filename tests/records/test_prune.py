@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from django_mcp.models import RequestLog
+from django_mcp.requestlog.models import RequestLog
 from tests.records.support import log_row
 
 pytestmark = pytest.mark.django_db

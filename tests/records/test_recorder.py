@@ -17,10 +17,10 @@ from django.db import DatabaseError, connection
 from django.db.models.query import QuerySet
 from django.test.utils import CaptureQueriesContext
 
-from django_mcp import recorder
-from django_mcp.models import RequestLog, ServedRevision
 from django_mcp.protocol.errors import HEADER_MISMATCH, INVALID_PARAMS
 from django_mcp.protocol.revisions import CURRENT_REVISION
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog, ServedRevision
 from tests.helpers import call_tool, notify
 from tests.records.support import (
     FUTURE_REVISION,

@@ -16,7 +16,7 @@ from django.middleware.gzip import GZipMiddleware
 from django.test import RequestFactory
 from django.utils.text import compress_sequence
 
-from django_mcp.streaming import event_stream_response
+from django_mcp.http.streaming import event_stream_response
 from docs.examples.deployment_gzip import GZipExceptEventStreams
 
 EVENTS = [b'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n'] * 3

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from django_mcp.subscriptions import notify_prompts_changed, notify_tools_changed
+from django_mcp.listen.fanout import notify_prompts_changed, notify_tools_changed
 from tests.helpers import assert_error, mcp_post
 
 from . import remote, sse

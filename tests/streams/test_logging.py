@@ -99,9 +99,9 @@ def test_ctx_log_refuses_a_level_mcp_does_not_define():
     """server/utilities/logging.mdx: levels are the RFC 5424 severities (debug ...
     emergency); a typo such as "warn" is a programming error, raised at once rather than
     silently dropped."""
-    from django_mcp.context import Context
     from django_mcp.protocol.meta import RequestMeta
     from django_mcp.protocol.revisions import RevisionDecision, ServedHow
+    from django_mcp.server.context import Context
     from django_mcp.sites import MCPSite
 
     context = Context(

@@ -16,10 +16,10 @@ import pytest
 from django.db import transaction
 
 import django_mcp
-from django_mcp import watch as watch_module
+from django_mcp.listen import watch as watch_module
+from django_mcp.listen.watch import unwatch, watch
 from django_mcp.sites import MCPSite
 from django_mcp.sites import site as default_site
-from django_mcp.watch import unwatch, watch
 from testproject.books.models import Author, Book
 
 from . import sse

@@ -17,10 +17,9 @@ from django.db import transaction
 from pydantic import BaseModel, Field
 
 from django_mcp import Context, ToolError
+from django_mcp.declarations.prompts import Message, user
 from django_mcp.exceptions import RequestCancelled
-from django_mcp.prompts import Message, user
-from django_mcp.sites import MCPSite
-from django_mcp.subscriptions import (
+from django_mcp.listen.fanout import (
     channel_layer,
     group_name,
     notify_prompts_changed,
@@ -28,6 +27,7 @@ from django_mcp.subscriptions import (
     notify_resources_changed,
     notify_tools_changed,
 )
+from django_mcp.sites import MCPSite
 from testproject.books.models import Author
 
 site = MCPSite(name="streams")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from django_mcp.models import RequestLog
+from django_mcp.requestlog.models import RequestLog
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser

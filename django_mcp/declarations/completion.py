@@ -1,0 +1,67 @@
+"""Argument completion (server/utilities/completion.mdx) for prompts and resource templates.
+
+A completer is a function (``def`` or ``async def``) that may accept any of ``value`` (what
+the user typed so far), ``arguments`` (earlier resolved arguments, from
+``context.arguments``), ``argument`` (the argument's name) and ``ctx``; it returns an
+iterable of strings, best first. Arguments typed as ``Literal`` or an ``Enum`` complete by
+prefix without a completer.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final, Literal, get_args, get_origin
+
+from pydantic.fields import FieldInfo
+
+from django_mcp.declarations import invoke
+
+MAX_VALUES: Final = 100
+
+
+def choices_completer(annotation: Any) -> Callable[..., list[str]] | None:
+    """A prefix completer for ``Literal[...]`` and ``Enum`` annotations, else None."""
+    choices: list[str] = []
+    if get_origin(annotation) is Literal:
+        choices = [str(choice) for choice in get_args(annotation)]
+    elif isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        choices = [str(member.value) for member in annotation]
+    if not choices:
+        return None
+
+    def complete(value: str) -> list[str]:
+        return [choice for choice in choices if choice.startswith(value)]
+
+    return complete
+
+
+def completer_for(
+    name: str, completers: Mapping[str, Callable[..., Any]], fields: Mapping[str, FieldInfo]
+) -> Callable[..., Any] | None:
+    """The declared completer of argument ``name``, or one derived from its type."""
+    if name in completers:
+        return completers[name]
+    info = fields.get(name)
+    return choices_completer(info.annotation) if info is not None else None
+
+
+def run_completer(
+    completer: Callable[..., Any] | None,
+    *,
+    argument: str,
+    value: str,
+    arguments: Mapping[str, str],
+    context: Any,
+) -> dict[str, Any]:
+    """Call the completer and shape the ``completion`` object (at most 100 values)."""
+    if completer is None:
+        return {"values": [], "total": 0, "hasMore": False}
+    available = {"value": value, "arguments": dict(arguments), "argument": argument, "ctx": context}
+    result: Iterable[Any] = invoke.call(completer, **invoke.accepted_kwargs(completer, available))
+    values = [str(item) for item in result]
+    return {
+        "values": values[:MAX_VALUES],
+        "total": len(values),
+        "hasMore": len(values) > MAX_VALUES,
+    }

@@ -1,0 +1,118 @@
+"""File-backed resources that cannot escape their directory.
+
+``directory_resource(site, "docs://{+path}", root)`` serves every regular file below
+``root``; :func:`field_file_contents` turns a ``FileField`` value into resource contents.
+Paths are resolved (following symlinks) and must stay inside the resolved root, so
+``../`` sequences, absolute paths, NUL bytes and symlinks pointing outside are all
+refused as "not found" (server/resources.mdx, "Security Considerations": servers MUST
+validate all resource URIs).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from django.core.exceptions import SuspiciousFileOperation
+
+from django_mcp.declarations.content import ResourceContents
+from django_mcp.exceptions import InvalidDeclaration
+from django_mcp.protocol.errors import ResourceNotFound
+
+if TYPE_CHECKING:
+    from django.db.models.fields.files import FieldFile
+
+    from django_mcp.sites import MCPSite
+
+TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/yaml")
+
+
+def safe_path(root: Path, relative: str) -> Path | None:
+    """``root / relative`` if it names a regular file inside ``root``, else None."""
+    if not relative or "\x00" in relative or relative.startswith(("/", "\\")) or ":" in relative:
+        return None
+    base = root.resolve()
+    try:
+        candidate = (base / relative).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if not candidate.is_relative_to(base) or not candidate.is_file():
+        return None
+    return candidate
+
+
+def file_contents(path: Path, uri: str, mime_type: str | None = None) -> ResourceContents:
+    """Contents of a file: text for text types (UTF-8), a blob otherwise."""
+    return bytes_contents(path.read_bytes(), path.name, uri, mime_type)
+
+
+def bytes_contents(
+    data: bytes, filename: str, uri: str, mime_type: str | None = None
+) -> ResourceContents:
+    """``data`` as resource contents: text when its MIME type (given, or guessed from
+    ``filename``) is textual and it decodes as UTF-8, a blob otherwise."""
+    guessed = mime_type or mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    if guessed.startswith("text/") or guessed in TEXT_TYPES:
+        try:
+            return ResourceContents(uri, text=data.decode("utf-8"), mime_type=guessed)
+        except UnicodeDecodeError:
+            pass
+    return ResourceContents(uri, blob=data, mime_type=guessed)
+
+
+def directory_resource(
+    site: MCPSite,
+    uri_template: str,
+    root: str | os.PathLike[str],
+    *,
+    name: str = "files",
+    description: str | None = None,
+    **options: Any,
+) -> None:
+    """Register a template resource serving files under ``root``.
+
+    ``uri_template`` must have exactly one variable, ``path``, usually reserved expansion
+    (``docs://{+path}``) so that sub-directories work.
+    """
+    root_path = Path(root)
+    if "{+path}" not in uri_template and "{path}" not in uri_template:
+        raise InvalidDeclaration(f"{uri_template!r} must contain a {{+path}} variable")
+
+    def expand(path: str) -> str:
+        # Re-encode the decoded variable, so the contents name the URI that was read.
+        return uri_template.replace("{+path}", quote(path, safe="/")).replace(
+            "{path}", quote(path, safe="")
+        )
+
+    def read_file(path: str) -> ResourceContents:
+        found = safe_path(root_path, path)
+        if found is None:
+            raise ResourceNotFound(expand(path))
+        return file_contents(found, expand(path))
+
+    read_file.__qualname__ = f"directory_resource[{root_path}]"
+    site.resource(
+        uri_template,
+        name=name,
+        description=description or f"Files under {root_path.name}/",
+        **options,
+    )(read_file)
+
+
+def field_file_contents(
+    field_file: FieldFile, uri: str, mime_type: str | None = None
+) -> ResourceContents:
+    """The contents of a ``FileField``/``ImageField`` value, read through its storage (so a
+    storage backend's own path rules apply)."""
+    if not field_file:
+        raise ResourceNotFound(uri)
+    try:
+        with field_file.open("rb") as handle:
+            data = handle.read()
+    except (FileNotFoundError, SuspiciousFileOperation) as exc:
+        # Missing from storage, or a name the storage refuses (e.g. ``../``): not found.
+        raise ResourceNotFound(uri) from exc
+    return bytes_contents(data, field_file.name or "", uri, mime_type)

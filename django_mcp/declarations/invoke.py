@@ -1,0 +1,59 @@
+"""Calling user code: ``def`` runs as is (ORM code stays plain), ``async def`` is awaited.
+
+The MCP view is synchronous (it runs in a worker thread under ASGI), so coroutine functions
+are run with ``async_to_sync``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import async_to_sync
+
+from django_mcp.exceptions import RequestCancelled
+
+if TYPE_CHECKING:
+    from django_mcp.server.context import Context
+
+
+def call(func: Callable[..., Any], /, *, _context: Context | None = None, **kwargs: Any) -> Any:
+    """Call ``func`` with ``kwargs``, awaiting it if it is a coroutine function.
+
+    With a ``_context``, cancelling the request cancels the coroutine's task.
+    """
+    if not inspect.iscoroutinefunction(func):
+        return func(**kwargs)
+    if _context is None:
+        return async_to_sync(func)(**kwargs)
+    context = _context
+
+    async def run() -> Any:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        assert task is not None
+        context.on_cancel(lambda: _cancel_soon(loop, task))
+        try:
+            return await func(**kwargs)
+        except asyncio.CancelledError as exc:
+            raise RequestCancelled() from exc
+
+    return async_to_sync(run)()
+
+
+def accepted_kwargs(func: Callable[..., Any], available: dict[str, Any]) -> dict[str, Any]:
+    """The subset of ``available`` that ``func`` declares (or all of it, for ``**kwargs``)."""
+    parameters = inspect.signature(func).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return dict(available)
+    return {name: value for name, value in available.items() if name in parameters}
+
+
+def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` from any thread; nothing to do once its loop has closed (the handler
+    finished while the client was leaving)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(task.cancel)

@@ -1,0 +1,48 @@
+"""Permission checks for declarations, built from what Django users already have.
+
+A declaration may carry a check ``(Context) -> bool``. A tool, resource or prompt whose
+check fails is absent from every list and answers exactly like an unknown one, so callers
+cannot probe for what they may not use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django_mcp.server.context import Context
+
+PermissionCheck = Callable[["Context"], bool]
+
+
+def normalise_perms(permission_required: str | Sequence[str] | None) -> tuple[str, ...]:
+    if permission_required is None:
+        return ()
+    if isinstance(permission_required, str):
+        return (permission_required,)
+    return tuple(permission_required)
+
+
+def has_django_perms(context: Context, perms: Sequence[str]) -> bool:
+    """Whether the request's user holds every Django permission in ``perms``."""
+    user = context.user
+    if user is None or not user.is_active:
+        return False
+    return bool(user.has_perms(perms))  # type: ignore[union-attr]
+
+
+def combine(
+    permission_required: str | Sequence[str] | None, permission: PermissionCheck | None
+) -> PermissionCheck | None:
+    """One check from ``permission_required`` (Django perms) and a custom ``permission``."""
+    perms = normalise_perms(permission_required)
+    if not perms and permission is None:
+        return None
+
+    def check(context: Context) -> bool:
+        if perms and not has_django_perms(context, perms):
+            return False
+        return permission is None or bool(permission(context))
+
+    return check

@@ -1,0 +1,179 @@
+"""Resource declarations (server/resources.mdx): fixed URIs and RFC 6570 URI templates.
+
+A resource function returns its contents: ``str`` (text), ``bytes`` (blob),
+:class:`~django_mcp.declarations.content.ResourceContents` (or a list of them, e.g. a directory), or any
+other value, which is served as JSON; ``None`` means not found. Template variables are
+passed as arguments, validated by their type hints; a
+:class:`~django_mcp.server.context.Context` parameter is injected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from django_mcp.declarations import invoke
+from django_mcp.declarations.content import Annotations, ResourceContents
+from django_mcp.declarations.permissions import PermissionCheck
+from django_mcp.declarations.signature import build_signature
+from django_mcp.declarations.tools import registrant
+from django_mcp.exceptions import InvalidDeclaration
+from django_mcp.protocol.errors import ResourceNotFound
+from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate
+
+CacheScope = Literal["public", "private"]
+Completer = Callable[..., Any]
+
+
+@dataclass(eq=False)
+class _ResourceBase:
+    func: Callable[..., Any]
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: Annotations | None = None
+    icons: Sequence[Mapping[str, Any]] | None = None
+    meta: Mapping[str, Any] | None = None
+    ttl_ms: int | None = None
+    cache_scope: CacheScope | None = None
+    completers: dict[str, Completer] = field(default_factory=dict)
+    permission: PermissionCheck | None = None
+
+    def __post_init__(self) -> None:
+        self.signature = build_signature(self.func, model_name=f"{self.name}_variables")
+        if self.cache_scope not in (None, "public", "private"):
+            raise InvalidDeclaration(
+                f'{self.registrant}: cache_scope must be "public" or "private", '
+                f"not {self.cache_scope!r}"
+            )
+        if self.ttl_ms is not None and (
+            not isinstance(self.ttl_ms, int) or isinstance(self.ttl_ms, bool) or self.ttl_ms < 0
+        ):
+            raise InvalidDeclaration(
+                f"{self.registrant}: ttl_ms must be a whole number of milliseconds >= 0, "
+                f"not {self.ttl_ms!r}"
+            )
+
+    @property
+    def registrant(self) -> str:
+        return registrant(self.func)
+
+    def _describe(self, data: dict[str, Any]) -> dict[str, Any]:
+        for key, value in (
+            ("title", self.title),
+            ("description", self.description),
+            ("mimeType", self.mime_type),
+        ):
+            if value:
+                data[key] = value
+        if self.annotations is not None:
+            data["annotations"] = self.annotations.to_dict()
+        if self.icons:
+            data["icons"] = [dict(icon) for icon in self.icons]
+        if self.meta:
+            data["_meta"] = dict(self.meta)
+        return data
+
+    def read(self, uri: str, variables: Mapping[str, str], context: Any) -> list[dict[str, Any]]:
+        """Call the function for ``uri`` and convert what it returns to contents items."""
+        model: type[BaseModel] = self.signature.model
+        values = model.model_validate(dict(variables))  # lax: URI variables are strings
+        kwargs = {name: getattr(values, name) for name in model.model_fields}
+        for name in self.signature.context_params:
+            kwargs[name] = context
+        value = invoke.call(self.func, _context=context, **kwargs)
+        if value is None:  # e.g. ``.filter(...).first()`` found nothing
+            raise ResourceNotFound(uri)
+        return to_contents(value, uri, self.mime_type)
+
+
+@dataclass(eq=False)
+class ResourceSpec(_ResourceBase):
+    """A resource with a fixed URI, listed by ``resources/list``."""
+
+    size: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.signature.model.model_fields:
+            raise InvalidDeclaration(
+                f"{self.registrant}: resource {self.uri!r} has no URI variables, so its function "
+                "cannot take arguments (only a Context)"
+            )
+
+    @cached_property
+    def definition(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"uri": self.uri, "name": self.name}
+        self._describe(data)
+        if self.size is not None:
+            data["size"] = self.size
+        return data
+
+
+@dataclass(eq=False)
+class ResourceTemplateSpec(_ResourceBase):
+    """A family of resources named by an RFC 6570 template, listed by
+    ``resources/templates/list``."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            self.template = URITemplate(self.uri)
+        except InvalidTemplate as exc:
+            raise InvalidDeclaration(f"{self.registrant}: {exc}") from exc
+        fields = self.signature.model.model_fields
+        not_in_template = [
+            name
+            for name, info in fields.items()
+            if name not in self.template.variables and info.is_required()
+        ]
+        not_accepted = [name for name in self.template.variables if name not in fields]
+        if not_in_template or not_accepted:
+            raise InvalidDeclaration(
+                f"{self.registrant}: the parameters of a template resource must be its URI "
+                f"variables {list(self.template.variables)} (not accepted: {not_accepted}; "
+                f"required but not in the template: {not_in_template})"
+            )
+        for name in self.completers:
+            if name not in self.template.variables:
+                raise InvalidDeclaration(
+                    f"{self.registrant}: cannot complete {name!r}, which is not a variable of "
+                    f"{self.uri!r}"
+                )
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        return self.template.match(uri)
+
+    @cached_property
+    def definition(self) -> dict[str, Any]:
+        return self._describe({"uriTemplate": self.uri, "name": self.name})
+
+
+def to_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
+    """Convert a resource function's return value to ``contents`` items."""
+    if isinstance(value, ResourceContents):
+        return [value.to_dict()]
+    if (
+        isinstance(value, list | tuple)
+        and value
+        and all(isinstance(item, ResourceContents) for item in value)
+    ):
+        return [item.to_dict() for item in value]
+    if isinstance(value, str):
+        return [ResourceContents(uri, text=value, mime_type=mime_type or "text/plain").to_dict()]
+    if isinstance(value, bytes | bytearray | memoryview):
+        return [
+            ResourceContents(
+                uri, blob=bytes(value), mime_type=mime_type or "application/octet-stream"
+            ).to_dict()
+        ]
+    text = json.dumps(to_jsonable_python(value), ensure_ascii=False)
+    return [ResourceContents(uri, text=text, mime_type=mime_type or "application/json").to_dict()]

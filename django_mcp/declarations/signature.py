@@ -1,0 +1,163 @@
+"""JSON Schemas from type hints: a function's signature becomes a pydantic model.
+
+The model validates arguments (so the advertised ``inputSchema`` and the validation are one
+thing), and its JSON Schema is the tool's ``inputSchema``. A parameter annotated with
+:class:`~django_mcp.server.context.Context` is injected by the server and never part of the schema.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+
+from django_mcp.exceptions import InvalidDeclaration
+from django_mcp.protocol.headers import TOKEN, HeaderParam, HeaderType
+
+
+@dataclass(frozen=True, slots=True)
+class MCPHeader:
+    """Mark a tool parameter to be mirrored in the ``Mcp-Param-{name}`` HTTP header.
+
+    Use as ``region: Annotated[str, MCPHeader("Region")]``. Only string, integer and boolean
+    parameters qualify, and never secrets: intermediaries see headers.
+    """
+
+    name: str
+
+
+class _NoTitles(GenerateJsonSchema):
+    """Drop pydantic's generated ``title`` keys: they repeat the names and cost tokens."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def generate(self, schema: Any, mode: Any = "validation") -> JsonSchemaValue:
+        result = super().generate(schema, mode=mode)
+        result.pop("title", None)
+        return result
+
+
+def json_schema(
+    adapter: TypeAdapter[Any] | type[BaseModel], mode: str = "validation"
+) -> dict[str, Any]:
+    """The JSON Schema 2020-12 of a model or type adapter, without generated titles."""
+    if isinstance(adapter, TypeAdapter):
+        return adapter.json_schema(schema_generator=_NoTitles, mode=mode)  # type: ignore[arg-type]
+    return adapter.model_json_schema(schema_generator=_NoTitles, mode=mode)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What the server needs to call a function: its argument model and injected params."""
+
+    model: type[BaseModel]
+    input_schema: dict[str, Any]
+    context_params: tuple[str, ...]
+    header_params: Mapping[str, HeaderParam]
+
+
+def is_context_annotation(annotation: Any) -> bool:
+    """Whether ``annotation`` is ``Context`` (or ``Context | None``)."""
+    from django_mcp.server.context import Context
+
+    if annotation is Context:
+        return True
+    return any(arg is Context for arg in get_args(annotation))
+
+
+def resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """Type hints of ``func`` with ``Annotated`` metadata kept, strings resolved."""
+    try:
+        return typing.get_type_hints(func, include_extras=True)
+    except (NameError, TypeError) as exc:
+        raise InvalidDeclaration(
+            f"Cannot resolve the type hints of {func.__qualname__}: {exc}"
+        ) from exc
+
+
+def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
+    """Inspect ``func`` and build its argument model, schema and injected parameters."""
+    hints = resolved_hints(func)
+    fields: dict[str, Any] = {}
+    context_params: list[str] = []
+    headers: dict[str, HeaderParam] = {}
+    for name, param in inspect.signature(func).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise InvalidDeclaration(
+                f"{func.__qualname__}: *args and **kwargs cannot be tool arguments"
+            )
+        annotation = hints.get(name, Any)
+        if is_context_annotation(annotation):
+            context_params.append(name)
+            continue
+        if name.startswith("_"):
+            raise InvalidDeclaration(f"{func.__qualname__}: argument names may not start with '_'")
+        header = _header_marker(annotation)
+        default = ... if param.default is param.empty else param.default
+        if header is not None:
+            headers[name] = HeaderParam(name, header.name, _header_type(func, name, annotation))
+            annotation = Annotated[
+                annotation, Field(json_schema_extra={"x-mcp-header": header.name})
+            ]
+        fields[name] = (annotation, default)
+    model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+    schema = json_schema(model)
+    if not fields:
+        schema = {"type": "object", "additionalProperties": False}
+    _check_headers(func, headers)
+    return Signature(model, schema, tuple(context_params), headers)
+
+
+def _header_marker(annotation: Any) -> MCPHeader | None:
+    if get_origin(annotation) is Annotated:
+        for extra in annotation.__metadata__:
+            if isinstance(extra, MCPHeader):
+                return extra
+    return None
+
+
+def _header_type(func: Callable[..., Any], name: str, annotation: Any) -> HeaderType:
+    """The JSON type of an ``x-mcp-header`` parameter: string, integer or boolean only."""
+    schema = TypeAdapter(annotation).json_schema()
+    kinds = (
+        {schema.get("type")}
+        if "type" in schema
+        else {
+            option.get("type") for option in schema.get("anyOf", []) if option.get("type") != "null"
+        }
+    )
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        if kind in ("string", "integer", "boolean"):
+            return typing.cast(HeaderType, kind)
+    raise InvalidDeclaration(
+        f"{func.__qualname__}: x-mcp-header parameter {name!r} must be a string, integer or boolean"
+    )
+
+
+def _check_headers(func: Callable[..., Any], headers: Mapping[str, HeaderParam]) -> None:
+    """``x-mcp-header`` values are RFC 9110 tokens, unique case-insensitively."""
+    seen: dict[str, str] = {}
+    for param in headers.values():
+        if not TOKEN.match(param.header):
+            raise InvalidDeclaration(
+                f"{func.__qualname__}: x-mcp-header {param.header!r} is not an RFC 9110 token"
+            )
+        key = param.header.lower()
+        if key in seen:
+            raise InvalidDeclaration(
+                f"{func.__qualname__}: x-mcp-header {param.header!r} is used by both "
+                f"{seen[key]!r} and {param.argument!r}"
+            )
+        seen[key] = param.argument
+
+
+def return_annotation(func: Callable[..., Any]) -> Any:
+    """The declared return type of ``func``, or ``inspect.Signature.empty``."""
+    return resolved_hints(func).get("return", inspect.Signature.empty)

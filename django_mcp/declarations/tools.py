@@ -1,0 +1,209 @@
+"""Declarations: what a decorated function becomes once registered on a site.
+
+A :class:`ToolSpec` holds the function, its argument model, its schemas and the wire
+``Tool`` definition, computed once at registration so that listing and calling cost nothing
+but a lookup.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import types
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Final, Union, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
+
+from django_mcp.declarations import content, invoke
+from django_mcp.declarations.permissions import PermissionCheck
+from django_mcp.declarations.signature import (
+    Signature,
+    build_signature,
+    json_schema,
+    return_annotation,
+)
+from django_mcp.exceptions import InvalidDeclaration, ToolError
+from django_mcp.protocol.headers import HeaderParam
+
+#: server/tools.mdx, "Tool names": 1-128 characters of A-Z a-z 0-9 _ - .
+TOOL_NAME: Final = re.compile(r"\A[A-Za-z0-9_.\-]{1,128}\Z")
+
+_UNSTRUCTURED_RETURNS: Final = (str, type(None), inspect.Signature.empty, Any)
+
+
+def describe(func: Callable[..., Any], description: str | None) -> str | None:
+    """The explicit description, else the function's docstring."""
+    return description if description is not None else inspect.getdoc(func)
+
+
+def registrant(func: Callable[..., Any]) -> str:
+    """A dotted name for error messages: ``module.qualname``."""
+    return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', repr(func))}"
+
+
+def _is_content_annotation(annotation: Any) -> bool:
+    """Whether a return annotation is plain content (text, blocks), not structured output."""
+    if annotation in _UNSTRUCTURED_RETURNS:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, content.CONTENT_TYPES):
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin in (list, tuple, Union, types.UnionType) and args:
+        return all(_is_content_annotation(arg) for arg in args if arg is not Ellipsis)
+    return False
+
+
+@dataclass(frozen=True)
+class ToolAnnotations:
+    """Behaviour hints (server/tools.mdx, "Tool annotations"); None leaves the default."""
+
+    title: str | None = None
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        pairs = (
+            ("title", self.title),
+            ("readOnlyHint", self.read_only),
+            ("destructiveHint", self.destructive),
+            ("idempotentHint", self.idempotent),
+            ("openWorldHint", self.open_world),
+        )
+        return {key: value for key, value in pairs if value is not None}
+
+
+@dataclass(eq=False)
+class ToolSpec:
+    """A registered tool: the callable, its validation model and its wire definition."""
+
+    func: Callable[..., Any]
+    name: str
+    title: str | None = None
+    description: str | None = None
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    icons: Sequence[Mapping[str, Any]] | None = None
+    meta: Mapping[str, Any] | None = None
+    structured_output: bool | None = None
+    permission: PermissionCheck | None = None
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME.match(self.name):
+            raise InvalidDeclaration(
+                f"Tool name {self.name!r} ({registrant(self.func)}) must be 1-128 characters "
+                "of A-Z, a-z, 0-9, '_', '-' and '.'"
+            )
+        self.signature: Signature = build_signature(self.func, model_name=f"{self.name}_arguments")
+        self.output_adapter = self._output_adapter()
+
+    @property
+    def registrant(self) -> str:
+        return registrant(self.func)
+
+    @property
+    def header_params(self) -> Mapping[str, HeaderParam]:
+        return self.signature.header_params
+
+    @property
+    def arguments_model(self) -> type[BaseModel]:
+        return self.signature.model
+
+    def _output_adapter(self) -> TypeAdapter[Any] | None:
+        if self.structured_output is False:
+            return None
+        annotation = return_annotation(self.func)
+        if _is_content_annotation(annotation):
+            if self.structured_output:
+                raise InvalidDeclaration(
+                    f"{self.registrant}: structured_output needs a return annotation that is "
+                    "not plain content"
+                )
+            return None
+        return TypeAdapter(annotation)
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        if self.output_adapter is None:
+            return None
+        return json_schema(self.output_adapter, mode="serialization")
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.signature.input_schema
+
+    def call(self, arguments: Mapping[str, Any], context: Any) -> Any:
+        """Validate ``arguments`` against the input schema and run the tool.
+
+        Invalid arguments raise :class:`ToolError` naming each field: they are tool
+        execution errors the model can correct, not protocol errors (server/tools.mdx).
+        """
+        try:
+            model = self.arguments_model.model_validate_json(json.dumps(arguments), strict=True)
+        except ValidationError as exc:
+            raise ToolError(
+                f"Invalid arguments for tool {self.name}: {describe_errors(exc)}"
+            ) from exc
+        kwargs = {name: getattr(model, name) for name in type(model).model_fields}
+        for name in self.signature.context_params:
+            kwargs[name] = context
+        return invoke.call(self.func, _context=context, **kwargs)
+
+    def result(self, value: Any) -> dict[str, Any]:
+        """Convert what the tool returned into a ``CallToolResult``."""
+        if isinstance(value, content.ToolResult):
+            return value.to_dict()
+        if self.output_adapter is not None:
+            structured = self.output_adapter.dump_python(
+                self.output_adapter.validate_python(value), mode="json"
+            )
+            return structured_result(structured)
+        if value is None:
+            return {"content": []}
+        if content.is_content(value):
+            return {"content": content.to_blocks(value)}
+        return structured_result(to_jsonable_python(value))
+
+    @cached_property
+    def definition(self) -> dict[str, Any]:
+        """The wire ``Tool`` object for ``tools/list``."""
+        tool: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            tool["title"] = self.title
+        if self.description:
+            tool["description"] = self.description
+        tool["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            tool["outputSchema"] = self.output_schema
+        annotations = self.annotations.to_dict()
+        if annotations:
+            tool["annotations"] = annotations
+        if self.icons:
+            tool["icons"] = [dict(icon) for icon in self.icons]
+        if self.meta:
+            tool["_meta"] = dict(self.meta)
+        return tool
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """One line naming each invalid argument, for the model to read."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        location = ".".join(str(item) for item in error["loc"]) or "arguments"
+        parts.append(f"{location}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def structured_result(structured: Any) -> dict[str, Any]:
+    """``structuredContent`` plus the same JSON as text, for clients that read only text.
+
+    JSON has no NaN or infinity: a result holding one cannot conform to any schema, so it
+    fails here (ValueError, reported as -32603) instead of being sent as ``null``.
+    """
+    text = json.dumps(structured, ensure_ascii=False, allow_nan=False)
+    return {"content": [content.Text(text).to_dict()], "structuredContent": structured}

@@ -1,0 +1,77 @@
+"""The HTTP face of the server's outcomes: one table from outcome to status and body.
+
+Nothing here decides a protocol rule or writes error text: it maps an
+:data:`~django_mcp.protocol.admission.Admission` variant or a
+:class:`~django_mcp.server.dispatch.Reply` to an ``HttpResponse`` (basic/transports/streamable-http.mdx,
+"Sending Messages to the Server"; digest section 6.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, assert_never
+
+from django.http import HttpResponse
+
+from django_mcp.protocol import errors, jsonrpc
+from django_mcp.protocol.admission import Admission, Admitted, NotificationAccepted, Rejected
+
+JSON_CONTENT_TYPE: Final = "application/json"
+
+#: HTTP status per error class; subclasses inherit their nearest listed ancestor's status.
+STATUS_BY_ERROR: Final[dict[type[errors.MCPError], int]] = {
+    errors.ParseError: 400,
+    errors.InvalidRequest: 400,
+    errors.RequestTooLarge: 413,
+    errors.ForbiddenOrigin: 403,
+    errors.MethodNotFound: 404,
+    errors.InvalidParams: 200,
+    errors.InvalidRequestMeta: 400,
+    errors.InternalError: 200,
+    errors.HeaderMismatch: 400,
+    errors.MissingRequiredClientCapability: 400,
+    errors.UnsupportedProtocolVersion: 400,
+}
+
+
+def status_for(error: errors.MCPError) -> int:
+    for cls in type(error).__mro__:
+        status = STATUS_BY_ERROR.get(cls)
+        if status is not None:
+            return status
+    return 200
+
+
+def json_response(message: dict[str, Any], status: int = 200) -> HttpResponse:
+    return HttpResponse(jsonrpc.dumps(message), status=status, content_type=JSON_CONTENT_TYPE)
+
+
+def error_response(
+    error: errors.MCPError, request_id: jsonrpc.RequestId | None, *, is_notification: bool = False
+) -> HttpResponse:
+    """An error as HTTP: its status, and a JSON-RPC body unless it answers a notification."""
+    status = status_for(error)
+    if is_notification:
+        return HttpResponse(status=status if status >= 400 else 400)
+    return json_response(jsonrpc.error_response(error, request_id), status)
+
+
+def admission_response(admission: Admission) -> HttpResponse | None:
+    """The response that ends the exchange at admission, or None to run the view."""
+    match admission:
+        case Admitted():
+            return None
+        case NotificationAccepted():
+            return HttpResponse(status=202)
+        case Rejected():
+            return error_response(
+                admission.error, admission.request_id, is_notification=admission.is_notification
+            )
+        case _:
+            assert_never(admission)
+
+
+def method_not_allowed() -> HttpResponse:
+    """405 for anything but POST: 2026-07-28 has no GET stream and no DELETE."""
+    response = HttpResponse(status=405)
+    response["Allow"] = "POST"
+    return response

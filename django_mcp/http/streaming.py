@@ -1,0 +1,200 @@
+"""Answering one request as an SSE stream when it has notifications to carry.
+
+A request that set a ``progressToken`` or a ``logLevel``, from a client that accepts
+``text/event-stream``, may receive ``notifications/progress`` and ``notifications/message``
+before its response (basic/patterns/progress.mdx, server/utilities/logging.mdx).
+
+- Under ASGI the handler runs in a worker thread. The view waits for its first
+  notification or its reply: a reply that comes first is sent as plain JSON (so errors keep
+  their HTTP status); a notification opens the stream, and the reply ends it. If the client
+  closes the stream, the request is cancelled (basic/patterns/cancellation.mdx): the
+  context is marked cancelled, an async handler's task is cancelled, a sync handler stops
+  at its next ``report_progress``, and nothing more is written.
+- Under WSGI notifications cannot interleave with a running handler, so they are
+  collected and sent, in order, before the reply on one stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Final
+
+from django.db import close_old_connections, connections
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
+
+from django_mcp.protocol import jsonrpc, sse
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from django_mcp.protocol.admission import Admitted
+    from django_mcp.server.context import Context
+    from django_mcp.server.dispatch import MCPServer, Reply
+
+_DONE: Final = object()
+
+
+def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
+    """Whether this request opted into request-scoped notifications and can receive SSE."""
+    meta = admitted.meta
+    if meta.progress_token is None and meta.log_level is None:
+        return False
+    return sse.accepts_event_stream(request.headers.get("Accept"))
+
+
+def event_stream_response(content: Any) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(content, content_type=sse.CONTENT_TYPE)
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def notification_message(note: dict[str, Any]) -> dict[str, Any]:
+    return jsonrpc.notification(note["method"], note.get("params"))
+
+
+def buffered(
+    server: MCPServer, admitted: Admitted, request: HttpRequest
+) -> tuple[Reply, list[dict[str, Any]]]:
+    """Run the handler here, collecting its notifications (the WSGI path)."""
+    notes: list[dict[str, Any]] = []
+    reply = server.handle(admitted, request=request, emit=notes.append)
+    return reply, notes
+
+
+def buffered_events(notes: list[dict[str, Any]], reply: Reply) -> Iterator[bytes]:
+    for note in notes:
+        yield sse.event(notification_message(note))
+    yield sse.event(reply.to_message())
+
+
+class LiveStream:
+    """A handler running in a worker thread, its notifications handed to the stream.
+
+    Items after the first wait in a list until the stream starts on the event loop; from
+    then on the handler thread hands each one to the loop's queue directly. No thread is
+    ever parked waiting for the next item: a blocking ``queue.get`` in the loop's default
+    executor (a few threads) let a handful of slow streams stall every other one.
+    """
+
+    def __init__(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
+        self.first = threading.Event()
+        self.first_item: Any = None
+        self.context: Context | None = None
+        self._lock = threading.Lock()
+        self._pending: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[Any] | None = None
+        self._started = False
+        self._thread = threading.Thread(
+            target=self._run, args=(server, admitted, request), name="mcp-stream", daemon=True
+        )
+
+    def start(self) -> Any:
+        """Run the handler; return its first item (a notification dict or the Reply)."""
+        self._thread.start()
+        self.first.wait()
+        return self.first_item
+
+    def _put(self, item: Any) -> None:
+        with self._lock:
+            if not self.first.is_set():
+                self.first_item = item
+                self.first.set()
+                return
+            if self._loop is None or self._queue is None:
+                self._pending.append(item)
+                return
+            loop, target = self._loop, self._queue
+        # A closed loop (RuntimeError) means nobody reads this stream any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(target.put_nowait, item)
+
+    def _run(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
+        close_old_connections()
+        reply: Any = None
+        try:
+
+            def on_context(context: Context) -> None:
+                self.context = context
+
+            reply = server.handle(admitted, request=request, emit=self._put, on_context=on_context)
+        finally:
+            connections.close_all()
+            self._put(reply)
+            self._put(_DONE)
+
+    def cancel(self) -> None:
+        """The client went away: stop the handler as soon as it can notice."""
+        if self.context is not None:
+            self.context.cancel()
+
+    def abandoned(self) -> None:
+        """The response was dropped before its stream started: the client went away
+        while the view waited for the first notification (Django cancels the request but
+        cannot stop the view's thread, so the stream never runs). Cancel the handler.
+
+        Called by a ``weakref.finalize`` on the response, which CPython runs as soon as
+        Django lets go of the unsent response."""
+        if not self._started and self._thread.is_alive():
+            self.cancel()
+
+    def _attach(self) -> asyncio.Queue[Any]:
+        """Receive further items on the running loop; queue what is already pending."""
+        items: asyncio.Queue[Any] = asyncio.Queue()
+        self._started = True
+        with self._lock:
+            for item in self._pending:
+                items.put_nowait(item)
+            self._pending.clear()
+            self._loop, self._queue = asyncio.get_running_loop(), items
+        return items
+
+    async def events(self) -> AsyncIterator[bytes]:
+        """The SSE events after the first notification, ending with the reply."""
+        items = self._attach()
+        try:
+            yield sse.event(notification_message(self.first_item))
+            while True:
+                item = await items.get()
+                if item is _DONE or item is None:
+                    return
+                if isinstance(item, dict):
+                    yield sse.event(notification_message(item))
+                else:
+                    yield sse.event(item.to_message())
+                    return
+        except (asyncio.CancelledError, GeneratorExit):
+            self.cancel()
+            raise
+
+
+def is_asgi(request: HttpRequest) -> bool:
+    from django.core.handlers.asgi import ASGIRequest
+
+    return isinstance(request, ASGIRequest)
+
+
+def respond_streaming(
+    server: MCPServer,
+    admitted: Admitted,
+    request: HttpRequest,
+    render_json: Callable[[Reply | None], HttpResponse],
+) -> HttpResponseBase:
+    """Serve a request that may stream: plain JSON if nothing was emitted before the reply."""
+    if is_asgi(request):
+        stream = LiveStream(server, admitted, request)
+        first = stream.start()
+        if not isinstance(first, dict):
+            return render_json(first)
+        response = event_stream_response(stream.events())
+        weakref.finalize(response, stream.abandoned)
+        return response
+    reply, notes = buffered(server, admitted, request)
+    if not notes:
+        return render_json(reply)
+    return event_stream_response(buffered_events(notes, reply))

@@ -1,0 +1,52 @@
+"""Announce model changes to ``subscriptions/listen`` streams.
+
+``watch(Book, uri=lambda book: f"books://{book.isbn}")`` connects ``post_save`` and
+``post_delete``: once the transaction commits, ``notifications/resources/updated`` goes to
+every stream subscribed to that URI (or to a parent of it), in every process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from django.db import router, transaction
+from django.db.models import Model
+from django.db.models.signals import post_delete, post_save
+
+from django_mcp.listen.fanout import notify_resource_updated
+
+if TYPE_CHECKING:
+    from django_mcp.sites import MCPSite
+
+
+def watch(
+    model: type[Model],
+    *,
+    uri: Callable[[Any], str],
+    site: MCPSite | None = None,
+) -> Callable[..., None]:
+    """Publish ``resources/updated`` for ``uri(instance)`` after each committed save or
+    delete of ``model``. Returns the signal receiver (to disconnect it in tests)."""
+
+    def receiver(sender: type[Model], instance: Model, **kwargs: Any) -> None:
+        target = uri(instance)
+        using = kwargs.get("using") or router.db_for_write(sender)
+        transaction.on_commit(lambda: notify_resource_updated(target, site=site), using=using)
+
+    uid = _dispatch_uid(model, receiver)
+    post_save.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":save")
+    post_delete.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":delete")
+    return receiver
+
+
+def unwatch(model: type[Model], receiver: Callable[..., None]) -> None:
+    """Disconnect a receiver returned by :func:`watch`."""
+    # Connected with a dispatch_uid, so only that uid finds it again (not the receiver).
+    uid = _dispatch_uid(model, receiver)
+    post_save.disconnect(sender=model, dispatch_uid=uid + ":save")
+    post_delete.disconnect(sender=model, dispatch_uid=uid + ":delete")
+
+
+def _dispatch_uid(model: type[Model], receiver: Callable[..., None]) -> str:
+    return f"django_mcp.listen.watch:{model._meta.label}:{id(receiver)}"

@@ -1,0 +1,392 @@
+"""The buffered, bounded, bulk writer of the request log (design section 6).
+
+Why buffered: a synchronous INSERT per MCP request would put the log on the hot path (one
+more round trip, one more chance for a slow or locked database to stall a tool call). So
+:func:`submit` only decides whether to keep a record and appends it to an in-memory buffer,
+under a lock held for microseconds; it never touches the database and never blocks. A daemon
+thread writes the buffer every ``REQUEST_LOG_FLUSH_INTERVAL`` seconds (sooner when a batch is
+ready) with ``bulk_create``, and an ``atexit`` hook writes what is left at shutdown.
+
+Why bounded: if the database is slow or down, memory must not grow with traffic. The buffer
+holds ``REQUEST_LOG_BUFFER_SIZE`` records; when full, the oldest record is dropped and
+counted, and the next flush logs how many were lost. A failed batch is logged and dropped,
+never retried forever.
+
+What is kept (``REQUEST_LOG``): ``"off"`` writes nothing at all; ``"errors"`` keeps tool
+errors, protocol errors and HTTP errors; ``"all"`` keeps every error and samples the rest
+at ``REQUEST_LOG_SAMPLE_RATE`` (errors are rare and precious, successes are plentiful).
+Independently of sampling, every best-effort serve of a revision we do not implement is
+tallied per (revision, client name, client version) and upserted into ``ServedRevision``,
+so the admin's counts are exact even when the log itself is sampled.
+
+``REQUEST_LOG_BACKGROUND = False`` starts no thread and registers no shutdown hook: records
+wait in the buffer until someone calls :func:`flush` (test suites, or a project that drives
+flushing itself). See docs/guides/records.md.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import random
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from django.db import DatabaseError, IntegrityError, connections, router, transaction
+from django.db.models import DateTimeField, F, Value
+from django.db.models.functions import Greatest, Least
+
+from django_mcp.conf import mcp_settings
+from django_mcp.protocol.revisions import ServedHow
+
+if TYPE_CHECKING:
+    import datetime
+    from collections.abc import Callable, Sequence
+
+    from django.db.models import QuerySet
+
+    from django_mcp.requestlog.models import RequestLog, ServedRevision
+    from django_mcp.requestlog.records import RequestRecord
+
+logger = logging.getLogger("django_mcp")
+
+ServedKey = tuple[str, str, str]  # (revision, client name, client version)
+_SHUTDOWN_JOIN_SECONDS: Final = 5.0
+
+# Sampling draws through this name so tests can make it deterministic.
+sample: Callable[[], float] = random.random
+
+
+@dataclass
+class ServedTally:
+    """Best-effort serves of one triple seen since the last flush."""
+
+    count: int
+    first_seen: datetime.datetime
+    last_seen: datetime.datetime
+
+    def add(self, when: datetime.datetime) -> None:
+        self.count += 1
+        self.first_seen = min(self.first_seen, when)
+        self.last_seen = max(self.last_seen, when)
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderStats:
+    """Counters since the process started (or since :func:`discard`)."""
+
+    pending: int
+    dropped: int
+    written: int
+    failed: int
+
+
+@dataclass
+class _State:
+    """Everything :func:`submit` and :func:`flush` share, guarded by ``lock``."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    flush_lock: threading.Lock = field(default_factory=threading.Lock)
+    records: deque[RequestRecord] = field(default_factory=deque)
+    served: dict[ServedKey, ServedTally] = field(default_factory=dict)
+    dropped: int = 0
+    dropped_unreported: int = 0
+    written: int = 0
+    failed: int = 0
+    thread: threading.Thread | None = None
+    wake: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+    atexit_registered: bool = False
+
+
+_state = _State()
+
+
+def keeps(record: RequestRecord) -> bool:
+    """Whether the ``REQUEST_LOG`` mode and sample rate keep ``record`` in the log."""
+    mode = mcp_settings.REQUEST_LOG
+    if mode == "off":
+        return False
+    if record.is_error:
+        return True
+    if mode == "errors":
+        return False
+    rate = float(mcp_settings.REQUEST_LOG_SAMPLE_RATE)
+    return rate >= 1.0 or sample() < rate
+
+
+def submit(record: RequestRecord) -> None:
+    """Queue ``record`` for the log; called by the middleware after each MCP response.
+
+    Never touches the database and never blocks beyond a short lock: the request that
+    produced the record must not pay for logging it.
+    """
+    if mcp_settings.REQUEST_LOG == "off":
+        return
+    keep = keeps(record)
+    best_effort = record.served_how == ServedHow.BEST_EFFORT.value
+    if not keep and not best_effort:
+        return
+    size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
+    with _state.lock:
+        if keep:
+            while len(_state.records) >= size:
+                _state.records.popleft()
+                _state.dropped += 1
+                _state.dropped_unreported += 1
+            _state.records.append(record)
+        if best_effort:
+            _tally(record, size)
+        batch_ready = len(_state.records) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
+    if mcp_settings.REQUEST_LOG_BACKGROUND:
+        _ensure_thread()
+        if batch_ready:
+            _state.wake.set()
+
+
+def _tally(record: RequestRecord, limit: int) -> None:
+    """Count one best-effort serve (caller holds the lock); bounded like the buffer."""
+    key = (record.declared_revision, record.client_name, record.client_version)
+    tally = _state.served.get(key)
+    if tally is not None:
+        tally.add(record.started_at)
+    elif len(_state.served) < limit:
+        _state.served[key] = ServedTally(1, record.started_at, record.started_at)
+    else:
+        _state.dropped += 1
+        _state.dropped_unreported += 1
+
+
+def flush() -> int:
+    """Write every buffered record and tally now; return how many log rows were written.
+
+    Database errors are logged on the ``django_mcp`` logger and the affected batch is
+    dropped: the log is best-effort and must never take the server down with it.
+    """
+    with _state.flush_lock:
+        with _state.lock:
+            records = list(_state.records)
+            _state.records.clear()
+            served, _state.served = _state.served, {}
+            dropped, _state.dropped_unreported = _state.dropped_unreported, 0
+        if dropped:
+            logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
+        from django_mcp.requestlog.models import RequestLog
+
+        alias = router.db_for_write(RequestLog)
+        batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
+        written = 0
+        for start in range(0, len(records), batch_size):
+            written += _write_batch(records[start : start + batch_size], alias)
+        _write_served(served, alias)
+        return written
+
+
+def _write_batch(records: Sequence[RequestRecord], alias: str) -> int:
+    """Insert one batch in its own transaction; log and count it as failed on error."""
+    from django_mcp.requestlog.models import RequestLog
+
+    rows = [_row(record) for record in records]
+    try:
+        try:
+            with transaction.atomic(using=alias):
+                RequestLog.objects.using(alias).bulk_create(rows)
+        except IntegrityError:
+            # A user deleted between the request and this flush breaks the foreign key;
+            # keep the batch (the username snapshot survives) rather than lose it.
+            _forget_missing_users(rows, alias)
+            with transaction.atomic(using=alias):
+                RequestLog.objects.using(alias).bulk_create(rows)
+    except DatabaseError:
+        logger.exception("django-mcp could not write %d request log records.", len(rows))
+        with _state.lock:
+            _state.failed += len(rows)
+        return 0
+    with _state.lock:
+        _state.written += len(rows)
+    return len(rows)
+
+
+def _row(record: RequestRecord) -> RequestLog:
+    from django_mcp.requestlog.models import RequestLog
+
+    return RequestLog(
+        started_at=record.started_at,
+        site=record.site,
+        method=record.method,
+        target=record.target,
+        request_id=record.request_id,
+        declared_revision=record.declared_revision,
+        served_revision=record.served_revision,
+        served_how=record.served_how,
+        client_name=record.client_name,
+        client_version=record.client_version,
+        user_id=record.user_id,
+        username=record.username,
+        outcome=record.outcome,
+        error_code=record.error_code,
+        http_status=record.http_status,
+        duration_ms=record.duration_ms,
+        params=record.params,
+    )
+
+
+def _forget_missing_users(rows: Sequence[RequestLog], alias: str) -> None:
+    from django.contrib.auth import get_user_model
+
+    ids = {row.user_id for row in rows if row.user_id is not None}
+    users = get_user_model()._default_manager.using(alias)
+    existing = set(users.filter(pk__in=ids).values_list("pk", flat=True))
+    for row in rows:
+        if row.user_id is not None and row.user_id not in existing:
+            row.user_id = None
+
+
+def _write_served(served: dict[ServedKey, ServedTally], alias: str) -> None:
+    """Upsert one ``ServedRevision`` row per triple seen since the last flush."""
+    for key, tally in served.items():
+        try:
+            _upsert_served(key, tally, alias)
+        except DatabaseError:
+            logger.exception("django-mcp could not record best-effort serves of %s.", key[0])
+            with _state.lock:
+                _state.failed += 1
+
+
+def _served_rows(key: ServedKey, alias: str) -> QuerySet[ServedRevision]:
+    from django_mcp.requestlog.models import ServedRevision
+
+    revision, client_name, client_version = key
+    return ServedRevision.objects.using(alias).filter(
+        revision=revision, client_name=client_name, client_version=client_version
+    )
+
+
+def update_served(key: ServedKey, tally: ServedTally, alias: str) -> int:
+    """Add ``tally`` to an existing row in one UPDATE (F() increments: no lost updates)."""
+    return _served_rows(key, alias).update(
+        count=F("count") + tally.count,
+        first_seen=Least(F("first_seen"), Value(tally.first_seen, output_field=DateTimeField())),
+        last_seen=Greatest(F("last_seen"), Value(tally.last_seen, output_field=DateTimeField())),
+    )
+
+
+def _upsert_served(key: ServedKey, tally: ServedTally, alias: str) -> None:
+    """UPDATE, else INSERT; if another process inserted first, the UPDATE is retried.
+
+    Portable (SQLite, PostgreSQL, MySQL) and race-safe against the unique constraint: the
+    INSERT runs in a savepoint, so losing the race rolls back only that savepoint.
+    """
+    from django_mcp.requestlog.models import ServedRevision
+
+    revision, client_name, client_version = key
+    for _attempt in range(3):
+        if update_served(key, tally, alias):
+            return
+        try:
+            with transaction.atomic(using=alias):
+                ServedRevision.objects.using(alias).create(
+                    revision=revision,
+                    client_name=client_name,
+                    client_version=client_version,
+                    count=tally.count,
+                    first_seen=tally.first_seen,
+                    last_seen=tally.last_seen,
+                )
+            return
+        except IntegrityError:
+            continue
+    raise IntegrityError(f"Could not upsert the served revision {key!r}.")
+
+
+def stats() -> RecorderStats:
+    """Counters for monitoring and tests."""
+    with _state.lock:
+        return RecorderStats(len(_state.records), _state.dropped, _state.written, _state.failed)
+
+
+def discard() -> None:
+    """Forget every buffered record, tally and counter without writing (for tests)."""
+    with _state.lock:
+        _state.records.clear()
+        _state.served.clear()
+        _state.dropped = _state.dropped_unreported = _state.written = _state.failed = 0
+
+
+# The background thread ------------------------------------------------------------------
+
+
+def _ensure_thread() -> None:
+    """Start the flushing thread on first use (lazily: no thread in processes never serving)."""
+    thread = _state.thread
+    if thread is not None and thread.is_alive():
+        return
+    with _state.lock:
+        if _state.thread is not None and _state.thread.is_alive():
+            return
+        _state.stop.clear()
+        _state.thread = threading.Thread(target=_run, name="django-mcp-recorder", daemon=True)
+        _state.thread.start()
+        if not _state.atexit_registered:
+            atexit.register(shutdown)
+            _state.atexit_registered = True
+
+
+def _run() -> None:
+    """Flush on every tick until stopped or until ``REQUEST_LOG_BACKGROUND`` turns off."""
+    while not _state.stop.is_set():
+        _state.wake.wait(float(mcp_settings.REQUEST_LOG_FLUSH_INTERVAL))
+        _state.wake.clear()
+        if _state.stop.is_set() or not mcp_settings.REQUEST_LOG_BACKGROUND:
+            break
+        _flush_in_thread()
+
+
+def _flush_in_thread() -> None:
+    """One flush from the background thread, which must survive anything a flush raises."""
+    from django_mcp.requestlog.models import RequestLog
+
+    try:
+        flush()
+    except Exception:  # the thread is a boundary: an escaped error would end all logging
+        logger.exception("django-mcp request log flush failed.")
+    finally:
+        # Each thread owns its connection; close it so idle workers do not hold one open.
+        connections[router.db_for_write(RequestLog)].close()
+
+
+def stop() -> None:
+    """Stop the background thread (without flushing) and wait for it to finish."""
+    thread = _state.thread
+    _state.stop.set()
+    _state.wake.set()
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(_SHUTDOWN_JOIN_SECONDS)
+    _state.thread = None
+    _state.wake.clear()
+
+
+def shutdown() -> None:
+    """Stop the thread, then write what is left; registered with ``atexit``.
+
+    Also for servers that manage their own lifecycle (an ASGI lifespan shutdown, a
+    long-running management command) and want the tail of the log written deterministically.
+    """
+    stop()
+    try:
+        flush()
+    except Exception:  # atexit: nothing left to propagate to
+        logger.exception("django-mcp could not flush the request log at shutdown.")
+
+
+def _after_fork_in_child() -> None:
+    """A forked worker inherits the buffer but not the thread; start clean."""
+    global _state
+    _state = _State(atexit_registered=_state.atexit_registered)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,0 +1,45 @@
+"""What the request log stores about one HTTP exchange, independent of how it is stored.
+
+The middleware (an adapter) builds a :class:`RequestRecord` after each response and hands it
+to :func:`django_mcp.requestlog.recorder.submit`, which buffers and writes in bulk off the request path.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Outcome = Literal["ok", "tool_error", "protocol_error", "notification"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    started_at: datetime.datetime
+    site: str
+    method: str
+    target: str
+    request_id: str
+    declared_revision: str
+    served_revision: str
+    served_how: str  # "supported", "best-effort", or "" when not admitted
+    client_name: str
+    client_version: str
+    user_id: int | None
+    username: str
+    outcome: Outcome
+    error_code: int | None
+    http_status: int
+    duration_ms: float
+    params: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.outcome in ("tool_error", "protocol_error") or self.http_status >= 400
+
+
+def truncated_params(params: Any, max_chars: int) -> str:
+    """Params as JSON, cut to ``max_chars`` (logging them is opt-in: they may hold PII)."""
+    text = json.dumps(params, ensure_ascii=False, default=str)
+    return text if len(text) <= max_chars else text[: max(0, max_chars - 1)] + "…"

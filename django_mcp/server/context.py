@@ -1,0 +1,195 @@
+"""The per-request :class:`Context` a handler can ask for by annotating a parameter.
+
+It carries what MCP 2026-07-28 sends on every request (declared revision, client info and
+capabilities) and what Django knows (the ``HttpRequest`` and its user). Nothing in it
+survives the request: the protocol is stateless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from django_mcp.protocol import methods
+from django_mcp.protocol.meta import LOG_LEVELS, ClientInfo, RequestMeta
+from django_mcp.protocol.revisions import RevisionDecision
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.http import HttpRequest
+
+    from django_mcp.protocol.jsonrpc import RequestId
+    from django_mcp.server.input_requests import ElicitResult, InputRequest, Inputs
+    from django_mcp.sites import MCPSite
+
+Emitter = Callable[[dict[str, Any]], None]
+
+
+class Context:
+    """What a tool, resource or prompt handler may know about the request it serves."""
+
+    def __init__(
+        self,
+        *,
+        site: MCPSite,
+        method: str,
+        request_id: RequestId | None,
+        meta: RequestMeta,
+        revision: RevisionDecision,
+        request: HttpRequest | None = None,
+        user: AbstractBaseUser | AnonymousUser | None = None,
+        emit: Emitter | None = None,
+    ) -> None:
+        self.site = site
+        self.method = method
+        self.request_id = request_id
+        self.meta = meta
+        self.revision = revision
+        self.request = request
+        self.user = user if user is not None else getattr(request, "user", None)
+        self._emit = emit
+        self._last_progress: float | None = None
+        self.cancelled = False
+        self.inputs: Inputs | None = None
+        self._cancel_callbacks: list[Callable[[], None]] = []
+
+    @property
+    def declared_revision(self) -> str:
+        """The ``protocolVersion`` the client declared on this request."""
+        return self.revision.declared
+
+    @property
+    def client_info(self) -> ClientInfo | None:
+        """The client's self-reported name and version: for display and logs only."""
+        return self.meta.client_info
+
+    @property
+    def client_capabilities(self) -> Mapping[str, Any]:
+        """The capabilities the client declared for this request (never inferred)."""
+        return self.meta.client_capabilities
+
+    @property
+    def principal(self) -> str:
+        """Who is asking, as bound into signed cursors and request state: the
+        authenticated user's primary key, else ``anonymous``."""
+        user = self.user
+        if user is not None and user.is_authenticated:
+            return f"user:{user.pk}"
+        return "anonymous"
+
+    @property
+    def can_stream(self) -> bool:
+        """Whether notifications sent now can reach the client (an SSE stream is open)."""
+        return self._emit is not None
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send ``notifications/progress`` if the client asked for it with a progressToken.
+
+        Progress must increase; a value not above the last one is dropped. Without a token
+        or an open stream this does nothing, so tools can call it unconditionally.
+        """
+        self.check_cancelled()
+        token = self.meta.progress_token
+        if token is None or self._emit is None:
+            return
+        if self._last_progress is not None and progress <= self._last_progress:
+            return
+        self._last_progress = progress
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": params})
+
+    def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
+        """Send ``notifications/message`` if the request asked for logs at ``level`` or
+        below it; never without a ``logLevel`` (server/utilities/logging.mdx)."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"Unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        self.check_cancelled()
+        wanted = self.meta.log_level
+        if wanted is None or self._emit is None:
+            return
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        self._emit({"method": methods.NOTIFICATION_MESSAGE, "params": params})
+
+    # -- cancellation (basic/patterns/cancellation.mdx) -----------------------------------
+
+    def cancel(self) -> None:
+        """Mark the request cancelled and stop an async handler; called by transports."""
+        self.cancelled = True
+        for callback in list(self._cancel_callbacks):
+            callback()
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` if the request is cancelled (at once if it already is)."""
+        self._cancel_callbacks.append(callback)
+        if self.cancelled:
+            callback()
+
+    def check_cancelled(self) -> None:
+        """Raise :class:`~django_mcp.exceptions.RequestCancelled` if the client went away;
+        long sync handlers call this (or ``report_progress``) between steps."""
+        if self.cancelled:
+            from django_mcp.exceptions import RequestCancelled
+
+            raise RequestCancelled()
+
+    # -- multi round-trip input (basic/patterns/mrtr.mdx) -------------------------------
+
+    def request_input(self, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
+        """Answers for every key of ``requests``; when some are missing, this round ends
+        with ``input_required`` and the handler runs again on the client's retry.
+
+        Works in tools, prompts and resource reads. Side effects before this call repeat
+        on every round, so ask first and act after.
+        """
+        if self.inputs is None:
+            raise RuntimeError(f"{self.method} cannot ask the client for input")
+        return self.inputs.collect(requests)
+
+    def elicit(self, message: str, schema: Any = None, *, key: str = "elicitation") -> ElicitResult:
+        """Ask the user to fill a form. ``schema`` is a flat JSON Schema object, a pydantic
+        model (then ``result.data`` is an instance) or ``{"name": str, ...}``."""
+        from django_mcp.server.input_requests import Elicit
+
+        result: ElicitResult = self.request_input({key: Elicit(message, schema)})[key]
+        return result
+
+    def elicit_url(self, message: str, url: str, *, key: str = "elicitation") -> ElicitResult:
+        """Ask the user to open ``url`` (URL-mode elicitation)."""
+        from django_mcp.server.input_requests import ElicitURL
+
+        result: ElicitResult = self.request_input({key: ElicitURL(message, url)})[key]
+        return result
+
+    def sample(
+        self, prompt: str | list[dict[str, Any]], *, max_tokens: int = 1000, key: str = "sampling"
+    ) -> dict[str, Any]:
+        """Ask the client's model (deprecated in 2026-07-28, still specified)."""
+        from django_mcp.server.input_requests import Sample
+
+        messages = (
+            [{"role": "user", "content": {"type": "text", "text": prompt}}]
+            if isinstance(prompt, str)
+            else prompt
+        )
+        result: dict[str, Any] = self.request_input({key: Sample(messages, max_tokens)})[key]
+        return result
+
+    def list_roots(self, *, key: str = "roots") -> list[dict[str, Any]]:
+        """Ask for the client's roots (deprecated in 2026-07-28, still specified)."""
+        from django_mcp.server.input_requests import ListRoots
+
+        roots: list[dict[str, Any]] = self.request_input({key: ListRoots()})[key]
+        return roots
+
+    def __repr__(self) -> str:
+        return f"<Context {self.method} id={self.request_id!r}>"

@@ -1,0 +1,202 @@
+"""``MCPServer``: admits a message and dispatches it, the one path every transport shares.
+
+``admit`` wraps the pure :func:`~django_mcp.protocol.admission.admit` with the site's
+catalogue and the configured revision policy; ``handle`` turns an admitted request into a
+:class:`Reply`. Exceptions from user code are caught exactly once, here, and mapped by the
+configured exception handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from django_mcp.conf import mcp_settings
+from django_mcp.exceptions import RequestCancelled
+from django_mcp.protocol import jsonrpc
+from django_mcp.protocol.admission import Admission, Admitted, admit
+from django_mcp.protocol.errors import InternalError, MCPError
+from django_mcp.protocol.headers import HeaderParam
+from django_mcp.protocol.meta import SERVER_INFO_KEY, RequestMeta
+from django_mcp.protocol.methods import TOOLS_CALL
+from django_mcp.protocol.revisions import RevisionDecision
+from django_mcp.protocol.subscriptions import SubscriptionFilter
+from django_mcp.server import input_rounds as mrtr_methods
+from django_mcp.server.context import Context, Emitter
+from django_mcp.server.handlers import HANDLERS
+from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
+from django_mcp.server.input_requests import InputRequired, input_required_result
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from django_mcp.listen.fanout import Listener
+    from django_mcp.sites import MCPSite
+
+Outcome = Literal["ok", "tool_error", "protocol_error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The answer to one admitted request: a result or a protocol error."""
+
+    request_id: jsonrpc.RequestId
+    result: dict[str, Any] | None = None
+    error: MCPError | None = None
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.error is not None:
+            return "protocol_error"
+        if self.result is not None and self.result.get("isError") is True:
+            return "tool_error"
+        return "ok"
+
+    def to_message(self) -> dict[str, Any]:
+        if self.error is not None:
+            return jsonrpc.error_response(self.error, self.request_id)
+        assert self.result is not None
+        return jsonrpc.result_response(self.request_id, self.result)
+
+
+class SiteCatalogue:
+    """The :class:`~django_mcp.protocol.admission.Catalogue` of one site for one caller."""
+
+    def __init__(self, site: MCPSite, request: HttpRequest | None) -> None:
+        self.site = site
+        self.request = request
+        self._capabilities: dict[str, Any] | None = None
+
+    def implements(self, method: str) -> bool:
+        handler = HANDLERS.get(method)
+        if handler is None:
+            return False
+        if handler.capability is None:
+            return True
+        if handler.capability == LISTEN_CAPABILITY:
+            return self.site.supports_listen()
+        if self._capabilities is None:
+            self._capabilities = self.site.capabilities()
+        return handler.capability in self._capabilities
+
+    def tool_header_params(
+        self, name: str, meta: RequestMeta, revision: RevisionDecision
+    ) -> Mapping[str, HeaderParam] | None:
+        context = Context(
+            site=self.site,
+            method=TOOLS_CALL,
+            request_id=None,
+            meta=meta,
+            revision=revision,
+            request=self.request,
+        )
+        spec = self.site.get_tool(name, context)
+        return None if spec is None else spec.header_params
+
+
+class MCPServer:
+    """Serves one :class:`~django_mcp.sites.MCPSite`."""
+
+    def __init__(self, site: MCPSite) -> None:
+        self.site = site
+
+    def admit(
+        self,
+        body: bytes,
+        headers: Mapping[str, str] | None,
+        *,
+        request: HttpRequest | None = None,
+    ) -> Admission:
+        """Apply every protocol rule to one raw message (see the protocol package)."""
+        return admit(body, headers, SiteCatalogue(self.site, request), mcp_settings.revision_policy)
+
+    def context_for(
+        self,
+        admitted: Admitted,
+        *,
+        request: HttpRequest | None = None,
+        emit: Emitter | None = None,
+    ) -> Context:
+        return Context(
+            site=self.site,
+            method=admitted.request.method,
+            request_id=admitted.request.id,
+            meta=admitted.meta,
+            revision=admitted.revision,
+            request=request,
+            emit=emit,
+        )
+
+    def handle(
+        self,
+        admitted: Admitted,
+        *,
+        request: HttpRequest | None = None,
+        emit: Emitter | None = None,
+        on_context: Callable[[Context], None] | None = None,
+    ) -> Reply:
+        """Run the method's handler and wrap its result, or map its failure.
+
+        ``emit`` receives request-scoped notifications (when the transport can stream);
+        ``on_context`` receives the :class:`Context` first, so a transport can cancel it.
+        """
+        context = self.context_for(admitted, request=request, emit=emit)
+        if on_context is not None:
+            on_context(context)
+        method, params = admitted.request.method, admitted.request.params or {}
+        handler = HANDLERS[method]
+        try:
+            if method in mrtr_methods.MRTR_METHODS:
+                context.inputs = mrtr_methods.inputs_for(method, params, context)
+            try:
+                result = handler.func(self, params, context)
+            except InputRequired as exc:
+                assert context.inputs is not None
+                result = input_required_result(exc, context.inputs)
+            else:
+                mrtr_methods.mark_uncacheable_retry(method, params, result)
+        except RequestCancelled:
+            return Reply(admitted.request.id, error=InternalError("Request cancelled"))
+        except Exception as exc:  # the one dispatch boundary (design section 8)
+            error = mcp_settings.exception_handler(exc, context)
+            return Reply(admitted.request.id, error=error)
+        return Reply(admitted.request.id, result=self.finish_result(result))
+
+    def open_listen(self, admitted: Admitted) -> Listener:
+        """Validate a ``subscriptions/listen`` request and prepare its stream; the
+        transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter.
+        """
+        from django_mcp.listen.fanout import Listener
+
+        wanted = SubscriptionFilter.parse(admitted.request.params or {})
+        capabilities = self.site.capabilities()
+        supported = {
+            "toolsListChanged": "tools" in capabilities,
+            "promptsListChanged": "prompts" in capabilities,
+            "resourcesListChanged": "resources" in capabilities,
+            "resourceSubscriptions": "resources" in capabilities,
+        }
+        return Listener(self.site, admitted.request.id, wanted.honoured(supported))
+
+    def finish_result(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Add ``resultType`` and ``_meta[serverInfo]``, which every result carries."""
+        result.setdefault("resultType", "complete")
+        if mcp_settings.INCLUDE_SERVER_INFO:
+            meta = result.setdefault("_meta", {})
+            meta.setdefault(SERVER_INFO_KEY, self.server_info())
+        return result
+
+    def server_info(self) -> dict[str, Any]:
+        """The ``Implementation`` describing this server."""
+        info: dict[str, Any] = {
+            "name": mcp_settings.SERVER_NAME,
+            "version": mcp_settings.server_version,
+        }
+        if mcp_settings.SERVER_TITLE:
+            info["title"] = mcp_settings.SERVER_TITLE
+        return info
+
+    def cache_scope(self) -> Literal["public", "private"]:
+        """``private`` when lists can differ per caller, else ``public``."""
+        return "private" if self.site.varies_by_caller() else "public"

@@ -1,0 +1,42 @@
+"""``tools/list`` and ``tools/call`` (server/tools.mdx).
+
+Argument validation failures and :class:`~django_mcp.exceptions.ToolError` are *tool
+execution errors*: a normal result with ``isError: true`` so the model can correct itself.
+Protocol failures (unknown tool, malformed params) are JSON-RPC errors raised earlier.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django_mcp.declarations import content
+from django_mcp.exceptions import ToolError
+from django_mcp.protocol import methods
+from django_mcp.protocol.errors import InvalidParams
+from django_mcp.server.listing import listing
+
+if TYPE_CHECKING:
+    from django_mcp.server.context import Context
+    from django_mcp.server.dispatch import MCPServer
+
+
+def list_tools(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    return listing(
+        server, params, context, methods.TOOLS_LIST, "tools", server.site.get_tools(context)
+    )
+
+
+def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    spec = server.site.get_tool(params["name"], context)
+    if spec is None:  # admission checked this; a concurrent unregister can still race it
+        raise InvalidParams(f"Unknown tool: {params['name']}", data={"name": params["name"]})
+    try:
+        value = spec.call(params.get("arguments") or {}, context)
+    except ToolError as exc:
+        return error_result(str(exc))
+    return spec.result(value)
+
+
+def error_result(message: str) -> dict[str, Any]:
+    """A tool execution error: a normal result with ``isError`` the model can read."""
+    return {"content": [content.Text(message).to_dict()], "isError": True}

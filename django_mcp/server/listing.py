@@ -1,0 +1,43 @@
+"""The shape every list method shares (server/utilities/pagination.mdx, caching.mdx):
+one page of definitions, a signed ``nextCursor`` when more remain, and cache hints with
+the same ``cacheScope`` on every page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from django_mcp.conf import mcp_settings
+from django_mcp.server.pagination import paginate
+
+if TYPE_CHECKING:
+    from django_mcp.server.context import Context
+    from django_mcp.server.dispatch import MCPServer
+
+
+def listing(
+    server: MCPServer,
+    params: dict[str, Any],
+    context: Context,
+    method: str,
+    key: str,
+    specs: Sequence[Any],
+) -> dict[str, Any]:
+    """The result of a list method: ``{key: [...definitions], ttlMs, cacheScope}``."""
+    page, next_cursor = paginate(
+        specs,
+        params.get("cursor"),
+        site_name=server.site.name,
+        method=method,
+        page_size=int(mcp_settings.PAGE_SIZE),
+        principal=context.principal,
+        max_age=float(mcp_settings.CURSOR_MAX_AGE),
+    )
+    result: dict[str, Any] = {
+        key: [spec.definition for spec in page],
+        "ttlMs": int(mcp_settings.LIST_TTL_MS),
+        "cacheScope": server.cache_scope(),
+    }
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    return result

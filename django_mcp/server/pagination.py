@@ -1,0 +1,75 @@
+"""Signed, self-contained pagination cursors (server/utilities/pagination.mdx).
+
+A cursor is an offset signed with the project's ``SECRET_KEY``, time-stamped, and bound
+to the site, the method and the caller (design section 7), so any worker can continue a
+listing, while a forged, expired (``CURSOR_MAX_AGE``) or foreign cursor is refused with
+-32602 "Invalid cursor".
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from django.core import signing
+
+from django_mcp.protocol.errors import InvalidParams
+
+T = TypeVar("T")
+_SALT = "django_mcp.cursor"
+
+
+def encode_cursor(site_name: str, method: str, offset: int, *, principal: str = "anonymous") -> str:
+    return signing.dumps([site_name, method, principal, offset], salt=_SALT, compress=False)
+
+
+def decode_cursor(
+    cursor: Any,
+    site_name: str,
+    method: str,
+    *,
+    principal: str = "anonymous",
+    max_age: float | None = None,
+) -> int:
+    """The offset a cursor names; -32602 if it is not one we issued for this listing."""
+    if not isinstance(cursor, str):
+        raise InvalidParams("Invalid cursor")
+    try:
+        age = None if max_age is None else datetime.timedelta(seconds=max_age)
+        value = signing.loads(cursor, salt=_SALT, max_age=age)
+    except signing.BadSignature as exc:  # includes SignatureExpired
+        raise InvalidParams("Invalid cursor") from exc
+    if (
+        not isinstance(value, list)
+        or len(value) != 4
+        or value[:3] != [site_name, method, principal]
+        or not isinstance(value[3], int)
+        or isinstance(value[3], bool)
+        or value[3] < 0
+    ):
+        raise InvalidParams("Invalid cursor")
+    return value[3]
+
+
+def paginate(
+    items: Sequence[T],
+    cursor: Any,
+    *,
+    site_name: str,
+    method: str,
+    page_size: int,
+    principal: str = "anonymous",
+    max_age: float | None = None,
+) -> tuple[Sequence[T], str | None]:
+    """One page of ``items`` and the cursor of the next page, if any."""
+    offset = (
+        0
+        if cursor is None
+        else decode_cursor(cursor, site_name, method, principal=principal, max_age=max_age)
+    )
+    end = offset + page_size
+    next_cursor = (
+        encode_cursor(site_name, method, end, principal=principal) if end < len(items) else None
+    )
+    return items[offset:end], next_cursor
