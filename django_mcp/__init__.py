@@ -53,7 +53,7 @@ from django_mcp import _compat
 
 _compat.install()  # old import paths (django_mcp.content, ...) keep working, with a warning
 
-__version__ = "0.1.0"
+from django_mcp._version import __version__ as __version__  # noqa: E402
 
 #: Public name -> the module that defines it.
 _EXPORTS = {

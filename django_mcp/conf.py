@@ -15,6 +15,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
+from django_mcp._version import __version__
 from django_mcp.protocol.revisions import CURRENT_REVISION, RevisionPolicy, RevisionPolicyMode
 
 SETTINGS_NAME: Final = "DJANGO_MCP"
@@ -92,8 +93,6 @@ class MCPSettings:
     def server_version(self) -> str:
         if self.SERVER_VERSION:
             return str(self.SERVER_VERSION)
-        from django_mcp import __version__
-
         return __version__
 
     @cached_property

@@ -7,81 +7,57 @@ ready. A project may run several sites, each with its own URL.
 
 from __future__ import annotations
 
-import copy
 import weakref
-from collections.abc import Callable, Iterator, Sequence
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from django.db.models import Model
+from django.dispatch import Signal
 from django.utils.functional import LazyObject
 from django.utils.module_loading import import_string
 
-from django_mcp.declarations.content import Annotations
-from django_mcp.declarations.permissions import PermissionCheck, combine
+from django_mcp.declarations.completion import choices_completer
+from django_mcp.declarations.options import PromptOptions, ResourceOptions, ToolOptions
 from django_mcp.declarations.prompts import PromptSpec
-from django_mcp.declarations.resources import CacheScope, ResourceSpec, ResourceTemplateSpec
-from django_mcp.declarations.tools import ToolAnnotations, ToolSpec, describe
-from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered
-from django_mcp.protocol.subscriptions import (
-    PROMPTS_LIST_CHANGED,
-    RESOURCES_LIST_CHANGED,
-    TOOLS_LIST_CHANGED,
+from django_mcp.declarations.registry import Registry
+from django_mcp.declarations.resources import (
+    ResourceSpec,
+    ResourceTemplateSpec,
+    resource_from_options,
 )
-from django_mcp.protocol.uritemplate import is_template
+from django_mcp.declarations.tools import ToolSpec
+from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered
 
 if TYPE_CHECKING:
     from django.urls import URLPattern
 
     from django_mcp.modeltools import ModelTools
     from django_mcp.server.context import Context
-    from django_mcp.server.dispatch import MCPServer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _all_sites: weakref.WeakSet[MCPSite] = weakref.WeakSet()
 
-
-#: The list-changed notification announcing a change of each kind of declaration.
-_LIST_CHANGED = {
-    "tools": TOOLS_LIST_CHANGED,
-    "resources": RESOURCES_LIST_CHANGED,
-    "prompts": PROMPTS_LIST_CHANGED,
-}
-
-
-class Registry:
-    """The declarations of one site, by kind and name; copied to roll back an import."""
-
-    def __init__(self) -> None:
-        self.tools: dict[str, ToolSpec] = {}
-        self.resources: dict[str, ResourceSpec] = {}
-        self.templates: dict[str, ResourceTemplateSpec] = {}
-        self.prompts: dict[str, PromptSpec] = {}
-        self.models: dict[type[Model], ModelTools] = {}
-
-    def tables(self) -> tuple[dict[str, Any], ...]:
-        return (self.tools, self.resources, self.templates, self.prompts)
-
-    def kind_of(self, table: dict[str, Any]) -> str:
-        if table is self.prompts:
-            return "prompts"
-        if table is self.resources or table is self.templates:
-            return "resources"
-        return "tools"
-
-    def copy(self) -> Registry:
-        clone = Registry()
-        clone.__dict__.update({key: copy.copy(value) for key, value in self.__dict__.items()})
-        return clone
+#: Sent after every change of a site's declarations, with ``kind`` ("tools", "resources",
+#: "prompts", or None for a wholesale restore). The listen package announces it to open
+#: ``subscriptions/listen`` streams; the registry itself knows nothing of them.
+declarations_changed = Signal()
 
 
 class MCPSite:
-    """One MCP endpoint: its declarations, capabilities, URL and server."""
+    """One MCP endpoint: its declarations, who may see them, and its URL."""
+
+    #: The view serving :attr:`urls`, as a dotted path (the registry does not import the
+    #: HTTP layer). Point it at a subclass of ``MCPView`` to customise one site's view.
+    view_class: str = "django_mcp.http.views.MCPView"
+    #: The ``ModelTools`` class used when ``register(Model)`` names none.
+    default_model_tools: str = "django_mcp.modeltools.ModelTools"
 
     def __init__(self, name: str = "mcp") -> None:
         self.name = name
         self._registry = Registry()
+        #: Incremented by every registration change: derived state is cached per value.
+        self.generation = 0
         #: True once autodiscover has run: from then on, registry changes are announced.
         self.serving = False
         _all_sites.add(self)
@@ -94,69 +70,20 @@ class MCPSite:
     @overload
     def tool(self, func: F, /) -> F: ...
     @overload
-    def tool(
-        self,
-        func: None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        read_only: bool | None = None,
-        destructive: bool | None = None,
-        idempotent: bool | None = None,
-        open_world: bool | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        permission_required: str | Sequence[str] | None = None,
-        permission: PermissionCheck | None = None,
-    ) -> Callable[[F], F]: ...
+    def tool(self, func: None = None, /, **options: Unpack[ToolOptions]) -> Callable[[F], F]: ...
 
     def tool(
-        self,
-        func: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        read_only: bool | None = None,
-        destructive: bool | None = None,
-        idempotent: bool | None = None,
-        open_world: bool | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        permission_required: str | Sequence[str] | None = None,
-        permission: PermissionCheck | None = None,
+        self, func: F | None = None, /, **options: Unpack[ToolOptions]
     ) -> F | Callable[[F], F]:
         """Register a function as a tool; works bare (``@site.tool``) or called.
 
         The function is returned unchanged. Its name, docstring and type hints give the
-        tool's name, description and schemas unless overridden here.
+        tool's name, description and schemas unless overridden by the options
+        (:class:`~django_mcp.declarations.options.ToolOptions`).
         """
 
         def decorator(target: F) -> F:
-            self.add_tool(
-                ToolSpec(
-                    func=target,
-                    name=name or target.__name__,
-                    title=title,
-                    description=describe(target, description),
-                    annotations=ToolAnnotations(
-                        title=None,
-                        read_only=read_only,
-                        destructive=destructive,
-                        idempotent=idempotent,
-                        open_world=open_world,
-                    ),
-                    icons=icons,
-                    meta=meta,
-                    structured_output=structured_output,
-                    permission=combine(permission_required, permission),
-                )
-            )
+            self.add_tool(ToolSpec.from_options(target, options))
             return target
 
         return decorator(func) if func is not None else decorator
@@ -190,53 +117,16 @@ class MCPSite:
 
     # -- resources ----------------------------------------------------------------------
 
-    def resource(
-        self,
-        uri: str,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        annotations: Annotations | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        size: int | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl_ms: int | None = None,
-        cache_scope: CacheScope | None = None,
-        complete: dict[str, Callable[..., Any]] | None = None,
-        permission_required: str | Sequence[str] | None = None,
-        permission: PermissionCheck | None = None,
-    ) -> Callable[[F], F]:
+    def resource(self, uri: str, /, **options: Unpack[ResourceOptions]) -> Callable[[F], F]:
         """Register a function as the resource at ``uri``, or as a resource template when
         ``uri`` is an RFC 6570 template such as ``books://{isbn}``."""
 
         def decorator(target: F) -> F:
-            options: dict[str, Any] = {
-                "func": target,
-                "uri": uri,
-                "name": name or target.__name__,
-                "title": title,
-                "description": describe(target, description),
-                "mime_type": mime_type,
-                "annotations": annotations,
-                "icons": icons,
-                "meta": meta,
-                "ttl_ms": ttl_ms,
-                "cache_scope": cache_scope,
-                "completers": dict(complete or {}),
-                "permission": combine(permission_required, permission),
-            }
-            if is_template(uri):
-                if size is not None:
-                    raise TypeError("size applies to fixed resources, not templates")
-                spec = ResourceTemplateSpec(**options)
+            spec = resource_from_options(uri, target, options)
+            if isinstance(spec, ResourceTemplateSpec):
                 self._add(self._registry.templates, uri, spec, "Resource template")
             else:
-                self._add(
-                    self._registry.resources, uri, ResourceSpec(size=size, **options), "Resource"
-                )
+                self._add(self._registry.resources, uri, spec, "Resource")
             return target
 
         return decorator
@@ -264,33 +154,20 @@ class MCPSite:
 
     # -- prompts ------------------------------------------------------------------------
 
+    @overload
+    def prompt(self, func: F, /) -> F: ...
+    @overload
     def prompt(
-        self,
-        func: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        complete: dict[str, Callable[..., Any]] | None = None,
-        permission_required: str | Sequence[str] | None = None,
-        permission: PermissionCheck | None = None,
-    ) -> Any:
+        self, func: None = None, /, **options: Unpack[PromptOptions]
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self, func: F | None = None, /, **options: Unpack[PromptOptions]
+    ) -> F | Callable[[F], F]:
         """Register a function as a prompt; works bare (``@site.prompt``) or called."""
 
         def decorator(target: F) -> F:
-            spec = PromptSpec(
-                func=target,
-                name=name or target.__name__,
-                title=title,
-                description=describe(target, description),
-                icons=icons,
-                meta=meta,
-                completers=dict(complete or {}),
-                permission=combine(permission_required, permission),
-            )
+            spec = PromptSpec.from_options(target, options)
             self._add(self._registry.prompts, spec.name, spec, "Prompt")
             return target
 
@@ -311,8 +188,6 @@ class MCPSite:
 
     def has_completions(self) -> bool:
         """Whether anything on this site can be completed (the ``completions`` capability)."""
-        from django_mcp.declarations.completion import choices_completer
-
         specs: list[PromptSpec | ResourceTemplateSpec] = [
             *self._registry.prompts.values(),
             *self._registry.templates.values(),
@@ -335,9 +210,7 @@ class MCPSite:
         """Register like ``admin.site.register``: a model (or iterable of models) with a
         :class:`~django_mcp.modeltools.ModelTools` class, or a function as a tool."""
         if isinstance(target, type) and issubclass(target, Model):
-            from django_mcp.modeltools import ModelTools
-
-            self.register_model(target, tools_class or ModelTools)
+            self.register_model(target, tools_class or import_string(self.default_model_tools))
             return target
         if isinstance(target, list | tuple):
             for model in target:
@@ -364,15 +237,20 @@ class MCPSite:
                 f"{existing.__module__}.{existing.__qualname__}; cannot register "
                 f"{tools_class.__module__}.{tools_class.__qualname__}"
             )
-        tools = tools_class(model, self)
-        specs = tools.get_tools()
-        for spec in specs:  # check every name before adding any, so failure adds nothing
-            if spec.name in self._registry.tools:
-                self._add(self._registry.tools, spec.name, spec, "Tool")
-        for spec in specs:
-            self._registry.tools[spec.name] = spec
-        self._registry.models[model] = tools
-        tools.register_resources()
+        snapshot = self.snapshot()
+        try:
+            tools = tools_class(model, self)
+            specs = tools.get_tools()
+            for spec in specs:  # check every name before adding any
+                if spec.name in self._registry.tools:
+                    self._add(self._registry.tools, spec.name, spec, "Tool")
+            for spec in specs:
+                self._registry.tools[spec.name] = spec
+            self._registry.models[model] = tools
+            tools.register_resources()
+        except BaseException:
+            self._registry = snapshot  # nothing of a failed registration stays behind
+            raise
         self.registry_changed("tools")
         return tools
 
@@ -415,15 +293,13 @@ class MCPSite:
     def registry_changed(self, kind: str | None = None) -> None:
         """Called after every registration change (``kind``: tools, resources or prompts).
 
-        Forgets derived state and, once the site is serving (after autodiscover), tells
-        every ``subscriptions/listen`` stream that the list changed.
+        Moves :attr:`generation` on, so derived state (capabilities) is recomputed, and
+        sends :data:`declarations_changed`, which the listen package announces to open
+        ``subscriptions/listen`` streams once the site is serving.
         """
-        self.__dict__.pop("_capabilities", None)
+        self.generation += 1
         self.__dict__.pop("_varies", None)
-        if self.serving and kind is not None:
-            from django_mcp.listen import fanout as subscriptions
-
-            subscriptions.publish(_LIST_CHANGED[kind], site=self)
+        declarations_changed.send(sender=type(self), site=self, kind=kind)
 
     # -- permissions --------------------------------------------------------------------
 
@@ -450,47 +326,19 @@ class MCPSite:
             )
         return cached
 
-    # -- capabilities and serving -------------------------------------------------------
-
-    def capabilities(self) -> dict[str, Any]:
-        """Server capabilities derived from what is registered (server/discover).
-
-        Computed once per registry state: admission asks on every request.
-        """
-        cached: dict[str, Any] | None = self.__dict__.get("_capabilities")
-        if cached is None:
-            cached = self.__dict__["_capabilities"] = self._derive_capabilities()
-        return dict(cached)
-
-    def _derive_capabilities(self) -> dict[str, Any]:
-        capabilities: dict[str, Any] = {}
-        registry = self._registry
-        listen = self.supports_listen()
-        if registry.tools:
-            capabilities["tools"] = {"listChanged": True} if listen else {}
-        if registry.resources or registry.templates:
-            capabilities["resources"] = {"subscribe": True, "listChanged": True} if listen else {}
-        if registry.prompts:
-            capabilities["prompts"] = {"listChanged": True} if listen else {}
-        if self.has_completions():
-            capabilities["completions"] = {}
-        return capabilities
-
-    @cached_property
-    def server(self) -> MCPServer:
-        from django_mcp.server.dispatch import MCPServer
-
-        return MCPServer(self)
+    # -- serving -----------------------------------------------------------------------
 
     def get_urls(self) -> list[URLPattern]:
+        """The endpoint's URL pattern, served by :attr:`view_class`.
+
+        Matches with and without a trailing slash, so ``path("mcp", include(...))`` serves
+        both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
+        cannot be redirected to add a slash (ADR 0003).
+        """
         from django.urls import re_path
 
-        from django_mcp.http.views import MCPView
-
-        # Matches with and without a trailing slash, so ``path("mcp", include(...))`` serves
-        # both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
-        # cannot be redirected to add a slash.
-        return [re_path(r"^(?:/)?$", MCPView.as_view(site=self), name="endpoint")]
+        view_class = import_string(self.view_class)
+        return [re_path(r"^(?:/)?$", view_class.as_view(site=self), name="endpoint")]
 
     @property
     def urls(self) -> tuple[list[URLPattern], str, str]:
@@ -505,15 +353,6 @@ class MCPSite:
     def restore(self, snapshot: Registry) -> None:
         self._registry = snapshot
         self.registry_changed()
-
-    def supports_listen(self) -> bool:
-        """Whether ``subscriptions/listen`` is offered: a channel layer is configured."""
-        from django_mcp.listen.fanout import channel_layer
-
-        cached: bool | None = self.__dict__.get("_listen")
-        if cached is None:
-            cached = self.__dict__["_listen"] = channel_layer() is not None
-        return cached
 
 
 class DefaultMCPSite(LazyObject):  # type: ignore[type-arg]

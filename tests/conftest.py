@@ -14,6 +14,7 @@ import pytest
 from django.test import Client
 from django.urls import path
 
+from django_mcp.http.exchange import exchange_of
 from django_mcp.requestlog import recorder
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
@@ -46,7 +47,7 @@ def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLo
     def generic(self: Client, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
         response = original(self, method, path, *args, **kwargs)
         request = getattr(response, "wsgi_request", None)
-        if request is not None and hasattr(request, "mcp_exchange"):
+        if request is not None and exchange_of(request) is not None:
             data = args[0] if args else kwargs.get("data", "")
             info = RequestInfo.from_body(method.upper(), data)
             mcp_log.exchanges.append(validate_mcp_response(response, info))

@@ -7,21 +7,22 @@ message), a :class:`Message`, or a list of messages and strings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from pydantic import ValidationError
 
 from django_mcp.declarations import content, invoke
-from django_mcp.declarations.permissions import PermissionCheck
-from django_mcp.declarations.signature import build_signature
-from django_mcp.declarations.tools import TOOL_NAME, registrant
+from django_mcp.declarations.base import Declaration, check_options, describe
+from django_mcp.declarations.options import PromptOptions, option_names
+from django_mcp.declarations.permissions import combine
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol.errors import InvalidParams
 
 Role = Literal["user", "assistant"]
+PROMPT_OPTIONS: Final = option_names(PromptOptions)
 
 
 @dataclass(frozen=True)
@@ -45,43 +46,42 @@ def assistant(value: content.ContentBlock | str) -> Message:
     return Message("assistant", value)
 
 
-@dataclass(eq=False)
-class PromptSpec:
+@dataclass(eq=False, kw_only=True)
+class PromptSpec(Declaration):
     """A registered prompt: its function, arguments and wire definition."""
 
-    func: Callable[..., Any]
-    name: str
-    title: str | None = None
-    description: str | None = None
-    icons: Sequence[Mapping[str, Any]] | None = None
-    meta: Mapping[str, Any] | None = None
     completers: dict[str, Callable[..., Any]] = field(default_factory=dict)
-    permission: PermissionCheck | None = None
+
+    label: ClassVar[str] = "Prompt"
+    checks_name: ClassVar[bool] = True
+    model_suffix: ClassVar[str] = "prompt_arguments"
 
     def __post_init__(self) -> None:
-        if not TOOL_NAME.match(self.name):
-            raise InvalidDeclaration(
-                f"Prompt name {self.name!r} ({self.registrant}) must be 1-128 characters of "
-                "A-Z, a-z, 0-9, '_', '-' and '.'"
-            )
-        self.signature = build_signature(self.func, model_name=f"{self.name}_prompt_arguments")
+        super().__post_init__()
         for name in self.completers:
             if name not in self.signature.model.model_fields:
                 raise InvalidDeclaration(
                     f"{self.registrant}: cannot complete {name!r}, which is not an argument"
                 )
 
-    @property
-    def registrant(self) -> str:
-        return registrant(self.func)
+    @classmethod
+    def from_options(cls, func: Callable[..., Any], options: PromptOptions) -> PromptSpec:
+        """Build the spec for ``@prompt(**options)`` on ``func``."""
+        check_options("prompt()", options, PROMPT_OPTIONS)
+        return cls(
+            func=func,
+            name=options.get("name") or func.__name__,
+            title=options.get("title"),
+            description=describe(func, options.get("description")),
+            icons=options.get("icons"),
+            meta=options.get("meta"),
+            completers=dict(options.get("complete") or {}),
+            permission=combine(options.get("permission_required"), options.get("permission")),
+        )
 
     @cached_property
     def definition(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": self.name}
-        if self.title:
-            data["title"] = self.title
-        if self.description:
-            data["description"] = self.description
+        data = self.display_fields({"name": self.name})
         arguments = []
         for name, info in self.signature.model.model_fields.items():
             argument: dict[str, Any] = {"name": name}
@@ -91,10 +91,6 @@ class PromptSpec:
             arguments.append(argument)
         if arguments:
             data["arguments"] = arguments
-        if self.icons:
-            data["icons"] = [dict(icon) for icon in self.icons]
-        if self.meta:
-            data["_meta"] = dict(self.meta)
         return data
 
     def render(self, arguments: Mapping[str, Any], context: Any) -> dict[str, Any]:

@@ -10,45 +10,44 @@ passed as arguments, validated by their type hints; a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Final
 
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations import invoke
+from django_mcp.declarations.base import Declaration, check_options, describe
 from django_mcp.declarations.content import Annotations, ResourceContents
-from django_mcp.declarations.permissions import PermissionCheck
-from django_mcp.declarations.signature import build_signature
-from django_mcp.declarations.tools import registrant
+from django_mcp.declarations.options import CacheScope, ResourceOptions, option_names
+from django_mcp.declarations.permissions import combine
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol.errors import ResourceNotFound
-from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate
+from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate, is_template
 
-CacheScope = Literal["public", "private"]
+RESOURCE_OPTIONS: Final = option_names(ResourceOptions)
 Completer = Callable[..., Any]
 
 
-@dataclass(eq=False)
-class _ResourceBase:
-    func: Callable[..., Any]
+@dataclass(eq=False, kw_only=True)
+class ResourceDeclaration(Declaration):
+    """What fixed resources and resource templates share: a URI (or template) and what
+    their contents are, cache hints and completers."""
+
     uri: str
-    name: str
-    title: str | None = None
-    description: str | None = None
     mime_type: str | None = None
     annotations: Annotations | None = None
-    icons: Sequence[Mapping[str, Any]] | None = None
-    meta: Mapping[str, Any] | None = None
     ttl_ms: int | None = None
     cache_scope: CacheScope | None = None
     completers: dict[str, Completer] = field(default_factory=dict)
-    permission: PermissionCheck | None = None
+
+    label: ClassVar[str] = "Resource"
+    model_suffix: ClassVar[str] = "variables"
 
     def __post_init__(self) -> None:
-        self.signature = build_signature(self.func, model_name=f"{self.name}_variables")
+        super().__post_init__()
         if self.cache_scope not in (None, "public", "private"):
             raise InvalidDeclaration(
                 f'{self.registrant}: cache_scope must be "public" or "private", '
@@ -62,24 +61,12 @@ class _ResourceBase:
                 f"not {self.ttl_ms!r}"
             )
 
-    @property
-    def registrant(self) -> str:
-        return registrant(self.func)
-
     def _describe(self, data: dict[str, Any]) -> dict[str, Any]:
-        for key, value in (
-            ("title", self.title),
-            ("description", self.description),
-            ("mimeType", self.mime_type),
-        ):
-            if value:
-                data[key] = value
+        self.display_fields(data)
+        if self.mime_type:
+            data["mimeType"] = self.mime_type
         if self.annotations is not None:
             data["annotations"] = self.annotations.to_dict()
-        if self.icons:
-            data["icons"] = [dict(icon) for icon in self.icons]
-        if self.meta:
-            data["_meta"] = dict(self.meta)
         return data
 
     def read(self, uri: str, variables: Mapping[str, str], context: Any) -> list[dict[str, Any]]:
@@ -95,8 +82,8 @@ class _ResourceBase:
         return to_contents(value, uri, self.mime_type)
 
 
-@dataclass(eq=False)
-class ResourceSpec(_ResourceBase):
+@dataclass(eq=False, kw_only=True)
+class ResourceSpec(ResourceDeclaration):
     """A resource with a fixed URI, listed by ``resources/list``."""
 
     size: int | None = None
@@ -118,8 +105,8 @@ class ResourceSpec(_ResourceBase):
         return data
 
 
-@dataclass(eq=False)
-class ResourceTemplateSpec(_ResourceBase):
+@dataclass(eq=False, kw_only=True)
+class ResourceTemplateSpec(ResourceDeclaration):
     """A family of resources named by an RFC 6570 template, listed by
     ``resources/templates/list``."""
 
@@ -150,6 +137,7 @@ class ResourceTemplateSpec(_ResourceBase):
                 )
 
     def match(self, uri: str) -> dict[str, str] | None:
+        """The template's variables if ``uri`` is one of its resources, else None."""
         return self.template.match(uri)
 
     @cached_property
@@ -177,3 +165,31 @@ def to_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
         ]
     text = json.dumps(to_jsonable_python(value), ensure_ascii=False)
     return [ResourceContents(uri, text=text, mime_type=mime_type or "application/json").to_dict()]
+
+
+def resource_from_options(
+    uri: str, func: Callable[..., Any], options: ResourceOptions
+) -> ResourceSpec | ResourceTemplateSpec:
+    """Build the spec for ``@resource(uri, **options)`` on ``func``: a template when
+    ``uri`` is an RFC 6570 template such as ``books://{isbn}``, else a fixed resource."""
+    check_options("resource()", options, RESOURCE_OPTIONS)
+    common: dict[str, Any] = {
+        "func": func,
+        "uri": uri,
+        "name": options.get("name") or func.__name__,
+        "title": options.get("title"),
+        "description": describe(func, options.get("description")),
+        "mime_type": options.get("mime_type"),
+        "annotations": options.get("annotations"),
+        "icons": options.get("icons"),
+        "meta": options.get("meta"),
+        "ttl_ms": options.get("ttl_ms"),
+        "cache_scope": options.get("cache_scope"),
+        "completers": dict(options.get("complete") or {}),
+        "permission": combine(options.get("permission_required"), options.get("permission")),
+    }
+    if is_template(uri):
+        if options.get("size") is not None:
+            raise TypeError("size applies to fixed resources, not templates")
+        return ResourceTemplateSpec(**common)
+    return ResourceSpec(size=options.get("size"), **common)

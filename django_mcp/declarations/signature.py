@@ -2,7 +2,8 @@
 
 The model validates arguments (so the advertised ``inputSchema`` and the validation are one
 thing), and its JSON Schema is the tool's ``inputSchema``. A parameter annotated with
-:class:`~django_mcp.server.context.Context` is injected by the server and never part of the schema.
+:class:`~django_mcp.server.context.Context` is injected by the server and never part of the
+schema.
 """
 
 from __future__ import annotations
@@ -62,13 +63,22 @@ class Signature:
     header_params: Mapping[str, HeaderParam]
 
 
+class Injected:
+    """Base of the types a handler receives by annotating a parameter, never from the
+    client's arguments: :class:`~django_mcp.server.context.Context` subclasses it.
+
+    Signatures only need to recognise it, so this layer does not import the server that
+    provides the context.
+    """
+
+
+def _is_injected(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, Injected)
+
+
 def is_context_annotation(annotation: Any) -> bool:
     """Whether ``annotation`` is ``Context`` (or ``Context | None``)."""
-    from django_mcp.server.context import Context
-
-    if annotation is Context:
-        return True
-    return any(arg is Context for arg in get_args(annotation))
+    return _is_injected(annotation) or any(_is_injected(arg) for arg in get_args(annotation))
 
 
 def resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:

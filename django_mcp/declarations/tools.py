@@ -1,4 +1,4 @@
-"""Declarations: what a decorated function becomes once registered on a site.
+"""Tool declarations (server/tools.mdx): what ``@tool`` turns a function into.
 
 A :class:`ToolSpec` holds the function, its argument model, its schemas and the wire
 ``Tool`` definition, computed once at registration so that listing and calling cost nothing
@@ -9,41 +9,29 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Final, Union, get_args, get_origin
+from typing import Any, ClassVar, Final, Union, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations import content, invoke
-from django_mcp.declarations.permissions import PermissionCheck
+from django_mcp.declarations.base import Declaration, check_options, describe
+from django_mcp.declarations.options import ToolOptions, option_names
+from django_mcp.declarations.permissions import combine
 from django_mcp.declarations.signature import (
-    Signature,
-    build_signature,
     json_schema,
     return_annotation,
 )
 from django_mcp.exceptions import InvalidDeclaration, ToolError
 from django_mcp.protocol.headers import HeaderParam
 
-#: server/tools.mdx, "Tool names": 1-128 characters of A-Z a-z 0-9 _ - .
-TOOL_NAME: Final = re.compile(r"\A[A-Za-z0-9_.\-]{1,128}\Z")
+TOOL_OPTIONS: Final = option_names(ToolOptions)
 
 _UNSTRUCTURED_RETURNS: Final = (str, type(None), inspect.Signature.empty, Any)
-
-
-def describe(func: Callable[..., Any], description: str | None) -> str | None:
-    """The explicit description, else the function's docstring."""
-    return description if description is not None else inspect.getdoc(func)
-
-
-def registrant(func: Callable[..., Any]) -> str:
-    """A dotted name for error messages: ``module.qualname``."""
-    return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', repr(func))}"
 
 
 def _is_content_annotation(annotation: Any) -> bool:
@@ -79,32 +67,40 @@ class ToolAnnotations:
         return {key: value for key, value in pairs if value is not None}
 
 
-@dataclass(eq=False)
-class ToolSpec:
+@dataclass(eq=False, kw_only=True)
+class ToolSpec(Declaration):
     """A registered tool: the callable, its validation model and its wire definition."""
 
-    func: Callable[..., Any]
-    name: str
-    title: str | None = None
-    description: str | None = None
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
-    icons: Sequence[Mapping[str, Any]] | None = None
-    meta: Mapping[str, Any] | None = None
     structured_output: bool | None = None
-    permission: PermissionCheck | None = None
+
+    label: ClassVar[str] = "Tool"
+    checks_name: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        if not TOOL_NAME.match(self.name):
-            raise InvalidDeclaration(
-                f"Tool name {self.name!r} ({registrant(self.func)}) must be 1-128 characters "
-                "of A-Z, a-z, 0-9, '_', '-' and '.'"
-            )
-        self.signature: Signature = build_signature(self.func, model_name=f"{self.name}_arguments")
-        self.output_adapter = self._output_adapter()
+        super().__post_init__()
+        self.output_adapter = self.build_output_adapter()
 
-    @property
-    def registrant(self) -> str:
-        return registrant(self.func)
+    @classmethod
+    def from_options(cls, func: Callable[..., Any], options: ToolOptions) -> ToolSpec:
+        """Build the spec for ``@tool(**options)`` on ``func``."""
+        check_options("tool()", options, TOOL_OPTIONS)
+        return cls(
+            func=func,
+            name=options.get("name") or func.__name__,
+            title=options.get("title"),
+            description=describe(func, options.get("description")),
+            annotations=ToolAnnotations(
+                read_only=options.get("read_only"),
+                destructive=options.get("destructive"),
+                idempotent=options.get("idempotent"),
+                open_world=options.get("open_world"),
+            ),
+            icons=options.get("icons"),
+            meta=options.get("meta"),
+            structured_output=options.get("structured_output"),
+            permission=combine(options.get("permission_required"), options.get("permission")),
+        )
 
     @property
     def header_params(self) -> Mapping[str, HeaderParam]:
@@ -114,7 +110,8 @@ class ToolSpec:
     def arguments_model(self) -> type[BaseModel]:
         return self.signature.model
 
-    def _output_adapter(self) -> TypeAdapter[Any] | None:
+    def build_output_adapter(self) -> TypeAdapter[Any] | None:
+        """What validates and serialises the return value into ``structuredContent``."""
         if self.structured_output is False:
             return None
         annotation = return_annotation(self.func)
@@ -172,21 +169,12 @@ class ToolSpec:
     @cached_property
     def definition(self) -> dict[str, Any]:
         """The wire ``Tool`` object for ``tools/list``."""
-        tool: dict[str, Any] = {"name": self.name}
-        if self.title is not None:
-            tool["title"] = self.title
-        if self.description:
-            tool["description"] = self.description
-        tool["inputSchema"] = self.input_schema
+        tool = self.display_fields({"name": self.name, "inputSchema": self.input_schema})
         if self.output_schema is not None:
             tool["outputSchema"] = self.output_schema
         annotations = self.annotations.to_dict()
         if annotations:
             tool["annotations"] = annotations
-        if self.icons:
-            tool["icons"] = [dict(icon) for icon in self.icons]
-        if self.meta:
-            tool["_meta"] = dict(self.meta)
         return tool
 
 

@@ -10,6 +10,7 @@ check instead.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -19,6 +20,7 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
+from django_mcp.http.exchange import exchange_of
 from django_mcp.http.responses import error_response, json_response, method_not_allowed
 from django_mcp.http.streaming import (
     event_stream_response,
@@ -26,26 +28,38 @@ from django_mcp.http.streaming import (
     respond_streaming,
     wants_stream,
 )
+from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.admission import Admitted
 from django_mcp.protocol.errors import InternalError, MCPError
 from django_mcp.protocol.methods import SUBSCRIPTIONS_LISTEN
-from django_mcp.server.dispatch import Reply
+from django_mcp.server.dispatch import MCPServer, Reply
 from django_mcp.sites import MCPSite
+
+logger = logging.getLogger("django_mcp")
 
 
 @method_decorator(csrf_exempt, name="dispatch")
 class MCPView(View):
-    """Serve one :class:`MCPSite` over Streamable HTTP (POST only)."""
+    """Serve one :class:`MCPSite` over Streamable HTTP (POST only).
+
+    It needs :class:`~django_mcp.http.middleware.MCPMiddleware`, which admits the request
+    and hands over the admission through :func:`~django_mcp.http.exchange.exchange_of`.
+    Routed without it, every request is answered 500 with a JSON-RPC internal error and
+    the misconfiguration is logged (ADR 0004); system check ``django_mcp.E001`` reports it
+    at start-up.
+    """
 
     site: ClassVar[MCPSite | None] = None
     http_method_names: ClassVar[list[str]] = ["post"]  # type: ignore[misc]
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
-        view = super().as_view(**initkwargs)
-        view.mcp_site = initkwargs.get("site") or cls.site  # type: ignore[attr-defined]
-        if view.mcp_site is None:  # type: ignore[attr-defined]
+        site = initkwargs.get("site") or cls.site
+        if site is None:
             raise ImproperlyConfigured(f"{cls.__name__}.as_view() needs a site")
+        view = super().as_view(**initkwargs)
+        # What the middleware looks for: its presence marks the view as an MCP endpoint.
+        view.mcp_server = MCPServer(site)  # type: ignore[attr-defined]
         return view
 
     def http_method_not_allowed(
@@ -54,42 +68,46 @@ class MCPView(View):
         return method_not_allowed()
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
-        admission = getattr(request, "mcp_admission", None)
-        if not isinstance(admission, Admitted):
-            raise ImproperlyConfigured(
-                "MCPView needs django_mcp.middleware.MCPMiddleware in MIDDLEWARE "
-                "(system check django_mcp.E001)"
+        exchange = exchange_of(request)
+        admission = exchange.admitted if exchange is not None else None
+        if exchange is None or admission is None:
+            logger.error(
+                "MCPView at %s ran without django_mcp.middleware.MCPMiddleware in MIDDLEWARE "
+                "(system check django_mcp.E001); answering 500",
+                request.path,
             )
-        assert self.site is not None
-        exchange = getattr(request, "mcp_exchange", None)
+            message = jsonrpc.error_response(InternalError("Server misconfigured"), None)
+            return json_response(message, status=500)
+        server = exchange.server
+        exchange.user = getattr(request, "user", None)  # resolved here, off the event loop
+        if exchange.user is not None:
+            exchange.user.is_authenticated  # noqa: B018 - resolve a lazy user now
 
         def render(reply: Reply | None) -> HttpResponse:
             if reply is None:  # the handler thread died without a reply
                 reply = Reply(admission.request.id, error=InternalError())
-            if exchange is not None:
-                exchange.reply = reply
+            exchange.reply = reply
             return self.render(reply)
 
         listen = admission.request.method == SUBSCRIPTIONS_LISTEN
         streaming = listen or wants_stream(admission, request)
-        if streaming and exchange is not None:
-            exchange.streamed = True  # a streamed reply is not known when the log is written
+        exchange.streamed = streaming  # a streamed reply is not known when the log is written
         if listen:
-            return self.listen(admission, request, render)
+            return self.listen(server, admission, request, render)
         if streaming:
-            return respond_streaming(self.site.server, admission, request, render)
-        return render(self.site.server.handle(admission, request=request))
+            return respond_streaming(server, admission, request, render)
+        return render(server.handle(admission, request=request))
 
     def listen(
         self,
+        server: MCPServer,
         admission: Admitted,
         request: HttpRequest,
         render: Callable[[Reply | None], HttpResponse],
     ) -> HttpResponseBase:
         """Open a ``subscriptions/listen`` stream (ASGI: async; WSGI: one thread per stream)."""
-        assert self.site is not None
         try:
-            listener = self.site.server.open_listen(admission)
+            listener = server.open_listen(admission)
         except MCPError as exc:
             return render(Reply(admission.request.id, error=exc))
         content = listener.events() if is_asgi(request) else listener.sync_events()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import async_to_sync
 
+from django_mcp import sites
 from django_mcp.conf import mcp_settings
 from django_mcp.listen import shutdown
 from django_mcp.protocol import sse
@@ -25,6 +26,13 @@ from django_mcp.protocol import subscriptions as proto
 
 if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
+
+#: The list-changed notification announcing a change of each kind of declaration.
+LIST_CHANGED: Final = {
+    "tools": proto.TOOLS_LIST_CHANGED,
+    "resources": proto.RESOURCES_LIST_CHANGED,
+    "prompts": proto.PROMPTS_LIST_CHANGED,
+}
 
 logger = logging.getLogger("django_mcp")
 EVENT_TYPE: Final = "mcp.change"
@@ -46,9 +54,7 @@ def group_name(site_name: str) -> str:
 
 
 def _site_name(site: MCPSite | None) -> str:
-    from django_mcp.sites import site as default_site
-
-    return (site if site is not None else default_site).name
+    return (site if site is not None else sites.site).name
 
 
 async def apublish(method: str, uri: str | None = None, *, site: MCPSite | None = None) -> None:
@@ -85,6 +91,15 @@ def _publish_now(method: str, uri: str | None, site: MCPSite | None) -> None:
         async_to_sync(apublish)(method, uri, site=site)
     except Exception:  # a notification must never break the change that caused it
         logger.exception("Could not publish %s", method)
+
+
+def announce_declarations_changed(
+    sender: type[MCPSite], *, site: MCPSite, kind: str | None, **kwargs: Any
+) -> None:
+    """Receiver of :data:`~django_mcp.sites.declarations_changed` (connected by the app's
+    ``ready``): once a site is serving, a registration change reaches every listener."""
+    if site.serving and kind is not None:
+        publish(LIST_CHANGED[kind], site=site)
 
 
 def notify_tools_changed(*, site: MCPSite | None = None) -> None:

@@ -6,14 +6,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ConfigDict, TypeAdapter, create_model
 from pydantic_core import to_jsonable_python
 
-from django_mcp.declarations.tools import TOOL_NAME, ToolSpec, structured_result
-from django_mcp.exceptions import InvalidDeclaration
-from django_mcp.protocol.headers import HeaderParam
+from django_mcp.declarations.signature import Signature
+from django_mcp.declarations.tools import ToolSpec, structured_result
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, kw_only=True)
 class ModelActionSpec(ToolSpec):
     """One action of a :class:`~django_mcp.modeltools.ModelTools` exposed as a tool."""
 
@@ -22,24 +22,24 @@ class ModelActionSpec(ToolSpec):
     action_input_schema: dict[str, Any] = field(default_factory=dict)
     action_output_schema: dict[str, Any] | None = None
 
-    def __post_init__(self) -> None:
-        if not TOOL_NAME.match(self.name):
-            raise InvalidDeclaration(
-                f"Tool name {self.name!r} ({self.registrant}) must be 1-128 characters "
-                "of A-Z, a-z, 0-9, '_', '-' and '.'"
-            )
-        self.output_adapter = None
+    def build_signature(self) -> Signature:
+        """The action's schemas come from its serializer: its arguments are checked by
+        the action itself, so the model accepts any object and injects nothing."""
+        return Signature(
+            model=create_model(
+                f"{self.name}_{self.model_suffix}", __config__=ConfigDict(extra="allow")
+            ),
+            input_schema=self.action_input_schema,
+            context_params=(),
+            header_params={},
+        )
+
+    def build_output_adapter(self) -> TypeAdapter[Any] | None:
+        """Results are serializer data, converted by :meth:`result`."""
+        return None
 
     @property
-    def header_params(self) -> Mapping[str, HeaderParam]:
-        return {}
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return self.action_input_schema
-
-    @property
-    def output_schema(self) -> dict[str, Any] | None:
+    def output_schema(self) -> dict[str, Any] | None:  # type: ignore[override]
         return self.action_output_schema
 
     def call(self, arguments: Mapping[str, Any], context: Any) -> Any:

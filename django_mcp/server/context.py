@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from django_mcp.declarations.signature import Injected
 from django_mcp.protocol import methods
 from django_mcp.protocol.meta import LOG_LEVELS, ClientInfo, RequestMeta
 from django_mcp.protocol.revisions import RevisionDecision
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 Emitter = Callable[[dict[str, Any]], None]
 
 
-class Context:
+class Context(Injected):
     """What a tool, resource or prompt handler may know about the request it serves."""
 
     def __init__(

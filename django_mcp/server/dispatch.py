@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import RequestCancelled
+from django_mcp.listen.fanout import Listener
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.admission import Admission, Admitted, admit
 from django_mcp.protocol.errors import InternalError, MCPError
@@ -23,6 +24,7 @@ from django_mcp.protocol.methods import TOOLS_CALL
 from django_mcp.protocol.revisions import RevisionDecision
 from django_mcp.protocol.subscriptions import SubscriptionFilter
 from django_mcp.server import input_rounds as mrtr_methods
+from django_mcp.server.capabilities import capabilities, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
@@ -31,7 +33,6 @@ from django_mcp.server.input_requests import InputRequired, input_required_resul
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
-    from django_mcp.listen.fanout import Listener
     from django_mcp.sites import MCPSite
 
 Outcome = Literal["ok", "tool_error", "protocol_error"]
@@ -75,9 +76,9 @@ class SiteCatalogue:
         if handler.capability is None:
             return True
         if handler.capability == LISTEN_CAPABILITY:
-            return self.site.supports_listen()
+            return supports_listen(self.site)
         if self._capabilities is None:
-            self._capabilities = self.site.capabilities()
+            self._capabilities = capabilities(self.site)
         return handler.capability in self._capabilities
 
     def tool_header_params(
@@ -167,15 +168,13 @@ class MCPServer:
         """Validate a ``subscriptions/listen`` request and prepare its stream; the
         transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter.
         """
-        from django_mcp.listen.fanout import Listener
-
         wanted = SubscriptionFilter.parse(admitted.request.params or {})
-        capabilities = self.site.capabilities()
+        offered = capabilities(self.site)
         supported = {
-            "toolsListChanged": "tools" in capabilities,
-            "promptsListChanged": "prompts" in capabilities,
-            "resourcesListChanged": "resources" in capabilities,
-            "resourceSubscriptions": "resources" in capabilities,
+            "toolsListChanged": "tools" in offered,
+            "promptsListChanged": "prompts" in offered,
+            "resourcesListChanged": "resources" in offered,
+            "resourceSubscriptions": "resources" in offered,
         }
         return Listener(self.site, admitted.request.id, wanted.honoured(supported))
 

@@ -24,6 +24,7 @@ from django_mcp.protocol import errors
 from django_mcp.protocol.admission import Admitted
 from django_mcp.protocol.headers import normalise
 from django_mcp.protocol.meta import LOG_LEVEL_KEY
+from django_mcp.server.dispatch import MCPServer
 from tests.helpers import (
     OMIT,
     assert_error,
@@ -100,10 +101,10 @@ def handle_directly(
     log notifications are taken from the server's ``emit`` hook instead.
     """
     body = mcp_body(method, params, meta=meta)
-    admission = site.server.admit(json.dumps(body).encode(), normalise(mcp_headers(body)))
+    admission = MCPServer(site).admit(json.dumps(body).encode(), normalise(mcp_headers(body)))
     assert isinstance(admission, Admitted), admission
     events: list[dict[str, Any]] = []
-    return events, site.server.handle(admission, emit=events.append)
+    return events, MCPServer(site).handle(admission, emit=events.append)
 
 
 def call(client: Client, name: str, **kw: Any) -> dict[str, Any]:

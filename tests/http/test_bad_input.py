@@ -14,6 +14,7 @@ from typing import Any, Literal
 import pytest
 from django.test import RequestFactory
 
+from django_mcp.http.exchange import exchange_of
 from django_mcp.http.middleware import MCPMiddleware, read_body
 from django_mcp.protocol.errors import RequestTooLarge
 from tests.helpers import (
@@ -484,7 +485,7 @@ def test_the_middleware_leaves_other_urls_alone(client):
     """Design section 3: non-MCP URLs are never touched by the middleware."""
     response = client.get("/admin/login/", headers={"Origin": "https://evil.example.com"})
     assert response.status_code == 200
-    assert not hasattr(response.wsgi_request, "mcp_exchange")
+    assert exchange_of(response.wsgi_request) is None
 
 
 def test_the_middleware_ignores_views_that_are_not_mcp_views():

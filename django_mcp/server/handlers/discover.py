@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.conf import mcp_settings
+from django_mcp.server.capabilities import capabilities
 
 if TYPE_CHECKING:
     from django_mcp.server.context import Context
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 def discover(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(mcp_settings.SUPPORTED_REVISIONS),
-        "capabilities": server.site.capabilities(),
+        "capabilities": capabilities(server.site),
         "ttlMs": int(mcp_settings.DISCOVER_TTL_MS),
         "cacheScope": "public",
     }

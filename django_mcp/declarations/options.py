@@ -1,0 +1,68 @@
+"""The keyword options of ``@tool``, ``@resource`` and ``@prompt``, declared once.
+
+The site's decorators and the front-door ``django_mcp.tool`` / ``resource`` / ``prompt``
+take ``**options: Unpack[ToolOptions]`` (PEP 692), so editors and mypy see every option
+with its type, and a new option is added in exactly one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypedDict
+
+from django_mcp.declarations.content import Annotations
+from django_mcp.declarations.permissions import PermissionCheck
+
+CacheScope = Literal["public", "private"]
+
+
+class CommonOptions(TypedDict, total=False):
+    """Options every declaration takes."""
+
+    #: The wire name (tools, prompts) or display name (resources); default: the function's.
+    name: str | None
+    title: str | None
+    #: Default: the function's docstring.
+    description: str | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
+    #: Django permission(s) the caller must hold, like ``permission_required``.
+    permission_required: str | Sequence[str] | None
+    #: A custom check ``(Context) -> bool``; both must pass when both are given.
+    permission: PermissionCheck | None
+
+
+class ToolOptions(CommonOptions, total=False):
+    """Options of ``@tool`` (server/tools.mdx, "Tool annotations" for the hints)."""
+
+    read_only: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    open_world: bool | None
+    #: Force (True) or suppress (False) ``outputSchema``/``structuredContent``.
+    structured_output: bool | None
+
+
+class ResourceOptions(CommonOptions, total=False):
+    """Options of ``@resource`` (server/resources.mdx)."""
+
+    mime_type: str | None
+    annotations: Annotations | None
+    #: Fixed resources only: the size in bytes, if known.
+    size: int | None
+    #: Cache hints (server/utilities/caching.mdx).
+    ttl_ms: int | None
+    cache_scope: CacheScope | None
+    #: Argument name -> completer, for ``completion/complete``.
+    complete: dict[str, Callable[..., Any]] | None
+
+
+class PromptOptions(CommonOptions, total=False):
+    """Options of ``@prompt`` (server/prompts.mdx)."""
+
+    complete: dict[str, Callable[..., Any]] | None
+
+
+def option_names(options: Any) -> frozenset[str]:
+    """Every key a TypedDict of options accepts (inherited ones included)."""
+    return frozenset(options.__optional_keys__ | options.__required_keys__)

@@ -1,0 +1,123 @@
+"""The one seam between :class:`~django_mcp.http.middleware.MCPMiddleware` and
+:class:`~django_mcp.http.views.MCPView`: an :class:`Exchange` per MCP request.
+
+The middleware opens it (:func:`begin`) when the request is routed to an MCP view, stores
+the sealed admission in it, and records it after the response; the view reads it with
+:func:`exchange_of`, the single documented accessor, and adds the reply. Nothing else
+travels between them on the request object.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from django.utils import timezone
+
+from django_mcp.conf import mcp_settings
+from django_mcp.protocol import methods
+from django_mcp.protocol.admission import Admission, Admitted, NotificationAccepted, Rejected
+from django_mcp.requestlog.records import Outcome, RequestRecord, truncated_params
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.http import HttpRequest, HttpResponseBase
+
+    from django_mcp.server.dispatch import MCPServer, Reply
+    from django_mcp.sites import MCPSite
+
+_ATTRIBUTE: Final = "_django_mcp_exchange"
+
+
+@dataclass
+class Exchange:
+    """What is known about one MCP request while it is served."""
+
+    site: MCPSite
+    server: MCPServer
+    started_at: datetime.datetime = field(default_factory=timezone.now)
+    started: float = field(default_factory=time.perf_counter)
+    #: Set by the middleware: the outcome of admission (sealed; the view only reads it).
+    admission: Admission | None = None
+    #: Set by the view: the reply, when it is known before the response is returned.
+    reply: Reply | None = None
+    #: Set by the view: the reply is a stream, whose end is not known when logging.
+    streamed: bool = False
+    #: Set by the view, which runs where the database may be used: the caller, for the log.
+    user: AbstractBaseUser | AnonymousUser | None = None
+
+    @property
+    def admitted(self) -> Admitted | None:
+        """The admitted request, or None when admission ended the exchange."""
+        return self.admission if isinstance(self.admission, Admitted) else None
+
+    def record(self, response: HttpResponseBase) -> RequestRecord:
+        """The request-log record of this exchange, once ``response`` is known."""
+        admission, reply = self.admission, self.reply
+        method = target = request_id = declared = served = how = ""
+        client_name = client_version = ""
+        params: Any = None
+        error_code: int | None = None
+        outcome: Outcome = "protocol_error"
+        if isinstance(admission, Admitted):
+            message = admission.request
+            method, request_id, params = message.method, str(message.id), message.params
+            name_field = methods.NAME_FIELDS.get(method)
+            target = str((message.params or {}).get(name_field, "")) if name_field else ""
+            declared = admission.revision.declared
+            served, how = admission.revision.served, admission.revision.how.value
+            if admission.meta.client_info is not None:
+                client_name = admission.meta.client_info.name
+                client_version = admission.meta.client_info.version
+            if reply is not None:
+                outcome = reply.outcome
+                error_code = reply.error.code if reply.error is not None else None
+            elif self.streamed:
+                outcome = "ok"  # the stream is open; its final reply is not known yet
+        elif isinstance(admission, NotificationAccepted):
+            method, outcome = admission.notification.method, "notification"
+        elif isinstance(admission, Rejected):
+            method, target = admission.method or "", admission.target or ""
+            request_id = "" if admission.request_id is None else str(admission.request_id)
+            declared = admission.declared_revision or ""
+            error_code = admission.error.code
+        user = self.user
+        authenticated = bool(user is not None and user.is_authenticated)
+        return RequestRecord(
+            started_at=self.started_at,
+            site=self.site.name,
+            method=method[:100],
+            target=target[:255],
+            request_id=request_id[:100],
+            declared_revision=declared[:50] if isinstance(declared, str) else "",
+            served_revision=served,
+            served_how=how,
+            client_name=client_name[:200],
+            client_version=client_version[:100],
+            user_id=user.pk if authenticated and user is not None else None,
+            username=user.get_username()[:150] if authenticated and user is not None else "",
+            outcome=outcome,
+            error_code=error_code,
+            http_status=response.status_code,
+            duration_ms=(time.perf_counter() - self.started) * 1000,
+            params=(
+                truncated_params(params, int(mcp_settings.REQUEST_LOG_PARAMS_MAX_CHARS))
+                if mcp_settings.REQUEST_LOG_PARAMS and params is not None
+                else None
+            ),
+        )
+
+
+def begin(request: HttpRequest, site: MCPSite, server: MCPServer) -> Exchange:
+    """Open the exchange of ``request`` (the middleware, once per MCP request)."""
+    exchange = Exchange(site, server)
+    setattr(request, _ATTRIBUTE, exchange)
+    return exchange
+
+
+def exchange_of(request: HttpRequest) -> Exchange | None:
+    """The exchange of ``request``, or None when no MCP middleware admitted it."""
+    exchange: Exchange | None = getattr(request, _ATTRIBUTE, None)
+    return exchange

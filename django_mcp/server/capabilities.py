@@ -1,0 +1,51 @@
+"""The server capabilities a site advertises in ``server/discover`` (server/discover.mdx).
+
+They follow from what is registered (tools, resources, prompts, completers) and from the
+deployment: ``listChanged`` and resource subscriptions are offered only when a channel
+layer can carry change notifications. Derived once per registry state, because admission
+asks on every request.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from django_mcp.listen.fanout import channel_layer
+
+if TYPE_CHECKING:
+    from django_mcp.sites import MCPSite
+
+#: site -> (its generation when derived, whether it can listen, its capabilities)
+_derived: weakref.WeakKeyDictionary[MCPSite, tuple[int, bool, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
+    cached = _derived.get(site)
+    if cached is not None and cached[0] == site.generation:
+        return cached
+    registry = site._registry
+    listen = channel_layer() is not None
+    capabilities: dict[str, Any] = {}
+    if registry.tools:
+        capabilities["tools"] = {"listChanged": True} if listen else {}
+    if registry.resources or registry.templates:
+        capabilities["resources"] = {"subscribe": True, "listChanged": True} if listen else {}
+    if registry.prompts:
+        capabilities["prompts"] = {"listChanged": True} if listen else {}
+    if site.has_completions():
+        capabilities["completions"] = {}
+    derived = _derived[site] = (site.generation, listen, capabilities)
+    return derived
+
+
+def capabilities(site: MCPSite) -> dict[str, Any]:
+    """The ``ServerCapabilities`` of ``site`` (a copy the caller may change)."""
+    return dict(_derive(site)[2])
+
+
+def supports_listen(site: MCPSite) -> bool:
+    """Whether ``subscriptions/listen`` is offered: a channel layer is configured."""
+    return _derive(site)[1]
