@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 if TYPE_CHECKING:
     from django_mcp.declarations.content import (
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         Text,
         ToolResult,
     )
+    from django_mcp.declarations.options import PromptOptions, ResourceOptions, ToolOptions
     from django_mcp.declarations.prompts import Message, assistant, user
     from django_mcp.declarations.signature import MCPHeader
     from django_mcp.exceptions import (
@@ -133,6 +134,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
 def _site(site: MCPSite | None) -> MCPSite:
     if site is not None:
         return site
@@ -141,25 +145,49 @@ def _site(site: MCPSite | None) -> MCPSite:
     return default_site
 
 
+@overload
+def tool(func: F, /, *, site: MCPSite | None = None) -> F: ...
+@overload
 def tool(
-    func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any
-) -> Any:
-    """Register a tool on ``site`` (the default site unless given); bare or called."""
+    func: None = None, /, *, site: MCPSite | None = None, **options: Unpack[ToolOptions]
+) -> Callable[[F], F]: ...
+
+
+def tool(
+    func: F | None = None, /, *, site: MCPSite | None = None, **options: Unpack[ToolOptions]
+) -> F | Callable[[F], F]:
+    """Register a tool on ``site`` (the default site unless given); bare or called.
+
+    The options (``name``, ``title``, ``read_only``, ``permission_required``, ...) are
+    :class:`~django_mcp.declarations.options.ToolOptions`.
+    """
     target = _site(site)
-    return target.tool(func, **options) if func is not None else target.tool(**options)
+    return target.tool(func) if func is not None else target.tool(**options)
 
 
-def resource(uri: str, /, *, site: MCPSite | None = None, **options: Any) -> Any:
-    """Register a resource (fixed URI) or resource template (RFC 6570) on ``site``."""
+def resource(
+    uri: str, /, *, site: MCPSite | None = None, **options: Unpack[ResourceOptions]
+) -> Callable[[F], F]:
+    """Register a resource (fixed URI) or resource template (RFC 6570) on ``site``; the
+    options are :class:`~django_mcp.declarations.options.ResourceOptions`."""
     return _site(site).resource(uri, **options)
 
 
+@overload
+def prompt(func: F, /, *, site: MCPSite | None = None) -> F: ...
+@overload
 def prompt(
-    func: Callable[..., Any] | None = None, /, *, site: MCPSite | None = None, **options: Any
-) -> Any:
-    """Register a prompt on ``site`` (the default site unless given); bare or called."""
+    func: None = None, /, *, site: MCPSite | None = None, **options: Unpack[PromptOptions]
+) -> Callable[[F], F]: ...
+
+
+def prompt(
+    func: F | None = None, /, *, site: MCPSite | None = None, **options: Unpack[PromptOptions]
+) -> F | Callable[[F], F]:
+    """Register a prompt on ``site`` (the default site unless given); bare or called; the
+    options are :class:`~django_mcp.declarations.options.PromptOptions`."""
     target = _site(site)
-    return target.prompt(func, **options) if func is not None else target.prompt(**options)
+    return target.prompt(func) if func is not None else target.prompt(**options)
 
 
 def register(*models: Any, site: MCPSite | None = None) -> Callable[[type[Any]], type[Any]]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
+from django.utils.module_loading import import_string
 
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
@@ -14,9 +15,22 @@ from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
 MIDDLEWARE_PATH = "django_mcp.middleware.MCPMiddleware"
 
 
+def _is_mcp_middleware(path: str) -> bool:
+    """Whether the ``MIDDLEWARE`` entry ``path`` is ``MCPMiddleware`` or a subclass."""
+    from django_mcp.http.middleware import MCPMiddleware
+
+    if path == MIDDLEWARE_PATH:
+        return True
+    try:
+        candidate = import_string(path)
+    except ImportError:
+        return False  # Django reports a broken MIDDLEWARE entry itself
+    return isinstance(candidate, type) and issubclass(candidate, MCPMiddleware)
+
+
 @register(Tags.compatibility)
 def check_middleware(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
-    if MIDDLEWARE_PATH in settings.MIDDLEWARE:
+    if any(_is_mcp_middleware(path) for path in settings.MIDDLEWARE):
         return []
     return [
         Error(

@@ -16,7 +16,6 @@ from django.dispatch import Signal
 from django.utils.functional import LazyObject
 from django.utils.module_loading import import_string
 
-from django_mcp.declarations.completion import choices_completer
 from django_mcp.declarations.options import PromptOptions, ResourceOptions, ToolOptions
 from django_mcp.declarations.prompts import PromptSpec
 from django_mcp.declarations.registry import Registry
@@ -61,6 +60,11 @@ class MCPSite:
         #: True once autodiscover has run: from then on, registry changes are announced.
         self.serving = False
         _all_sites.add(self)
+
+    @property
+    def registry(self) -> Registry:
+        """The site's declarations (read them; register through the site's methods)."""
+        return self._registry
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
@@ -185,20 +189,6 @@ class MCPSite:
 
     def _visible(self, table: dict[str, Any], context: Context | None) -> list[Any]:
         return [spec for _, spec in sorted(table.items()) if self.has_permission(spec, context)]
-
-    def has_completions(self) -> bool:
-        """Whether anything on this site can be completed (the ``completions`` capability)."""
-        specs: list[PromptSpec | ResourceTemplateSpec] = [
-            *self._registry.prompts.values(),
-            *self._registry.templates.values(),
-        ]
-        for spec in specs:
-            if spec.completers:
-                return True
-            fields = spec.signature.model.model_fields
-            if any(choices_completer(info.annotation) for info in fields.values()):
-                return True
-        return False
 
     # -- admin-like registration ----------------------------------------------------------
 

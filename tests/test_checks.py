@@ -9,6 +9,7 @@ from django.core import checks
 from django.test import override_settings
 
 from django_mcp.checks import MIDDLEWARE_PATH, check_middleware, check_settings
+from django_mcp.middleware import MCPMiddleware
 
 
 def ids(messages: list[checks.CheckMessage]) -> list[str]:
@@ -37,6 +38,27 @@ def test_e001_when_the_middleware_is_missing(settings):
     assert ids(messages) == ["django_mcp.E001"]
     assert messages[0].level == checks.ERROR
     assert messages[0].hint
+
+
+class ProjectMCPMiddleware(MCPMiddleware):
+    """A project's own subclass, as a team adding behaviour around admission would write."""
+
+
+def test_a_subclass_of_the_middleware_satisfies_e001(settings):
+    settings.MIDDLEWARE = [
+        *(m for m in settings.MIDDLEWARE if m != MIDDLEWARE_PATH),
+        f"{__name__}.ProjectMCPMiddleware",
+    ]
+    assert check_middleware(None) == []
+
+
+def test_an_unrelated_or_unimportable_middleware_does_not_satisfy_e001(settings):
+    settings.MIDDLEWARE = [
+        *(m for m in settings.MIDDLEWARE if m != MIDDLEWARE_PATH),
+        "django.middleware.common.CommonMiddleware",
+        "no.such.Middleware",
+    ]
+    assert ids(check_middleware(None)) == ["django_mcp.E001"]
 
 
 def test_e002_when_the_setting_is_not_a_dict():

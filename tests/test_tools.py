@@ -844,3 +844,13 @@ def test_a_cursor_is_bound_to_its_caller_and_expires(client, mcp_site, django_us
         client.logout()
     with override_mcp(PAGE_SIZE=2, CURSOR_MAX_AGE=0.000001):
         assert_error(mcp_post(client, "tools/list", {"cursor": cursor}), 200, -32602)
+
+
+def test_a_misspelt_decorator_option_is_refused_not_ignored(mcp_site):
+    with pytest.raises(TypeError, match="readonly"):
+        mcp_site.tool(readonly=True)(lambda: "x")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="mimetype"):
+        mcp_site.resource("x://y", mimetype="text/plain")(lambda: "x")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="completers"):
+        mcp_site.prompt(completers={})(lambda: "x")  # type: ignore[call-arg]
+    assert mcp_site.get_tools() == []

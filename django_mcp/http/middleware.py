@@ -91,7 +91,7 @@ class MCPMiddleware:
             markcoroutinefunction(self)
             # Django adapts a sync process_view with a thread hop; under ASGI offer the
             # coroutine version instead (it looks the attribute up once, at start-up).
-            self.process_view = self.aprocess_view  # type: ignore[method-assign]
+            self.process_view = self.aprocess_view  # type: ignore[method-assign,assignment]
 
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
@@ -101,7 +101,7 @@ class MCPMiddleware:
         return response
 
     async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
-        response = await self.get_response(request)  # type: ignore[misc]
+        response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
         _record(request, response, on_event_loop=True)
         return response
 

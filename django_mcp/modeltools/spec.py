@@ -22,6 +22,15 @@ class ModelActionSpec(ToolSpec):
     action_input_schema: dict[str, Any] = field(default_factory=dict)
     action_output_schema: dict[str, Any] | None = None
 
+    @property
+    def registrant(self) -> str:
+        """The user's ``ModelTools`` subclass and the action method, for error messages."""
+        owner = getattr(self.func, "__self__", None)
+        if owner is None:
+            return super().registrant
+        cls = type(owner)
+        return f"{cls.__module__}.{cls.__qualname__}.{self.func.__name__}"
+
     def build_signature(self) -> Signature:
         """The action's schemas come from its serializer: its arguments are checked by
         the action itself, so the model accepts any object and injects nothing."""
@@ -39,7 +48,7 @@ class ModelActionSpec(ToolSpec):
         return None
 
     @property
-    def output_schema(self) -> dict[str, Any] | None:  # type: ignore[override]
+    def output_schema(self) -> dict[str, Any] | None:
         return self.action_output_schema
 
     def call(self, arguments: Mapping[str, Any], context: Any) -> Any:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from django_mcp.declarations.completion import choices_completer
 from django_mcp.listen.fanout import channel_layer
 
 if TYPE_CHECKING:
+    from django_mcp.declarations.prompts import PromptSpec
+    from django_mcp.declarations.resources import ResourceTemplateSpec
     from django_mcp.sites import MCPSite
 
 #: site -> (its generation when derived, whether it can listen, its capabilities)
@@ -22,11 +25,28 @@ _derived: weakref.WeakKeyDictionary[MCPSite, tuple[int, bool, dict[str, Any]]] =
 )
 
 
+def _has_completions(site: MCPSite) -> bool:
+    """Whether anything on ``site`` can be completed: a prompt or template with completers,
+    or an argument whose type lists its choices (``Literal``, ``Enum``)."""
+    registry = site.registry
+    specs: list[PromptSpec | ResourceTemplateSpec] = [
+        *registry.prompts.values(),
+        *registry.templates.values(),
+    ]
+    for spec in specs:
+        if spec.completers:
+            return True
+        fields = spec.signature.model.model_fields
+        if any(choices_completer(info.annotation) for info in fields.values()):
+            return True
+    return False
+
+
 def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
     cached = _derived.get(site)
     if cached is not None and cached[0] == site.generation:
         return cached
-    registry = site._registry
+    registry = site.registry
     listen = channel_layer() is not None
     capabilities: dict[str, Any] = {}
     if registry.tools:
@@ -35,7 +55,7 @@ def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
         capabilities["resources"] = {"subscribe": True, "listChanged": True} if listen else {}
     if registry.prompts:
         capabilities["prompts"] = {"listChanged": True} if listen else {}
-    if site.has_completions():
+    if _has_completions(site):
         capabilities["completions"] = {}
     derived = _derived[site] = (site.generation, listen, capabilities)
     return derived

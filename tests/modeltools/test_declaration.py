@@ -242,3 +242,37 @@ def test_the_guide_shows_the_example_file_tested_here() -> None:
 
     assert "<!-- example: docs/examples/modeltools_example.py#" in guide
     assert render(guide) == guide
+
+
+# -- registration is all or nothing; every action is a complete tool ---------------------
+
+
+def test_a_failed_model_registration_adds_nothing_and_the_fixed_class_registers():
+    fresh = MCPSite(name="atomic-registration")
+
+    class BrokenTools(django_mcp.ModelTools):
+        resource_uri = "authors://{name}"  # not the lookup argument: refused
+
+    with pytest.raises(InvalidDeclaration, match="resource_uri"):
+        fresh.register(Author, BrokenTools)
+    assert not fresh.is_registered(Author)
+    assert fresh.get_tools() == []
+    assert fresh.get_resource_templates() == []
+
+    class FixedTools(django_mcp.ModelTools):
+        resource_uri = "authors://{id}"
+
+    fresh.register(Author, FixedTools)
+    assert fresh.is_registered(Author)
+    assert [spec.uri for spec in fresh.get_resource_templates()] == ["authors://{id}"]
+    fresh.unregister(Author)
+
+
+def test_every_model_action_is_a_complete_tool_spec():
+    """Like any tool, an action has a signature, an arguments model and header params."""
+    specs = {spec.name: spec for spec in site.get_tools()}
+    create = specs["volume_create"]
+    assert create.signature.input_schema == create.input_schema == create.definition["inputSchema"]
+    assert create.arguments_model.model_validate({"title": "Dune"})
+    assert create.header_params == {}
+    assert create.registrant.endswith("VolumeTools.create_action")

@@ -1,0 +1,169 @@
+"""``MCPMiddleware`` under ASGI: sync and async capable, so Django adapts nothing around it.
+
+Django's ``BaseHandler.adapt_method_mode`` wraps a middleware (or its ``process_view``) that
+cannot run in the handler's mode in ``sync_to_async``/``async_to_sync``, a thread hop on
+every request of the host project, and logs each adaptation on ``django.request`` at DEBUG
+when ``DEBUG`` is on. These tests read that log and probe the thread admission runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from typing import Any
+
+import pytest
+from django.http import HttpRequest, JsonResponse
+from django.test import AsyncClient, override_settings
+from django.urls import path
+
+from django_mcp.server.dispatch import MCPServer
+from tests import urls as test_urls
+from tests.helpers import PROTOCOL_VERSION, mcp_body, mcp_headers
+
+
+async def ping(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"thread": threading.get_ident()})
+
+
+@pytest.fixture
+def site_with_ping(mcp_site: Any) -> Any:
+    """The fresh MCP site at /mcp, plus a plain async view at /ping in the same URLconf."""
+
+    @mcp_site.tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    test_urls.urlpatterns.append(path("ping", ping))
+    return mcp_site
+
+
+def _adaptations(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "adapted" in r.getMessage()]
+
+
+def _mcp_call(client: AsyncClient, method: str, params: dict[str, Any]) -> Any:
+    body = mcp_body(method, params)
+    headers = {k: v for k, v in mcp_headers(body).items()}
+    return client.post("/mcp", json.dumps(body), content_type="application/json", headers=headers)
+
+
+@pytest.mark.django_db
+def test_no_middleware_is_adapted_for_a_non_mcp_async_view(site_with_ping, caplog):
+    """A project that adds the middleware keeps a fully async chain: Django logs no
+    adaptation for it, and a plain async view runs on the event loop's thread."""
+    caplog.set_level(logging.DEBUG, logger="django.request")
+    with override_settings(DEBUG=True):
+        client = AsyncClient()  # loads the middleware chain on its first request
+
+        async def run() -> tuple[int, Any]:
+            response = await client.get("/ping")
+            return threading.get_ident(), response
+
+        loop_thread, response = asyncio.run(run())
+    assert response.status_code == 200
+    assert response.json()["thread"] == loop_thread
+    adapted = _adaptations(caplog)
+    assert not [message for message in adapted if "MCPMiddleware" in message], adapted
+
+
+@pytest.mark.django_db
+def test_mcp_admission_runs_on_the_event_loop_without_a_thread_hop(
+    site_with_ping, caplog, monkeypatch
+):
+    """basic/transports/streamable-http.mdx: every POST is admitted (headers against body)
+    before dispatch; under ASGI that admission runs on the loop for an ungated site."""
+    seen: list[int] = []
+    original = MCPServer.admit
+
+    def admit(self: MCPServer, *args: Any, **kwargs: Any) -> Any:
+        seen.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MCPServer, "admit", admit)
+    caplog.set_level(logging.DEBUG, logger="django.request")
+    with override_settings(DEBUG=True):
+        client = AsyncClient()
+
+        async def run() -> tuple[int, Any]:
+            response = await _mcp_call(
+                client, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}}
+            )
+            return threading.get_ident(), response
+
+        loop_thread, response = asyncio.run(run())
+    assert response.status_code == 200
+    assert response.json()["result"]["structuredContent"] == 5
+    assert seen == [loop_thread]
+    assert not [m for m in _adaptations(caplog) if "MCPMiddleware" in m]
+
+
+@pytest.mark.django_db
+def test_a_rejection_under_asgi_is_answered_by_the_middleware(site_with_ping):
+    """basic/transports/streamable-http.mdx: a header that disagrees with the body is
+    -32020 with HTTP 400, decided before the view runs (here on the event loop)."""
+    client = AsyncClient()
+    body = mcp_body("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
+    headers = {**mcp_headers(body), "Mcp-Name": "other"}
+
+    async def run() -> Any:
+        return await client.post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=headers
+        )
+
+    response = asyncio.run(run())
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32020
+
+
+@pytest.mark.django_db
+def test_a_gated_site_admits_in_a_thread_because_permissions_may_query_the_database(
+    mcp_site, monkeypatch
+):
+    """Permission checks (``user.has_perms``) may query the database, which Django forbids
+    on the event loop; a site whose declarations are gated admits off the loop."""
+
+    @mcp_site.tool(permission=lambda ctx: True)
+    def gated() -> str:
+        return "ok"
+
+    seen: list[int] = []
+    original = MCPServer.admit
+
+    def admit(self: MCPServer, *args: Any, **kwargs: Any) -> Any:
+        seen.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MCPServer, "admit", admit)
+    client = AsyncClient()
+
+    async def run() -> tuple[int, Any]:
+        response = await _mcp_call(client, "tools/call", {"name": "gated", "arguments": {}})
+        return threading.get_ident(), response
+
+    loop_thread, response = asyncio.run(run())
+    assert response.status_code == 200, response.content
+    assert response.json()["result"]["content"][0]["text"] == "ok"
+    assert len(seen) == 1
+    assert seen[0] != loop_thread
+
+
+@pytest.mark.django_db
+def test_the_view_without_the_middleware_answers_500_with_a_json_rpc_error(
+    site_with_ping, settings, client, caplog
+):
+    """ADR 0004: routed without MCPMiddleware the view cannot know the request was
+    admitted, so it serves nothing: 500, a JSON-RPC internal error, and an error log."""
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "MCPMiddleware" not in m]
+    body = mcp_body("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
+    with caplog.at_level(logging.ERROR, logger="django_mcp"):
+        response = client.post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=mcp_headers(body)
+        )
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == -32603
+    assert "MCPMiddleware" in caplog.text
+    assert PROTOCOL_VERSION  # the request itself was well formed
