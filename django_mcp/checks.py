@@ -10,15 +10,15 @@ from django.core.checks import CheckMessage, Error, Tags, register
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
+from django_mcp.http.middleware import MCPMiddleware
 from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
+from django_mcp.sites import all_sites
 
 MIDDLEWARE_PATH = "django_mcp.middleware.MCPMiddleware"
 
 
 def _is_mcp_middleware(path: str) -> bool:
     """Whether the ``MIDDLEWARE`` entry ``path`` is ``MCPMiddleware`` or a subclass."""
-    from django_mcp.http.middleware import MCPMiddleware
-
     if path == MIDDLEWARE_PATH:
         return True
     try:
@@ -158,8 +158,6 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
 @register(Tags.models)
 def check_model_tools(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     """django_mcp.E005: a ModelTools option names a field the model does not have."""
-    from django_mcp.sites import all_sites
-
     messages: list[CheckMessage] = []
     for target in all_sites():
         for model, tools in target.registered_models().items():

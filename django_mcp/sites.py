@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
+from django.apps import apps
 from django.db.models import Model
 from django.dispatch import Signal
+from django.urls import re_path
 from django.utils.functional import LazyObject
-from django.utils.module_loading import import_string
+from django.utils.module_loading import import_string, module_has_submodule
 
+from django_mcp.conf import mcp_settings
 from django_mcp.declarations.options import PromptOptions, ResourceOptions, ToolOptions
 from django_mcp.declarations.prompts import PromptSpec
 from django_mcp.declarations.registry import Registry
@@ -325,8 +329,6 @@ class MCPSite:
         both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
         cannot be redirected to add a slash (ADR 0003).
         """
-        from django.urls import re_path
-
         view_class = import_string(self.view_class)
         return [re_path(r"^(?:/)?$", view_class.as_view(site=self), name="endpoint")]
 
@@ -349,8 +351,6 @@ class DefaultMCPSite(LazyObject):  # type: ignore[type-arg]
     """The default site, built on first use from the ``SITE_CLASS`` setting."""
 
     def _setup(self) -> None:
-        from django_mcp.conf import mcp_settings
-
         site_class = import_string(mcp_settings.SITE_CLASS)
         self._wrapped = site_class()
 
@@ -372,13 +372,6 @@ def autodiscover() -> None:
     Like ``admin.autodiscover``: a broken ``mcp.py`` leaves every site as it was before the
     import and re-raises, so the error is visible and nothing is half-registered.
     """
-    from importlib import import_module
-
-    from django.apps import apps
-    from django.utils.module_loading import module_has_submodule
-
-    from django_mcp.conf import mcp_settings
-
     module_name = mcp_settings.AUTODISCOVER_MODULE
     site.name  # noqa: B018 - build the lazy default site so rollbacks include it
     for app_config in apps.get_app_configs():

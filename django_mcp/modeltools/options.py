@@ -16,13 +16,14 @@ from django.http import Http404
 
 from django_mcp.declarations.permissions import has_django_perms, normalise_perms
 from django_mcp.exceptions import InvalidDeclaration, ToolError
+from django_mcp.listen.watch import unwatch, watch
 from django_mcp.modeltools import arguments as args
 from django_mcp.modeltools.spec import ModelActionSpec
+from django_mcp.server.context import Context
 
 if TYPE_CHECKING:
     from rest_framework import serializers
 
-    from django_mcp.server.context import Context
 
 ACTIONS: Final = ("list", "get", "create", "update", "delete")
 #: ``permission_required = DEFAULT_PERMISSIONS`` asks for the model's own view/add/change/
@@ -193,7 +194,6 @@ class ModelTools:
         """Register the instance resource template and the change watcher, if configured."""
         if self.resource_uri is None:
             return
-        from django_mcp.listen.watch import watch
         from django_mcp.modeltools.definitions import permission_check
 
         key, template, tools = self.lookup_argument, self.resource_uri, self
@@ -206,11 +206,9 @@ class ModelTools:
         def read_instance(ctx: Context, **variables: str) -> Any:
             return tools.get_serializer_class()(tools.get_object(variables, ctx)).data
 
-        from django_mcp.server.context import Context as ContextClass
-
         read_instance.__qualname__ = f"{type(self).__qualname__}.read_instance"
         read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
-        read_instance.__annotations__ = {"ctx": ContextClass, key: str, "return": Any}
+        read_instance.__annotations__ = {"ctx": Context, key: str, "return": Any}
         gated = functools.partial(permission_check, self, "get") if self.is_gated() else None
         self.site.resource(
             template,
@@ -230,8 +228,6 @@ class ModelTools:
         """Undo :meth:`register_resources` (called when the model is unregistered)."""
         if self.resource_uri is None:
             return
-        from django_mcp.listen.watch import unwatch
-
         if self.site.is_registered(self.resource_uri):
             self.site.unregister(self.resource_uri)
         watcher = getattr(self, "_watcher", None)
@@ -379,8 +375,6 @@ class _DRFView:
 
 
 def _instance_signature(key: str) -> inspect.Signature:
-    from django_mcp.server.context import Context
-
     return inspect.Signature(
         [
             inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),

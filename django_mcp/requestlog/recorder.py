@@ -41,6 +41,7 @@ from django.db.models.functions import Greatest, Least
 
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
+from django_mcp.requestlog.models import RequestLog, ServedRevision
 
 if TYPE_CHECKING:
     import datetime
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
     from django.db.models import QuerySet
 
-    from django_mcp.requestlog.models import RequestLog, ServedRevision
     from django_mcp.requestlog.records import RequestRecord
 
 logger = logging.getLogger("django_mcp")
@@ -174,8 +174,6 @@ def flush() -> int:
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
         if dropped:
             logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
-        from django_mcp.requestlog.models import RequestLog
-
         alias = router.db_for_write(RequestLog)
         batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
         written = 0
@@ -187,8 +185,6 @@ def flush() -> int:
 
 def _write_batch(records: Sequence[RequestRecord], alias: str) -> int:
     """Insert one batch in its own transaction; log and count it as failed on error."""
-    from django_mcp.requestlog.models import RequestLog
-
     rows = [_row(record) for record in records]
     try:
         try:
@@ -211,8 +207,6 @@ def _write_batch(records: Sequence[RequestRecord], alias: str) -> int:
 
 
 def _row(record: RequestRecord) -> RequestLog:
-    from django_mcp.requestlog.models import RequestLog
-
     return RequestLog(
         started_at=record.started_at,
         site=record.site,
@@ -257,8 +251,6 @@ def _write_served(served: dict[ServedKey, ServedTally], alias: str) -> None:
 
 
 def _served_rows(key: ServedKey, alias: str) -> QuerySet[ServedRevision]:
-    from django_mcp.requestlog.models import ServedRevision
-
     revision, client_name, client_version = key
     return ServedRevision.objects.using(alias).filter(
         revision=revision, client_name=client_name, client_version=client_version
@@ -280,8 +272,6 @@ def _upsert_served(key: ServedKey, tally: ServedTally, alias: str) -> None:
     Portable (SQLite, PostgreSQL, MySQL) and race-safe against the unique constraint: the
     INSERT runs in a savepoint, so losing the race rolls back only that savepoint.
     """
-    from django_mcp.requestlog.models import ServedRevision
-
     revision, client_name, client_version = key
     for _attempt in range(3):
         if update_served(key, tally, alias):
@@ -347,8 +337,6 @@ def _run() -> None:
 
 def _flush_in_thread() -> None:
     """One flush from the background thread, which must survive anything a flush raises."""
-    from django_mcp.requestlog.models import RequestLog
-
     try:
         flush()
     except Exception:  # the thread is a boundary: an escaped error would end all logging

@@ -11,16 +11,25 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.declarations.signature import Injected
+from django_mcp.exceptions import RequestCancelled
 from django_mcp.protocol import methods
 from django_mcp.protocol.meta import LOG_LEVELS, ClientInfo, RequestMeta
 from django_mcp.protocol.revisions import RevisionDecision
+from django_mcp.server.input_requests import (
+    Elicit,
+    ElicitResult,
+    ElicitURL,
+    InputRequest,
+    Inputs,
+    ListRoots,
+    Sample,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from django.http import HttpRequest
 
     from django_mcp.protocol.jsonrpc import RequestId
-    from django_mcp.server.input_requests import ElicitResult, InputRequest, Inputs
     from django_mcp.sites import MCPSite
 
 Emitter = Callable[[dict[str, Any]], None]
@@ -139,8 +148,6 @@ class Context(Injected):
         """Raise :class:`~django_mcp.exceptions.RequestCancelled` if the client went away;
         long sync handlers call this (or ``report_progress``) between steps."""
         if self.cancelled:
-            from django_mcp.exceptions import RequestCancelled
-
             raise RequestCancelled()
 
     # -- multi round-trip input (basic/patterns/mrtr.mdx) -------------------------------
@@ -159,15 +166,11 @@ class Context(Injected):
     def elicit(self, message: str, schema: Any = None, *, key: str = "elicitation") -> ElicitResult:
         """Ask the user to fill a form. ``schema`` is a flat JSON Schema object, a pydantic
         model (then ``result.data`` is an instance) or ``{"name": str, ...}``."""
-        from django_mcp.server.input_requests import Elicit
-
         result: ElicitResult = self.request_input({key: Elicit(message, schema)})[key]
         return result
 
     def elicit_url(self, message: str, url: str, *, key: str = "elicitation") -> ElicitResult:
         """Ask the user to open ``url`` (URL-mode elicitation)."""
-        from django_mcp.server.input_requests import ElicitURL
-
         result: ElicitResult = self.request_input({key: ElicitURL(message, url)})[key]
         return result
 
@@ -175,8 +178,6 @@ class Context(Injected):
         self, prompt: str | list[dict[str, Any]], *, max_tokens: int = 1000, key: str = "sampling"
     ) -> dict[str, Any]:
         """Ask the client's model (deprecated in 2026-07-28, still specified)."""
-        from django_mcp.server.input_requests import Sample
-
         messages = (
             [{"role": "user", "content": {"type": "text", "text": prompt}}]
             if isinstance(prompt, str)
@@ -187,8 +188,6 @@ class Context(Injected):
 
     def list_roots(self, *, key: str = "roots") -> list[dict[str, Any]]:
         """Ask for the client's roots (deprecated in 2026-07-28, still specified)."""
-        from django_mcp.server.input_requests import ListRoots
-
         roots: list[dict[str, Any]] = self.request_input({key: ListRoots()})[key]
         return roots
 
