@@ -20,10 +20,10 @@ from django_mcp.server.input_requests import (
     ElicitResult,
     ElicitURL,
     InputRequest,
-    Inputs,
     ListRoots,
     Sample,
 )
+from django_mcp.server.input_rounds import Inputs
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser

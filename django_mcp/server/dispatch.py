@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import RequestCancelled
-from django_mcp.listen.fanout import Listener
+from django_mcp.listen.listener import Listener
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.admission import Admission, Admitted, admit
 from django_mcp.protocol.errors import InternalError, MCPError
@@ -23,12 +23,12 @@ from django_mcp.protocol.meta import SERVER_INFO_KEY, RequestMeta
 from django_mcp.protocol.methods import TOOLS_CALL
 from django_mcp.protocol.revisions import RevisionDecision
 from django_mcp.protocol.subscriptions import SubscriptionFilter
-from django_mcp.server import input_rounds as mrtr_methods
+from django_mcp.server import input_rounds
 from django_mcp.server.capabilities import capabilities, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
-from django_mcp.server.input_requests import InputRequired, input_required_result
+from django_mcp.server.input_rounds import InputRequired, input_required_result
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -148,15 +148,15 @@ class MCPServer:
         method, params = admitted.request.method, admitted.request.params or {}
         handler = HANDLERS[method]
         try:
-            if method in mrtr_methods.MRTR_METHODS:
-                context.inputs = mrtr_methods.inputs_for(method, params, context)
+            if method in input_rounds.INPUT_METHODS:
+                context.inputs = input_rounds.inputs_for(method, params, context)
             try:
                 result = handler.func(self, params, context)
             except InputRequired as exc:
                 assert context.inputs is not None
                 result = input_required_result(exc, context.inputs)
             else:
-                mrtr_methods.mark_uncacheable_retry(method, params, result)
+                input_rounds.mark_uncacheable_retry(method, params, result)
         except RequestCancelled:
             return Reply(admitted.request.id, error=InternalError("Request cancelled"))
         except Exception as exc:  # the one dispatch boundary (design section 8)

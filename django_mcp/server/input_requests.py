@@ -1,33 +1,23 @@
-"""Multi round-trip requests (basic/patterns/mrtr.mdx): asking the client for input.
+"""Input requests (basic/patterns/mrtr.mdx): what a handler may ask the client.
 
 A handler calls ``ctx.elicit(...)``, ``ctx.sample(...)``, ``ctx.list_roots(...)`` or
-``ctx.request_input({...})``. When the answer is not in this request, :class:`InputRequired`
-stops the handler and the server returns ``resultType: "input_required"`` with the
-``inputRequests`` and a ``requestState``. The client retries the same call with
-``inputResponses``; the handler runs again from the top and, this time, gets its answers.
-
-The server keeps nothing between rounds: answers from earlier rounds travel inside the
-``requestState``, signed with ``SECRET_KEY`` (HMAC-SHA256 via ``django.core.signing``),
-time-limited, and bound to the caller, the method, the target and a digest of the
-arguments. A state that fails any of these checks is refused with -32602.
+``ctx.request_input({...})`` with these request types; each knows its wire form, the client
+capability it needs and how to read the client's answer. How answers travel between rounds
+is :mod:`django_mcp.server.input_rounds`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from django.core import signing
 from pydantic import BaseModel
 
 from django_mcp.declarations.signature import json_schema
-from django_mcp.protocol.errors import InvalidParams, MissingRequiredClientCapability
+from django_mcp.protocol.errors import InvalidParams
 from django_mcp.protocol.meta import RequestMeta
 
-_SALT = "django_mcp.mrtr.request_state"
 ElicitAction = Literal["accept", "decline", "cancel"]
 
 
@@ -209,124 +199,3 @@ class ListRoots(InputRequest):
         if not (isinstance(value, Mapping) and isinstance(value.get("roots"), list)):
             raise InvalidParams(f"inputResponses.{key} must be a roots result", data={"key": key})
         return [dict(root) for root in value["roots"] if isinstance(root, Mapping)]
-
-
-class InputRequired(Exception):
-    """Raised inside a handler to end this round with ``resultType: input_required``."""
-
-    def __init__(self, requests: Mapping[str, InputRequest]) -> None:
-        super().__init__(", ".join(requests))
-        self.requests = dict(requests)
-
-
-@dataclass
-class Binding:
-    """What a ``requestState`` is bound to: who asked, for what, with which arguments."""
-
-    principal: str
-    method: str
-    target: str
-    arguments_digest: str
-
-    def as_list(self) -> list[str]:
-        return [self.principal, self.method, self.target, self.arguments_digest]
-
-
-def arguments_digest(arguments: Any) -> str:
-    canonical = json.dumps(
-        arguments if arguments is not None else {}, sort_keys=True, separators=(",", ":")
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-class Inputs:
-    """The answers available to a handler in this round: earlier rounds' (from the signed
-    state) plus this request's ``inputResponses``."""
-
-    def __init__(
-        self,
-        binding: Binding,
-        meta: RequestMeta,
-        earlier: Mapping[str, Any],
-        current: Mapping[str, Any],
-    ) -> None:
-        self.binding = binding
-        self.meta = meta
-        self.earlier = dict(earlier)
-        self.current = dict(current)
-
-    @classmethod
-    def from_params(
-        cls, params: Mapping[str, Any], binding: Binding, meta: RequestMeta, max_age: int
-    ) -> Inputs:
-        """Verify ``requestState`` and read ``inputResponses``; -32602 on anything wrong."""
-        responses = params.get("inputResponses", {})
-        if "inputResponses" in params and not isinstance(responses, Mapping):
-            raise InvalidParams("params.inputResponses must be an object")
-        state = params.get("requestState")
-        earlier: Mapping[str, Any] = {}
-        if state is not None:
-            earlier = load_state(state, binding, max_age)
-        return cls(binding, meta, earlier, responses)
-
-    def answer(self, key: str, request: InputRequest) -> tuple[bool, Any]:
-        """``(True, parsed answer)`` when ``key`` was answered, else ``(False, None)``."""
-        if key in self.current:
-            return True, request.parse(key, self.current[key])
-        if key in self.earlier:
-            return True, request.parse(key, self.earlier[key])
-        return False, None
-
-    def collect(self, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
-        """Answers for every key, or raise :class:`InputRequired` for the missing ones.
-
-        A request type the client did not declare on this request is never sent: the call
-        fails with -32021 naming the capability it needs.
-        """
-        answers: dict[str, Any] = {}
-        missing: dict[str, InputRequest] = {}
-        for key, request in requests.items():
-            found, value = self.answer(key, request)
-            if found:
-                answers[key] = value
-            else:
-                missing[key] = request
-        for request in missing.values():
-            if not request.is_declared(self.meta):
-                raise MissingRequiredClientCapability(request.required_capability())
-        if missing:
-            raise InputRequired(missing)
-        return answers
-
-    def next_state(self) -> str:
-        """The state for the next round: every raw answer received so far, re-signed."""
-        answered = {**self.earlier, **self.current}
-        return dump_state(answered, self.binding)
-
-
-def dump_state(answers: Mapping[str, Any], binding: Binding) -> str:
-    return signing.dumps({"b": binding.as_list(), "a": dict(answers)}, salt=_SALT, compress=True)
-
-
-def load_state(state: Any, binding: Binding, max_age: int) -> dict[str, Any]:
-    if not isinstance(state, str):
-        raise InvalidParams("params.requestState must be a string")
-    try:
-        payload = signing.loads(state, salt=_SALT, max_age=max_age)
-    except signing.SignatureExpired as exc:
-        raise InvalidParams("requestState has expired; start the request again") from exc
-    except signing.BadSignature as exc:
-        raise InvalidParams("requestState failed its integrity check") from exc
-    if not isinstance(payload, dict) or payload.get("b") != binding.as_list():
-        raise InvalidParams("requestState belongs to another request or caller")
-    answers = payload.get("a")
-    return dict(answers) if isinstance(answers, dict) else {}
-
-
-def input_required_result(error: InputRequired, inputs: Inputs) -> dict[str, Any]:
-    """The ``InputRequiredResult`` for a round that stopped on missing input."""
-    return {
-        "resultType": "input_required",
-        "inputRequests": {key: request.to_dict() for key, request in error.requests.items()},
-        "requestState": inputs.next_state(),
-    }
