@@ -2,7 +2,7 @@
 
 ``mcp_post`` builds a well-formed request (body, ``_meta`` and the mirrored HTTP headers) and
 lets a test break exactly one thing; ``validate_mcp_response`` checks a response against the
-official JSON Schema (``../shared/spec/2026-07-28/schema.json``, beside the repository). The
+official JSON Schema (``tests/spec/2026-07-28/schema.json``, vendored: see its README). The
 ``conftest`` runs that validation on every response the Django test client receives from an
 MCP endpoint, so individual tests only assert the behaviour they are about.
 """
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 PROTOCOL_VERSION = "2026-07-28"
 MCP_PATH = "/mcp"
-SCHEMA_PATH = Path(__file__).resolve().parents[1].parent / "shared/spec/2026-07-28/schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parent / "spec" / PROTOCOL_VERSION / "schema.json"
 _SCHEMA_URI = "urn:mcp:schema:2026-07-28"
 
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
