@@ -2,8 +2,8 @@
 
 Nothing here decides a protocol rule or writes error text: it maps an
 :data:`~django_mcp.protocol.admission.Admission` variant or a
-:class:`~django_mcp.server.dispatch.Reply` to an ``HttpResponse`` (basic/transports/streamable-http.mdx,
-"Sending Messages to the Server"; digest section 6.3).
+:class:`~django_mcp.server.dispatch.Reply` to an ``HttpResponse``
+(basic/transports/streamable-http.mdx, "Sending Messages to the Server").
 """
 
 from __future__ import annotations
