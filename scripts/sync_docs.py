@@ -10,7 +10,8 @@ Two kinds of generated blocks:
   meanings below.
 * The lines between ``<!-- error-table -->`` and ``<!-- /error-table -->`` hold the table
   of every error class in ``django_mcp.protocol.errors.ERROR_CLASSES``: its code, its HTTP
-  status from ``django_mcp.http.responses.STATUS_BY_ERROR`` and the first paragraph of its docstring.
+  status from ``django_mcp.http.responses.STATUS_BY_ERROR`` and the first paragraph of its
+  docstring.
 
     python scripts/sync_docs.py           # rewrite stale blocks
     python scripts/sync_docs.py --check   # exit 1 and name the stale blocks

@@ -1,9 +1,9 @@
 """Resource declarations (server/resources.mdx): fixed URIs and RFC 6570 URI templates.
 
 A resource function returns its contents: ``str`` (text), ``bytes`` (blob),
-:class:`~django_mcp.declarations.content.ResourceContents` (or a list of them, e.g. a directory), or any
-other value, which is served as JSON; ``None`` means not found. Template variables are
-passed as arguments, validated by their type hints; a
+:class:`~django_mcp.declarations.content.ResourceContents` (or a list of them, e.g. a
+directory), or any other value, which is served as JSON; ``None`` means not found. Template
+variables are passed as arguments, validated by their type hints; a
 :class:`~django_mcp.server.context.Context` parameter is injected.
 """
 

@@ -1,7 +1,8 @@
 """What the request log stores about one HTTP exchange, independent of how it is stored.
 
 The middleware (an adapter) builds a :class:`RequestRecord` after each response and hands it
-to :func:`django_mcp.requestlog.recorder.submit`, which buffers and writes in bulk off the request path.
+to :func:`django_mcp.requestlog.recorder.submit`, which buffers and writes in bulk off the
+request path.
 """
 
 from __future__ import annotations
