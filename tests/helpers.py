@@ -458,8 +458,9 @@ def _validate_result(message: dict[str, Any], status: int, request: RequestInfo)
     response_type, result_type = types
     assert_valid(message, response_type)
     result = message["result"]
-    # schema.json's response unions cannot catch a missing field (digest section 19.7), so a
-    # complete result is also checked against its own type.
+    # schema.json's response unions cannot catch a missing field (each result is a union with
+    # InputRequiredResult, whose resultType is any string), so a complete result is also
+    # checked against its own type.
     if result.get("resultType") == "complete":
         assert_valid(result, result_type)
     else:
