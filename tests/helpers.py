@@ -2,7 +2,7 @@
 
 ``mcp_post`` builds a well-formed request (body, ``_meta`` and the mirrored HTTP headers) and
 lets a test break exactly one thing; ``validate_mcp_response`` checks a response against the
-official JSON Schema (``../shared/spec/2026-07-28/schema.json``, beside the repository). The
+official JSON Schema (``tests/spec/2026-07-28/schema.json``, vendored: see its README). The
 ``conftest`` runs that validation on every response the Django test client receives from an
 MCP endpoint, so individual tests only assert the behaviour they are about.
 """
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 PROTOCOL_VERSION = "2026-07-28"
 MCP_PATH = "/mcp"
-SCHEMA_PATH = Path(__file__).resolve().parents[1].parent / "shared/spec/2026-07-28/schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parent / "spec" / PROTOCOL_VERSION / "schema.json"
 _SCHEMA_URI = "urn:mcp:schema:2026-07-28"
 
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -458,8 +458,9 @@ def _validate_result(message: dict[str, Any], status: int, request: RequestInfo)
     response_type, result_type = types
     assert_valid(message, response_type)
     result = message["result"]
-    # schema.json's response unions cannot catch a missing field (digest section 19.7), so a
-    # complete result is also checked against its own type.
+    # schema.json's response unions cannot catch a missing field (each result is a union with
+    # InputRequiredResult, whose resultType is any string), so a complete result is also
+    # checked against its own type.
     if result.get("resultType") == "complete":
         assert_valid(result, result_type)
     else:

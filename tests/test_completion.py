@@ -1,7 +1,6 @@
 """completion/complete through HTTP, for prompt arguments and resource-template variables.
 
-server/utilities/completion.mdx is not in the stored spec index, so its rules are quoted
-from the digest (/work/shared/spec/digest.md, section 3.5 and section 19 item 17). This
+The test docstrings paraphrase server/utilities/completion.mdx rather than quote it. This
 module is its own URLconf: the example site of docs/examples/completion_example.py is served
 at /example/mcp and a fresh site with the edge cases at /mcp.
 """
@@ -118,7 +117,7 @@ def values(response: Any) -> dict[str, Any]:
 
 
 def test_the_completions_capability_is_advertised_when_something_completes(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): completion/complete requires the
+    """server/utilities/completion.mdx: completion/complete requires the
     server capability completions: {}."""
     capabilities = result_of(mcp_post(client, "server/discover", path=EXAMPLE))["capabilities"]
 
@@ -128,8 +127,9 @@ def test_the_completions_capability_is_advertised_when_something_completes(clien
 def test_without_anything_to_complete_the_method_does_not_exist(
     client: Client, mcp_site: MCPSite
 ) -> None:
-    """server/utilities/completion.mdx (digest 3.5, 7.1 and 19.17): -32601 if
-    unsupported, which on HTTP is 404; a prompt whose arguments are free text offers
+    """server/utilities/completion.mdx: -32601 if unsupported (its label "Capability not
+    supported" is still Method not found), which on HTTP is 404
+    (basic/transports/streamable-http.mdx); a prompt whose arguments are free text offers
     nothing to complete."""
 
     @mcp_site.prompt
@@ -142,7 +142,7 @@ def test_without_anything_to_complete_the_method_does_not_exist(
 
 
 def test_a_literal_argument_alone_advertises_completions(client: Client, mcp_site: MCPSite) -> None:
-    """server/utilities/completion.mdx (digest 3.5): the capability is declared when the
+    """server/utilities/completion.mdx: the capability is declared when the
     server can complete something; choices of a Literal can be."""
 
     @mcp_site.prompt
@@ -157,7 +157,7 @@ def test_a_literal_argument_alone_advertises_completions(client: Client, mcp_sit
 
 
 def test_an_async_completer_completes_a_prompt_argument(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): ref/prompt names the prompt;
+    """server/utilities/completion.mdx: ref/prompt names the prompt;
     argument gives the name and the value typed so far."""
     completion = values(complete(client, prompt("translate"), "language", "fr", at=EXAMPLE))
 
@@ -165,7 +165,7 @@ def test_an_async_completer_completes_a_prompt_argument(client: Client) -> None:
 
 
 def test_literal_and_enum_choices_complete_by_prefix(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): values match what was typed."""
+    """server/utilities/completion.mdx: values match what was typed."""
     tones = values(complete(client, prompt("translate"), "tone", "", at=EXAMPLE))
     shelves = values(complete(client, prompt("everything"), "shelf", "f"))
 
@@ -174,7 +174,7 @@ def test_literal_and_enum_choices_complete_by_prefix(client: Client) -> None:
 
 
 def test_a_database_completer(client: Client, books: None) -> None:
-    """server/utilities/completion.mdx (digest 3.5): values SHOULD be sorted by relevance
+    """server/utilities/completion.mdx: values SHOULD be sorted by relevance
     (here: alphabetically among matches)."""
     completion = values(complete(client, prompt("translate"), "title", "du", at=EXAMPLE))
 
@@ -182,7 +182,7 @@ def test_a_database_completer(client: Client, books: None) -> None:
 
 
 def test_an_argument_without_a_completer_completes_to_nothing(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): a known argument with no
+    """server/utilities/completion.mdx: a known argument with no
     suggestions answers an empty list, not an error."""
     completion = values(complete(client, prompt("everything"), "free", "x"))
 
@@ -190,7 +190,7 @@ def test_an_argument_without_a_completer_completes_to_nothing(client: Client) ->
 
 
 def test_at_most_100_values_with_the_total_and_has_more(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): values has at most 100 items; total
+    """server/utilities/completion.mdx: values has at most 100 items; total
     may exceed what is sent and hasMore says more exist."""
     completion = values(complete(client, prompt("everything"), "a", "x"))
 
@@ -200,7 +200,7 @@ def test_at_most_100_values_with_the_total_and_has_more(client: Client) -> None:
 
 
 def test_exactly_100_values_have_no_more(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): hasMore is false when everything was
+    """server/utilities/completion.mdx: hasMore is false when everything was
     sent; values are strings."""
     completion = values(complete(client, prompt("everything"), "b", ""))
 
@@ -209,7 +209,7 @@ def test_exactly_100_values_have_no_more(client: Client) -> None:
 
 
 def test_a_completer_gets_the_earlier_arguments_its_name_and_the_context(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): context.arguments carries values
+    """server/utilities/completion.mdx: context.arguments carries values
     already resolved for other arguments."""
     seen.clear()
     completion = values(complete(client, prompt("everything"), "c", "ab", {"a": "x", "b": "7"}))
@@ -229,7 +229,7 @@ def test_a_completer_gets_the_earlier_arguments_its_name_and_the_context(client:
 
 
 def test_a_template_variable_completes(client: Client, books: None) -> None:
-    """server/utilities/completion.mdx (digest 3.5): ref/resource names a URI template."""
+    """server/utilities/completion.mdx: ref/resource names a URI template."""
     ref = template("books://by/{author}/{title}")
     completion = values(complete(client, ref, "author", "h", at=EXAMPLE))
 
@@ -237,7 +237,7 @@ def test_a_template_variable_completes(client: Client, books: None) -> None:
 
 
 def test_context_arguments_narrow_a_later_variable(client: Client, books: None) -> None:
-    """server/utilities/completion.mdx (digest 3.5): context.arguments are the
+    """server/utilities/completion.mdx: context.arguments are the
     previously-resolved variables of the URI template."""
     ref = template("books://by/{author}/{title}")
     anyone = values(complete(client, ref, "title", "d", at=EXAMPLE))
@@ -260,14 +260,14 @@ def test_context_arguments_narrow_a_later_variable(client: Client, books: None) 
     ],
 )
 def test_unknown_references_are_invalid_params(client: Client, ref: Any, name: str) -> None:
-    """server/utilities/completion.mdx (digest 3.5): -32602 for an unknown prompt or
+    """server/utilities/completion.mdx: -32602 for an unknown prompt or
     missing arguments."""
     at = EXAMPLE if ref["type"] == "ref/resource" else "/mcp"
     assert_error(complete(client, ref, name, "", at=at), 200, errors.INVALID_PARAMS)
 
 
 def test_non_string_context_arguments_are_invalid_params(client: Client) -> None:
-    """server/utilities/completion.mdx (digest 3.5): context.arguments maps names to
+    """server/utilities/completion.mdx: context.arguments maps names to
     string values."""
     response = complete(client, prompt("everything"), "c", "", {"a": 1})
 

@@ -1,6 +1,6 @@
 """File-backed resources: directory_resource and field_file_contents.
 
-server/resources.mdx, "Security Considerations" (digest 3.3): servers MUST validate all
+server/resources.mdx, "Security Considerations": servers MUST validate all
 resource URIs and prevent path traversal for file-style resources. Every refusal answers
 exactly like a missing file: -32602 with ``data.uri`` naming the URI asked for. Each test
 serves a fresh site (the ``mcp_site`` fixture) over a temporary directory.
@@ -67,7 +67,7 @@ def read(client: Client, uri: str, *, at: str = "/mcp") -> Any:
 
 
 def test_a_file_below_the_root_is_served_as_text(client: Client, files: MCPSite) -> None:
-    """server/resources.mdx, "Text Content" (digest 3.3): a text item has uri, mimeType
+    """server/resources.mdx, "Text Content": a text item has uri, mimeType
     and text; the MIME type is guessed from the file name."""
     (item,) = result_of(read(client, "files://notes/today.md"))["contents"]
 
@@ -79,7 +79,7 @@ def test_a_file_below_the_root_is_served_as_text(client: Client, files: MCPSite)
 
 
 def test_binary_and_undecodable_files_are_blobs(client: Client, files: MCPSite) -> None:
-    """server/resources.mdx, "Binary Content" (digest 3.3): binary data is a base64 blob;
+    """server/resources.mdx, "Binary Content": binary data is a base64 blob;
     text that is not UTF-8 is served as bytes rather than garbled."""
     (binary,) = result_of(read(client, "files://data.bin"))["contents"]
     (latin,) = result_of(read(client, "files://latin1.txt"))["contents"]
@@ -130,7 +130,7 @@ REFUSED = [
 def test_paths_out_of_the_root_answer_like_missing_files(
     client: Client, files: MCPSite, uri: str
 ) -> None:
-    """server/resources.mdx, "Security Considerations" (digest 3.3): validate every URI
+    """server/resources.mdx, "Security Considerations": validate every URI
     and prevent path traversal; a refusal is -32602 with data.uri, like not found."""
     error = assert_error(read(client, uri), 200, errors.INVALID_PARAMS)
 
@@ -140,7 +140,7 @@ def test_paths_out_of_the_root_answer_like_missing_files(
 
 
 def test_the_directory_is_listed_as_a_template(client: Client, files: MCPSite) -> None:
-    """server/resources.mdx, "Resource Templates" (digest 3.2): a directory of files is a
+    """server/resources.mdx, "Resource Templates": a directory of files is a
     template, with the {+path} variable keeping slashes."""
     result = result_of(mcp_post(client, "resources/templates/list"))
 

@@ -2,8 +2,8 @@
 something that does not exist.
 
 The lists "MAY vary by the authorization presented on the request" (server/prompts.mdx and
-server/tools.mdx, "Capabilities"; digest 3.2), and a result that varies so is "private"
-(digest 4, CacheableResult). The module is its own URLconf: the example site of
+server/tools.mdx, "Capabilities"), and a result that varies so is "private"
+(server/utilities/caching.mdx, CacheableResult). The module is its own URLconf: the example site of
 docs/examples/permissions_example.py at /example/mcp and a fresh site with one gated
 declaration of each kind at /mcp.
 """
@@ -169,7 +169,7 @@ def same_answer(
 
 
 def test_a_gated_tool_is_absent_and_answers_like_an_unknown_one(client: Client) -> None:
-    """server/tools.mdx, "Error Handling": an unknown tool is -32602 (digest 10.3); a tool
+    """server/tools.mdx, "Error Handling": an unknown tool is -32602; a tool
     the caller may not use is not listed and gets the very same answer."""
     hidden = call_tool(client, "secret_tool")
     unknown = call_tool(client, "no_such_tool")
@@ -180,9 +180,9 @@ def test_a_gated_tool_is_absent_and_answers_like_an_unknown_one(client: Client) 
 
 
 def test_a_gated_tool_with_header_arguments_is_just_as_unknown(client: Client) -> None:
-    """basic/transports/streamable-http.mdx (digest 6.2, 10.2): Mcp-Param headers are
-    checked against the tool's schema; for a hidden tool the schema is not revealed, so
-    the answer is still "unknown tool"."""
+    """basic/transports/streamable-http.mdx, "Custom Headers from Tool Parameters": Mcp-Param
+    headers are checked against the tool's schema; for a hidden tool the schema is not
+    revealed, so the answer is still "unknown tool"."""
     headers = {"Mcp-Param-Region": "eu"}
     hidden = call_tool(client, "regional", {"region": "eu"}, headers=headers)
     unknown = call_tool(client, "no_such_tool", {"region": "eu"}, headers=headers)
@@ -197,7 +197,7 @@ def test_a_gated_tool_with_header_arguments_is_just_as_unknown(client: Client) -
 def test_a_gated_resource_is_absent_and_reads_like_an_unknown_one(
     client: Client, hidden_uri: str, unknown_uri: str
 ) -> None:
-    """server/resources.mdx, "Error Handling" (digest 3.3): not found is -32602 with
+    """server/resources.mdx, "Error Handling": not found is -32602 with
     data.uri; a resource the caller may not read is not listed and is not found."""
     hidden = mcp_post(client, "resources/read", {"uri": hidden_uri})
     unknown = mcp_post(client, "resources/read", {"uri": unknown_uri})
@@ -232,7 +232,7 @@ def test_a_gated_prompt_is_absent_and_answers_like_an_unknown_one(client: Client
 def test_gated_completions_answer_like_unknown_references(
     client: Client, hidden_ref: dict[str, str], unknown_ref: dict[str, str]
 ) -> None:
-    """server/utilities/completion.mdx (digest 3.5): -32602 for an unknown prompt; what
+    """server/utilities/completion.mdx: -32602 for an unknown prompt; what
     the caller may not use cannot be completed either."""
     argument = {"name": "topic" if hidden_ref["type"] == "ref/prompt" else "name", "value": ""}
     hidden = mcp_post(client, "completion/complete", {"ref": hidden_ref, "argument": argument})
@@ -248,7 +248,7 @@ def test_gated_completions_answer_like_unknown_references(
 
 
 def test_a_permitted_caller_sees_and_uses_everything_granted(client: Client, viewer: User) -> None:
-    """server/tools.mdx, "Capabilities" (digest 3.2): the lists are what is available to
+    """server/tools.mdx, "Capabilities": the lists are what is available to
     the requesting client, by its authorization."""
     client.force_login(viewer)
 
@@ -263,7 +263,7 @@ def test_a_permitted_caller_sees_and_uses_everything_granted(client: Client, vie
 
 
 def test_a_custom_check_sees_the_context(client: Client, staff: User) -> None:
-    """server/resources.mdx (digest 3.2): the set may vary by the authorization presented
+    """server/resources.mdx: the set may vary by the authorization presented
     on the request; a permission= callable decides from the Context."""
     client.force_login(staff)
 
@@ -297,14 +297,14 @@ def test_an_inactive_user_is_refused_whatever_it_holds(django_user_model: Any) -
 
 
 def test_lists_of_a_site_with_gated_declarations_are_private(client: Client) -> None:
-    """server/utilities/caching.mdx (digest 4): "private" results are reused only within
+    """server/utilities/caching.mdx: "private" results are reused only within
     the same authorization context; the same cacheScope on every page."""
     for method in ("tools/list", "resources/list", "resources/templates/list", "prompts/list"):
         assert result_of(mcp_post(client, method))["cacheScope"] == "private", method
 
 
 def test_reads_on_a_gated_site_are_private(client: Client, viewer: User) -> None:
-    """server/utilities/caching.mdx (digest 4): a gated resource is never public, even if
+    """server/utilities/caching.mdx: a gated resource is never public, even if
     declared so, or a shared cache would serve it to callers without the permission."""
     client.force_login(viewer)
 
@@ -317,7 +317,7 @@ def test_reads_on_a_gated_site_are_private(client: Client, viewer: User) -> None
 
 
 def test_a_site_subclass_can_gate_everything(client: Client, staff: User, viewer: User) -> None:
-    """server/tools.mdx, "Capabilities" (digest 3.2): the set may vary by authorization;
+    """server/tools.mdx, "Capabilities": the set may vary by authorization;
     overriding MCPSite.has_permission gates a whole site, its lists become private, and
     its tools answer like unknown ones to everyone else."""
     anonymous = result_of(mcp_post(client, "tools/list", path=STAFF))

@@ -123,8 +123,8 @@ def test_prompts_list_describes_each_prompt_with_its_arguments(client: Client) -
 
 def test_prompts_list_is_ordered_by_name_and_carries_cache_hints(client: Client) -> None:
     """server/prompts.mdx, "Listing Prompts": the result carries ttlMs and cacheScope
-    (digest 4, CacheableResult); with nothing gated the list is the same for everyone, so
-    it is public."""
+    (server/utilities/caching.mdx, CacheableResult); with nothing gated the list is the same
+    for everyone, so it is public."""
     result = list_prompts(client, at=EXAMPLE)
 
     assert [p["name"] for p in result["prompts"]] == [
@@ -151,7 +151,7 @@ def test_prompt_icons_and_meta_are_listed(client: Client) -> None:
 
 
 def test_prompts_list_pages_with_signed_cursors(client: Client, settings: Any) -> None:
-    """server/utilities/pagination.mdx (digest 4, "Pagination"): the server chooses the
+    """server/utilities/pagination.mdx: the server chooses the
     page size, returns nextCursor while more remain, and the cursor is opaque."""
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "PAGE_SIZE": 4}
     first = list_prompts(client)
@@ -165,7 +165,7 @@ def test_prompts_list_pages_with_signed_cursors(client: Client, settings: Any) -
 
 
 def test_a_forged_cursor_is_invalid_params(client: Client) -> None:
-    """server/utilities/pagination.mdx: invalid cursors SHOULD get -32602 (digest 4)."""
+    """server/utilities/pagination.mdx: invalid cursors SHOULD get -32602."""
     response = mcp_post(client, "prompts/list", {"cursor": "not-a-cursor"})
 
     assert_error(response, 200, errors.INVALID_PARAMS)
@@ -187,7 +187,7 @@ def test_prompts_methods_do_not_exist_on_a_site_without_prompts(
 ) -> None:
     """server/prompts.mdx, "Capabilities": servers that support prompts MUST declare the
     capability; a method whose capability is not advertised is -32601, HTTP 404
-    (digest 3, 7.1)."""
+    (basic/transports/streamable-http.mdx)."""
     mcp_site.tool(lambda: "x", name="t")
 
     discovered = result_of(mcp_post(client, "server/discover"))
@@ -348,7 +348,7 @@ def test_a_value_outside_a_literal_is_invalid_params(client: Client) -> None:
 
 
 def test_a_non_string_argument_value_is_invalid_params(client: Client) -> None:
-    """server/prompts.mdx, "Getting a Prompt" (digest 3.4): arguments map names to string
+    """server/prompts.mdx, "Getting a Prompt": arguments map names to string
     values; anything else breaks the request."""
     assert_error(get_prompt(client, "mixed", {"count": 3}), 200, errors.INVALID_PARAMS)
 

@@ -1,9 +1,9 @@
 """Resources through HTTP: resources/list, resources/templates/list and resources/read.
 
-server/resources.mdx is not in the stored spec index, so its rules are quoted from the
-digest (/work/shared/spec/digest.md, sections 3.2, 3.3 and 4), which paraphrases it. This
-module is its own URLconf: the example site of docs/examples/resources_example.py is served
-at /example/mcp and a fresh site with the edge cases at /mcp.
+The test docstrings paraphrase server/resources.mdx (and server/utilities/caching.mdx and
+pagination.mdx) rather than quote them. This module is its own URLconf: the example site of
+docs/examples/resources_example.py is served at /example/mcp and a fresh site with the edge
+cases at /mcp.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def listing(client: Client, method: str, *, at: str = "/mcp", **params: Any) -> 
 
 
 def test_resources_list_describes_each_fixed_resource(client: Client) -> None:
-    """server/resources.mdx, "Listing Resources" (digest 3.2): a Resource has uri and
+    """server/resources.mdx, "Listing Resources": a Resource has uri and
     name, and optionally title, description, mimeType, annotations, size, icons, _meta."""
     resources = {r["uri"]: r for r in listing(client, "resources/list", at=EXAMPLE)["resources"]}
 
@@ -159,7 +159,7 @@ def test_resources_list_describes_each_fixed_resource(client: Client) -> None:
 
 
 def test_templates_are_listed_apart_from_fixed_resources(client: Client) -> None:
-    """server/resources.mdx, "Resource Templates" (digest 3.2): a ResourceTemplate has
+    """server/resources.mdx, "Resource Templates": a ResourceTemplate has
     uriTemplate (RFC 6570) and name; templates are not in resources/list."""
     result = listing(client, "resources/templates/list", at=EXAMPLE)
     fixed = listing(client, "resources/list", at=EXAMPLE)["resources"]
@@ -181,8 +181,8 @@ def test_templates_are_listed_apart_from_fixed_resources(client: Client) -> None
 
 
 def test_lists_are_in_a_deterministic_order_with_cache_hints(client: Client) -> None:
-    """server/resources.mdx (digest 3.2 and 4): lists are deterministic and carry ttlMs
-    and cacheScope; nothing here is gated, so the lists are public."""
+    """server/resources.mdx and server/utilities/caching.mdx: lists are deterministic and
+    carry ttlMs and cacheScope; nothing here is gated, so the lists are public."""
     first = listing(client, "resources/list")
     again = listing(client, "resources/list")
     templates = listing(client, "resources/templates/list")
@@ -200,7 +200,7 @@ def test_lists_are_in_a_deterministic_order_with_cache_hints(client: Client) -> 
 
 
 def test_list_ttl_follows_the_site_setting(client: Client, settings: Any) -> None:
-    """server/utilities/caching.mdx (digest 4, CacheableResult): ttlMs is the server's
+    """server/utilities/caching.mdx (CacheableResult): ttlMs is the server's
     freshness hint; the LIST_TTL_MS setting chooses it."""
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LIST_TTL_MS": 0}
 
@@ -215,7 +215,7 @@ def test_list_ttl_follows_the_site_setting(client: Client, settings: Any) -> Non
 def test_resource_lists_page_with_signed_cursors(
     client: Client, settings: Any, method: str, key: str
 ) -> None:
-    """server/utilities/pagination.mdx (digest 4, "Pagination"): nextCursor while more
+    """server/utilities/pagination.mdx: nextCursor while more
     remain; the same cacheScope on every page; a forged cursor is -32602."""
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "PAGE_SIZE": 2}
     everything = []
@@ -241,7 +241,7 @@ def test_resource_lists_page_with_signed_cursors(
 
 
 def test_reading_text_gives_its_contents_and_declared_ttl(client: Client) -> None:
-    """server/resources.mdx, "Reading Resources" (digest 3.3): contents items carry uri,
+    """server/resources.mdx, "Reading Resources": contents items carry uri,
     mimeType and text; the result carries ttlMs and cacheScope."""
     result = result_of(read(client, "bookshop://about", at=EXAMPLE))
 
@@ -257,7 +257,7 @@ def test_reading_text_gives_its_contents_and_declared_ttl(client: Client) -> Non
 
 
 def test_reading_bytes_gives_a_base64_blob(client: Client) -> None:
-    """server/resources.mdx, "Binary Content" (digest 3.3): a blob item carries the
+    """server/resources.mdx, "Binary Content": a blob item carries the
     base64 data and its mimeType."""
     (item,) = result_of(read(client, "bookshop://logo.png", at=EXAMPLE))["contents"]
 
@@ -269,7 +269,7 @@ def test_reading_bytes_gives_a_base64_blob(client: Client) -> None:
 
 
 def test_read_ttl_defaults_to_the_site_setting(client: Client, settings: Any) -> None:
-    """server/utilities/caching.mdx (digest 4): resources/read carries ttlMs; without a
+    """server/utilities/caching.mdx: resources/read carries ttlMs; without a
     per-declaration ttl_ms the RESOURCE_TTL_MS setting applies."""
     assert result_of(read(client, "test://plain"))["ttlMs"] == 0
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "RESOURCE_TTL_MS": 1234}
@@ -278,7 +278,7 @@ def test_read_ttl_defaults_to_the_site_setting(client: Client, settings: Any) ->
 
 
 def test_text_without_a_declared_type_is_text_plain(client: Client) -> None:
-    """server/resources.mdx, "Text Content" (digest 3.3): mimeType is optional; a str
+    """server/resources.mdx, "Text Content": mimeType is optional; a str
     resource is served as text/plain."""
     (item,) = result_of(read(client, "test://plain"))["contents"]
 
@@ -286,7 +286,7 @@ def test_text_without_a_declared_type_is_text_plain(client: Client) -> None:
 
 
 def test_a_resource_may_return_several_items(client: Client) -> None:
-    """server/resources.mdx, "Reading Resources" (digest 3.3): several items are allowed,
+    """server/resources.mdx, "Reading Resources": several items are allowed,
     for example the files of a directory; text and blob may mix."""
     contents = result_of(read(client, "test://several"))["contents"]
 
@@ -308,7 +308,7 @@ def test_async_resources_serve_json(client: Client) -> None:
 
 
 def test_a_template_read_passes_the_variables(client: Client, book: Book) -> None:
-    """server/resources.mdx, "Resource Templates" (digest 3.2): a concrete URI that
+    """server/resources.mdx, "Resource Templates": a concrete URI that
     matches a template is served with its variables."""
     (item,) = result_of(read(client, f"books://{book.isbn}", at=EXAMPLE))["contents"]
 
@@ -335,7 +335,7 @@ def test_template_variables_are_converted_and_percent_decoded(client: Client) ->
 
 
 def test_a_per_caller_resource_is_private(client: Client, django_user_model: Any) -> None:
-    """server/utilities/caching.mdx (digest 4): "private" results are reused only within
+    """server/utilities/caching.mdx: "private" results are reused only within
     the same authorization context; a resource depending on the caller declares it."""
     anonymous = result_of(read(client, "bookshop://me", at=EXAMPLE))
     client.force_login(django_user_model.objects.create_user("ada"))
@@ -362,7 +362,7 @@ NOT_FOUND = [
 @pytest.mark.django_db
 @pytest.mark.parametrize(("at", "uri"), NOT_FOUND)
 def test_not_found_is_invalid_params_naming_the_uri(client: Client, at: str, uri: str) -> None:
-    """server/resources.mdx, "Error Handling" (digest 3.3): not found MUST be -32602 with
+    """server/resources.mdx, "Error Handling": not found MUST be -32602 with
     the URI in data, MUST NOT be an empty contents array, never the old -32002."""
     error = assert_error(read(client, uri, at=at), 200, errors.INVALID_PARAMS)
 
@@ -370,7 +370,7 @@ def test_not_found_is_invalid_params_naming_the_uri(client: Client, at: str, uri
 
 
 def test_a_failing_resource_is_an_internal_error(client: Client, settings: Any) -> None:
-    """server/resources.mdx, "Error Handling" (digest 3.3): -32603 for internal errors."""
+    """server/resources.mdx, "Error Handling": -32603 for internal errors."""
     settings.DEBUG = False
     error = assert_error(read(client, "test://broken"), 200, errors.INTERNAL_ERROR)
 
@@ -379,7 +379,8 @@ def test_a_failing_resource_is_an_internal_error(client: Client, settings: Any) 
 
 def test_resource_methods_do_not_exist_without_resources(client: Client, mcp_site: MCPSite) -> None:
     """server/resources.mdx, "Capabilities": servers that support resources MUST declare
-    the capability; without it each resource method is -32601, HTTP 404 (digest 3, 7.1)."""
+    the capability; without it each resource method is -32601, HTTP 404
+    (basic/transports/streamable-http.mdx)."""
     mcp_site.tool(lambda: "x", name="t")
 
     assert "resources" not in result_of(mcp_post(client, "server/discover"))["capabilities"]
@@ -427,7 +428,7 @@ def test_resource_declarations_are_checked_when_registered() -> None:
     "options", [{"cache_scope": "shared"}, {"ttl_ms": -1}, {"ttl_ms": 1.5}, {"ttl_ms": True}]
 )
 def test_cache_hints_are_checked_when_registered(options: dict[str, Any]) -> None:
-    """server/utilities/caching.mdx (digest 4, CacheableResult): ttlMs is an integer >= 0
+    """server/utilities/caching.mdx (CacheableResult): ttlMs is an integer >= 0
     and cacheScope is "public" or "private"; a declaration that would break the result
     schema fails at import time."""
 

@@ -91,8 +91,8 @@ def test_an_async_tool_is_awaited(client, mcp_site):
 
 def test_context_is_injected_and_never_part_of_the_input_schema(client, mcp_site):
     """basic/index.mdx "Statelessness": everything about the request (client info,
-    declared version) comes with the request itself; design section 1: a Context parameter
-    is injected, never part of the schema."""
+    declared version) comes with the request itself; docs/guides/tools.md, "The request's
+    Context": a Context parameter is injected, never part of the schema."""
     seen: dict[str, Any] = {}
 
     @mcp_site.tool
@@ -324,7 +324,7 @@ def test_invalid_arguments_are_an_is_error_result_naming_the_field(
     client, search_tool, arguments, field
 ):
     """server/tools.mdx "Error Handling": input validation errors are tool execution errors
-    (``isError: true``) so the model can correct itself (digest 7.3)."""
+    (``isError: true``) so the model can correct itself."""
     result = call_result(client, "search", arguments)
     assert result["isError"] is True
     assert field in result["content"][0]["text"]
@@ -357,7 +357,7 @@ def exploding_tool(mcp_site):
 
 
 def test_an_unexpected_exception_is_a_masked_internal_error(client, exploding_tool):
-    """server/tools.mdx "Error Handling": server faults are -32603; design section 4: masked
+    """server/tools.mdx "Error Handling": server faults are -32603; docs/errors.md: masked
     unless DEBUG."""
     response = call_tool(client, "explode", {})
     error = assert_error(response, 200, -32603)
@@ -475,7 +475,7 @@ def test_a_pydantic_model_is_structured_content_with_an_output_schema(client, mc
 
 def test_a_list_return_is_array_structured_content(client, mcp_site):
     """server/tools.mdx: structuredContent may be any JSON value and outputSchema any JSON
-    Schema (digest 10.1: its root may be an array)."""
+    Schema (its root may be an array)."""
 
     @mcp_site.tool
     def primes() -> list[int]:
@@ -553,7 +553,7 @@ def _register(site: Any, names: list[str]) -> None:
 
 
 def test_tools_list_is_in_a_deterministic_order(client, mcp_site):
-    """server/tools.mdx: tools/list SHOULD use a deterministic order (digest 3.2)."""
+    """server/tools.mdx: tools/list SHOULD use a deterministic order."""
     _register(mcp_site, ["delta", "alpha", "charlie", "bravo"])
     names = [tool["name"] for tool in tools_list(client)]
     assert names == ["alpha", "bravo", "charlie", "delta"]
@@ -611,8 +611,8 @@ def test_a_cursor_for_another_method_or_site_is_refused(client, mcp_site):
 
 
 def test_every_result_has_result_type_and_server_info(client, mcp_site):
-    """basic/index.mdx: "The result MUST include a resultType field"; digest 2.3: servers
-    SHOULD put io.modelcontextprotocol/serverInfo into every result's _meta."""
+    """basic/index.mdx: "The result MUST include a resultType field"; basic/index.mdx "_meta":
+    servers SHOULD put io.modelcontextprotocol/serverInfo into every result's _meta."""
 
     @mcp_site.tool
     def hello() -> str:
@@ -802,8 +802,8 @@ def throwaway_app(monkeypatch):
 
 
 def test_autodiscover_rolls_back_a_broken_mcp_module(throwaway_app, mcp_site):
-    """Design section 1 / sites.autodiscover: like admin.autodiscover, a broken mcp.py leaves
-    every site as it was before the import and re-raises."""
+    """docs/guides/tools.md / sites.autodiscover: like admin.autodiscover, a broken mcp.py
+    leaves every site as it was before the import and re-raises."""
 
     @throwaway_app.tool
     def kept() -> str:
@@ -830,9 +830,9 @@ def test_autodiscover_imports_the_configured_module_of_each_app(throwaway_app):
 
 
 def test_a_cursor_is_bound_to_its_caller_and_expires(client, mcp_site, django_user_model):
-    """design.md section 7: pagination cursors are signed and bound to the principal and an
-    expiry; server/utilities/pagination.mdx: "Invalid cursors SHOULD result in an error with
-    code -32602"."""
+    """docs/settings.md (CURSOR_MAX_AGE): pagination cursors are signed and bound to the
+    principal and an expiry; server/utilities/pagination.mdx: "Invalid cursors SHOULD result
+    in an error with code -32602"."""
     for index in range(3):
         mcp_site.tool(name=f"t{index}")(lambda: "x")
     with override_mcp(PAGE_SIZE=2):

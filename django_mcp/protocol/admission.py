@@ -1,9 +1,10 @@
 """Admission: the single place where a raw message becomes a valid request or a failure.
 
-``admit`` applies every protocol rule in the order of digest section 6.7 (which matches the
-official conformance suite) and returns one value of a closed set: :class:`Admitted`,
-:class:`NotificationAccepted` or :class:`Rejected`. Transports pass in what they have (HTTP
-a header mapping, stdio ``None``) and only map the variant to their native form.
+``admit`` applies every protocol rule in the order listed in docs/errors.md, "Where each
+error comes from" (which matches the official conformance suite) and returns one value of a
+closed set: :class:`Admitted`, :class:`NotificationAccepted` or :class:`Rejected`.
+Transports pass in what they have (HTTP a header mapping, stdio ``None``) and only map the
+variant to their native form.
 """
 
 from __future__ import annotations

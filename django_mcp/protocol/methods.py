@@ -17,7 +17,8 @@ SUBSCRIPTIONS_LISTEN: Final = "subscriptions/listen"
 
 INITIALIZE: Final = "initialize"
 
-#: Methods earlier revisions had and 2026-07-28 removed: 404 / -32601 (digest section 3).
+#: Methods earlier revisions had and 2026-07-28 removed: 404 / -32601 (changelog.mdx;
+#: basic/transports/streamable-http.mdx, "Protocol Version Header").
 REMOVED_METHODS: Final = frozenset(
     {
         INITIALIZE,

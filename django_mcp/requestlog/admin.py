@@ -1,4 +1,4 @@
-"""Read-only admin for the request log and the best-effort revision tally (design section 6).
+"""Read-only admin for the request log and the best-effort revision tally (docs/guides/records.md).
 
 Both tables are evidence written by the recorder, so the admin can look but never add, edit
 or delete: a log an operator can edit proves nothing. Pruning is the job of the

@@ -1,4 +1,4 @@
-"""The request log and the best-effort revision tally (design section 6).
+"""The request log and the best-effort revision tally (docs/guides/records.md).
 
 Both tables are written only by :mod:`django_mcp.requestlog.recorder`, in bulk and off the request
 path; the admin shows them read-only. ``RequestLog`` is an append-only, write-heavy table,

@@ -1,4 +1,4 @@
-"""The buffered, bounded, bulk writer of the request log (design section 6).
+"""The buffered, bounded, bulk writer of the request log (docs/guides/records.md).
 
 Why buffered: a synchronous INSERT per MCP request would put the log on the hot path (one
 more round trip, one more chance for a slow or locked database to stall a tool call). So

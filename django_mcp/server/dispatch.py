@@ -159,7 +159,7 @@ class MCPServer:
                 input_rounds.mark_uncacheable_retry(method, params, result)
         except RequestCancelled:
             return Reply(admitted.request.id, error=InternalError("Request cancelled"))
-        except Exception as exc:  # the one dispatch boundary (design section 8)
+        except Exception as exc:  # the one dispatch boundary (docs/adr/0002-validate-once.md)
             error = mcp_settings.exception_handler(exc, context)
             return Reply(admitted.request.id, error=error)
         return Reply(admitted.request.id, result=self.finish_result(result))

@@ -1,7 +1,7 @@
 """Signed, self-contained pagination cursors (server/utilities/pagination.mdx).
 
 A cursor is an offset signed with the project's ``SECRET_KEY``, time-stamped, and bound
-to the site, the method and the caller (design section 7), so any worker can continue a
+to the site, the method and the caller (docs/deployment.md), so any worker can continue a
 listing, while a forged, expired (``CURSOR_MAX_AGE``) or foreign cursor is refused with
 -32602 "Invalid cursor".
 """

@@ -124,7 +124,7 @@ def blocks_of(result: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def test_discover_advertises_every_primitive_the_fixtures_serve(client: Client) -> None:
-    """server/discover.mdx: capabilities list what the server serves (digest 3.1); the
+    """server/discover.mdx: capabilities list what the server serves; the
     suite's server-stateless step 4 needs ``prompts`` declared when prompts/list answers."""
     capabilities = request(client, "server/discover")["capabilities"]
 
@@ -143,7 +143,7 @@ def test_tools_list_names_every_fixture_with_a_description_and_schema(client: Cl
 
 
 def test_tools_list_order_is_stable_across_calls(client: Client) -> None:
-    """server/tools.mdx: tools/list SHOULD use a deterministic order (digest 3.2)."""
+    """server/tools.mdx: tools/list SHOULD use a deterministic order."""
     orders = [[t["name"] for t in request(client, "tools/list")["tools"]] for _ in range(3)]
 
     assert orders[0] == orders[1] == orders[2]
@@ -166,7 +166,7 @@ def test_prompts_list_names_every_fixture_with_a_description(client: Client) -> 
 
 def test_resources_and_the_template_are_listed(client: Client) -> None:
     """server/resources.mdx, "Listing Resources" and "Resource Templates": each resource
-    has uri and name, each template uriTemplate and name (digest 3.2)."""
+    has uri and name, each template uriTemplate and name."""
     resources = {r["uri"]: r for r in request(client, "resources/list")["resources"]}
     templates = {
         t["uriTemplate"]: t
@@ -231,7 +231,7 @@ def test_multiple_content_types_mixes_text_image_and_resource(client: Client) ->
 
 def test_error_handling_is_a_tool_error_result_not_a_protocol_error(client: Client) -> None:
     """server/tools.mdx, "Error Handling": execution errors are results with
-    ``isError: true`` (digest 10.3); the suite fails a JSON-RPC error here."""
+    ``isError: true``; the suite fails a JSON-RPC error here."""
     result = call(client, "test_error_handling")
 
     assert result["isError"] is True
@@ -282,7 +282,7 @@ def test_missing_capability_is_refused_with_32021_when_sampling_is_undeclared(
 ) -> None:
     """basic/index.mdx, "Client capabilities": a request needing an undeclared capability
     gets -32021 with ``data.requiredCapabilities`` as a ClientCapabilities object, HTTP 400
-    (digest 2.1 and 7.1)."""
+    (basic/index.mdx, "Error Codes")."""
     response = call_tool(client, "test_missing_capability", {}, meta=suite_meta({}))
 
     error = assert_error(response, 400, errors.MISSING_REQUIRED_CLIENT_CAPABILITY)
@@ -394,7 +394,7 @@ def test_template_resource_reads_as_text_naming_the_id(client: Client) -> None:
 
 def test_unknown_resource_is_invalid_params_naming_the_uri(client: Client) -> None:
     """server/resources.mdx, "Error Handling": not found is -32602 with ``data.uri`` and
-    never an empty contents list (SEP-2164, digest 3.3)."""
+    never an empty contents list (SEP-2164)."""
     uri = "test://nonexistent-resource-for-conformance-testing"
     response = mcp_post(client, "resources/read", {"uri": uri}, meta=suite_meta())
 
@@ -460,8 +460,7 @@ def test_prompt_with_image_includes_a_png(client: Client) -> None:
 
 
 def test_completion_of_arg1_suggests_values_with_the_typed_prefix(client: Client) -> None:
-    """server/utilities/completion.mdx: values (at most 100) complete the typed value
-    (digest 3.5)."""
+    """server/utilities/completion.mdx: values (at most 100) complete the typed value."""
     result = request(
         client,
         "completion/complete",
@@ -483,7 +482,8 @@ def test_completion_of_arg1_suggests_values_with_the_typed_prefix(client: Client
 def test_header_param_tool_advertises_and_checks_its_mirrored_header(client: Client) -> None:
     """server/tools.mdx, "x-mcp-header": the property is annotated with the header name, and
     a call whose ``Mcp-Param-Region`` header is missing is refused with -32020, HTTP 400
-    (digest 10.2); http-custom-header-server-validation needs such a string parameter."""
+    (basic/transports/streamable-http.mdx, "Server Behavior for Custom Headers");
+    http-custom-header-server-validation needs such a string parameter."""
     tools = {tool["name"]: tool for tool in request(client, "tools/list")["tools"]}
     region = tools["test_header_param"]["inputSchema"]["properties"]["region"]
     assert region["x-mcp-header"] == "Region"
@@ -535,7 +535,7 @@ def input_required(response: Any) -> dict[str, Any]:
 def test_elicitation_tool_asks_for_user_name_then_greets(client: Client) -> None:
     """basic/patterns/mrtr.mdx: the first round returns ``input_required`` with an
     elicitation/create request; the retry with the answer and the echoed requestState
-    completes (digest 5)."""
+    completes."""
     first = input_required(mrtr_round(client, ELICIT_TOOL))
     request = first["inputRequests"]["user_name"]
 
@@ -551,7 +551,7 @@ def test_elicitation_tool_completes_from_the_answer_alone_ignoring_extra_keys(
     client: Client,
 ) -> None:
     """basic/patterns/mrtr.mdx: each attempt stands alone, and unknown keys in
-    inputResponses are ignored (digest 5, "Server obligations")."""
+    inputResponses are ignored."""
     responses = {"user_name": ALICE, "unknown_extra_key": {"action": "cancel"}}
 
     result = result_of(mrtr_round(client, ELICIT_TOOL, responses))
@@ -561,7 +561,7 @@ def test_elicitation_tool_completes_from_the_answer_alone_ignoring_extra_keys(
 
 def test_elicitation_tool_asks_again_when_its_answer_is_missing(client: Client) -> None:
     """basic/patterns/mrtr.mdx: missing input SHOULD get another InputRequiredResult, not
-    an error (digest 5)."""
+    an error."""
     wrong = {"wrong_key": {"action": "accept", "content": {"data": "wrong"}}}
 
     result = input_required(mrtr_round(client, ELICIT_TOOL, wrong))
@@ -572,7 +572,7 @@ def test_elicitation_tool_asks_again_when_its_answer_is_missing(client: Client) 
 @pytest.mark.parametrize("responses", [{"user_name": 12345}, None])
 def test_elicitation_tool_refuses_malformed_input_responses(client: Client, responses: Any) -> None:
     """basic/patterns/mrtr.mdx: malformed InputResponses get a JSON-RPC error, -32602
-    (digest 5 and 7.1)."""
+    (basic/index.mdx, "Error Codes")."""
     response = mrtr_round(client, ELICIT_TOOL, responses)
 
     assert_error(response, 200, errors.INVALID_PARAMS)
@@ -580,7 +580,7 @@ def test_elicitation_tool_refuses_malformed_input_responses(client: Client, resp
 
 def test_sampling_tool_asks_the_model_then_completes(client: Client) -> None:
     """basic/patterns/mrtr.mdx: a sampling/createMessage input request needs messages and
-    an integer maxTokens (digest 5, schema CreateMessageRequest)."""
+    an integer maxTokens (schema CreateMessageRequest)."""
     first = input_required(mrtr_round(client, "test_input_required_result_sampling"))
     (key, request), *_ = first["inputRequests"].items()
     answer = {
@@ -619,7 +619,7 @@ def test_list_roots_tool_asks_for_roots_then_names_them(client: Client) -> None:
 
 def test_request_state_tool_round_trips_its_state(client: Client) -> None:
     """basic/patterns/mrtr.mdx: the server may carry what it needs in requestState, which
-    the client echoes verbatim (digest 5)."""
+    the client echoes verbatim."""
     name = "test_input_required_result_request_state"
     first = input_required(mrtr_round(client, name))
     (key,) = first["inputRequests"]
@@ -639,7 +639,7 @@ def test_request_state_tool_round_trips_its_state(client: Client) -> None:
 
 def test_multiple_inputs_tool_asks_for_all_three_kinds_at_once(client: Client) -> None:
     """basic/patterns/mrtr.mdx: one InputRequiredResult may hold several input requests
-    under unique keys (digest 5)."""
+    under unique keys."""
     name = "test_input_required_result_multiple_inputs"
     first = input_required(mrtr_round(client, name))
     answers = {
@@ -664,7 +664,7 @@ def test_multiple_inputs_tool_asks_for_all_three_kinds_at_once(client: Client) -
 
 def test_multi_round_tool_asks_twice_with_a_new_state_each_round(client: Client) -> None:
     """basic/patterns/mrtr.mdx: a retry may itself get another InputRequiredResult; each
-    round's requestState carries the answers so far (digest 5)."""
+    round's requestState carries the answers so far."""
     name = "test_input_required_result_multi_round"
     first = input_required(mrtr_round(client, name))
     second = input_required(
@@ -692,7 +692,7 @@ def test_multi_round_tool_asks_twice_with_a_new_state_each_round(client: Client)
 
 def test_tampered_request_state_is_refused_with_invalid_params(client: Client) -> None:
     """basic/patterns/mrtr.mdx, requestState security: an integrity-protected state that
-    fails verification is rejected, with -32602 (digest 5)."""
+    fails verification is rejected, with -32602."""
     name = "test_input_required_result_tampered_state"
     first = input_required(mrtr_round(client, name))
     (key,) = first["inputRequests"]
@@ -705,7 +705,7 @@ def test_tampered_request_state_is_refused_with_invalid_params(client: Client) -
 
 def test_capabilities_tool_asks_only_through_declared_capabilities(client: Client) -> None:
     """basic/patterns/mrtr.mdx: the server MUST NOT include an input request type the
-    client did not declare on this request (digest 5)."""
+    client did not declare on this request."""
     result = input_required(
         mrtr_round(client, "test_input_required_result_capabilities", capabilities={"sampling": {}})
     )
@@ -716,7 +716,7 @@ def test_capabilities_tool_asks_only_through_declared_capabilities(client: Clien
 
 def test_input_required_prompt_asks_for_context_then_renders_it(client: Client) -> None:
     """basic/patterns/mrtr.mdx: prompts/get may return input_required too; the retry
-    returns the GetPromptResult (digest 5)."""
+    returns the GetPromptResult."""
     name = "test_input_required_result_prompt"
     first = input_required(mrtr_round(client, name, method="prompts/get"))
     (key, request), *_ = first["inputRequests"].items()

@@ -87,8 +87,8 @@ def site(mcp_site):
     ids=lambda body: repr(body[:24]),
 )
 def test_bodies_that_are_not_json_are_400_parse_errors(client, body):
-    """Digest 6.7 step 4: body is not JSON -> 400 -32700 (no id); NaN/Infinity are not JSON,
-    and a nesting bomb must not take the worker down."""
+    """docs/errors.md, "Where each error comes from", step 4: body is not JSON -> 400 -32700
+    (no id); NaN/Infinity are not JSON, and a nesting bomb must not take the worker down."""
     response = post_raw(client, body, DISCOVER_HEADERS)
     assert_error(response, 400, -32700)
     assert "id" not in response.json()
@@ -101,7 +101,8 @@ def test_json_that_is_not_one_object_is_400_invalid_request(client, body):
 
 
 def test_the_content_type_is_not_enforced(client):
-    """Digest 6.6 [rec]: be lenient, parse JSON regardless of Content-Type."""
+    """basic/transports/streamable-http.mdx defines no status for a wrong Content-Type; our
+    choice is to be lenient and parse JSON regardless of Content-Type."""
     body = json.dumps(mcp_body("server/discover"))
     response = post_raw(client, body, DISCOVER_HEADERS, content_type="text/plain")
     assert result_of(response)["resultType"] == "complete"
@@ -248,8 +249,9 @@ def test_completion_still_works_for_a_good_request(client, site):
     ],
 )
 def test_malformed_retry_fields_are_invalid_params(client, site, extra):
-    """basic/patterns/mrtr.mdx: requestState is attacker-controlled; digest 5 [rec]: a state
-    that fails verification or malformed InputResponses get a JSON-RPC error (-32602)."""
+    """basic/patterns/mrtr.mdx: requestState is attacker-controlled; a state that fails
+    verification or malformed InputResponses get a JSON-RPC error (-32602, our choice of
+    code)."""
     response = mcp_post(client, "tools/call", {"name": "one", "arguments": {}, **extra})
     assert_error(response, 200, -32602)
 
@@ -429,8 +431,10 @@ def test_a_disallowed_origin_on_a_notification_is_403_without_id(client):
     ],
 )
 def test_loopback_and_allowed_host_origins_are_accepted(client, origin):
-    """Digest 6.5 [conf]: a request with a localhost Host and Origin must be accepted; an
-    origin whose host is in ALLOWED_HOSTS is accepted when ALLOWED_ORIGINS is unset."""
+    """basic/transports/streamable-http.mdx, "Security & Endpoint", and the conformance
+    suite's dns-rebinding-protection scenario: a request with a localhost Host and Origin must
+    be accepted; an origin whose host is in ALLOWED_HOSTS is accepted when ALLOWED_ORIGINS is
+    unset."""
     response = mcp_post(client, "server/discover", headers={"Origin": origin})
     assert result_of(response)["resultType"] == "complete"
 
@@ -452,19 +456,22 @@ def test_allowed_origins_star_accepts_any_origin(client):
 
 
 def test_a_request_without_origin_is_allowed(client):
-    """Digest 6.5 [rec]: non-browser clients send no Origin."""
+    """basic/transports/streamable-http.mdx, "Security & Endpoint", refuses only a present
+    and invalid Origin; our choice: non-browser clients send no Origin."""
     assert result_of(mcp_post(client, "server/discover"))
 
 
 def test_a_disallowed_host_is_400(client):
-    """Digest 6.5: ALLOWED_HOSTS already returns 400 for a bad Host (DNS rebinding)."""
+    """basic/transports/streamable-http.mdx, "Security & Endpoint": ALLOWED_HOSTS already
+    returns 400 for a bad Host (DNS rebinding)."""
     response = mcp_post(client, "server/discover", HTTP_HOST="evil.example.com")
     assert response.status_code == 400
 
 
 def test_dns_rebinding_host_and_origin_is_refused_but_localhost_is_served(client):
-    """Digest 6.5 [conf]: Host and Origin evil.example.com to a localhost server expects a
-    4xx; a localhost Host and Origin must be accepted."""
+    """basic/transports/streamable-http.mdx, "Security & Endpoint", as the conformance
+    suite's dns-rebinding-protection scenario checks it: Host and Origin evil.example.com to a
+    localhost server expects a 4xx; a localhost Host and Origin must be accepted."""
     evil = mcp_post(
         client,
         "server/discover",
@@ -482,7 +489,8 @@ def test_dns_rebinding_host_and_origin_is_refused_but_localhost_is_served(client
 
 
 def test_the_middleware_leaves_other_urls_alone(client):
-    """Design section 3: non-MCP URLs are never touched by the middleware."""
+    """docs/adr/0002-validate-once.md (the middleware is the HTTP face of admission):
+    non-MCP URLs are never touched by the middleware."""
     response = client.get("/admin/login/", headers={"Origin": "https://evil.example.com"})
     assert response.status_code == 200
     assert exchange_of(response.wsgi_request) is None

@@ -1,10 +1,11 @@
-"""The order in which a request is validated over HTTP: digest section 6.7, one test (or a
-few) per step, each showing that the earlier step wins when a request breaks several rules.
+"""The order in which a request is validated over HTTP (docs/errors.md, "Where each error
+comes from", whose step numbers the tests use), one test (or a few) per step, each showing
+that the earlier step wins when a request breaks several rules.
 
 Sources: basic/transports/streamable-http.mdx ("Sending Messages", "Request Metadata",
 "Server Validation", "Backward Compatibility"), basic/index.mdx ("_meta"),
-basic/versioning.mdx, server/tools.mdx; the conformance-suite expectations are quoted from
-the digest ([conf]).
+basic/versioning.mdx, server/tools.mdx. [conf] marks what the official conformance suite
+expects (docs/conformance.md); [rec] marks our choice where the spec is silent.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ REMOVED = ("initialize", "ping", "logging/setLevel", "resources/subscribe", "res
 @pytest.mark.parametrize("path", ["/mcp", "/mcp/"])
 def test_anything_but_post_is_405_with_allow_post(client, method, path):
     """streamable-http.mdx "Backward Compatibility": "HTTP GET or DELETE to the MCP endpoint:
-    respond with 405 Method Not Allowed" (digest 6.1: other methods the same, Allow: POST)."""
+    respond with 405 Method Not Allowed" ([rec]: other methods the same, Allow: POST)."""
     response = getattr(client, method)(path, headers={"Origin": "https://evil.example.com"})
     assert response.status_code == 405
     assert response["Allow"] == "POST"
@@ -69,7 +70,7 @@ def test_a_forbidden_origin_is_403_before_the_body_is_read(client):
 
 
 def test_a_body_that_is_not_json_is_a_400_parse_error_without_id(client):
-    """Digest 6.3 / 6.7 step 4: body is not JSON -> 400 -32700 (no id)."""
+    """Step 4 ([rec]: the spec gives no status): body is not JSON -> 400 -32700 (no id)."""
     response = post_raw(client, b'{"jsonrpc": "2.0", "id": 1,', {"Mcp-Method": "tools/list"})
     assert_error(response, 400, -32700)
     assert "id" not in response.json()
@@ -94,7 +95,7 @@ def test_a_body_that_is_not_json_is_a_400_parse_error_without_id(client):
 def test_a_body_that_is_not_one_valid_request_is_a_400_invalid_request(client, document, echoed):
     """streamable-http.mdx "Sending Messages": "The body of the HTTP POST MUST be a single
     JSON-RPC request or notification. The client MUST NOT send JSON-RPC responses."
-    (digest 6.1: batches and responses -> 400 -32600). Readable ids are echoed."""
+    ([rec]: batches and responses -> 400 -32600). Readable ids are echoed."""
     headers = {"MCP-Protocol-Version": "v999.0.0", "Mcp-Method": "nope"}
     response = post_raw(client, json.dumps(document), headers)
     assert_error(response, 400, -32600)
@@ -109,8 +110,7 @@ def test_a_body_that_is_not_one_valid_request_is_a_400_invalid_request(client, d
 )
 def test_a_notification_is_202_with_an_empty_body(client, method):
     """streamable-http.mdx "Sending Messages": "If the server accepts it, the server MUST
-    return HTTP status code 202 Accepted with no body." Unknown ones are ignored (digest 6.7
-    step 6)."""
+    return HTTP status code 202 Accepted with no body." Unknown ones are ignored (step 6)."""
     response = notify(client, method, {"requestId": 1})
     assert response.status_code == 202
     assert response.content == b""
@@ -118,7 +118,7 @@ def test_a_notification_is_202_with_an_empty_body(client, method):
 
 def test_a_notification_needs_no_mcp_headers_and_no_meta(client):
     """streamable-http.mdx: "header requirements for notification POSTs are not defined by
-    this revision" (digest 6.2 [rec]: be lenient)."""
+    this revision" ([rec]: be lenient)."""
     body = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
     response = post_raw(client, json.dumps(body))
     assert response.status_code == 202
@@ -138,7 +138,7 @@ def test_a_notification_needs_no_mcp_headers_and_no_meta(client):
 )
 def test_a_malformed_notification_is_4xx_with_an_empty_body(client, document):
     """streamable-http.mdx: "If the server cannot accept it, it MUST return an HTTP error
-    status code (e.g., 400 Bad Request)"; design section 4: notifications never receive a
+    status code (e.g., 400 Bad Request)"; docs/errors.md: notifications never receive a
     JSON-RPC error body."""
     response = post_raw(client, json.dumps(document))
     assert 400 <= response.status_code < 500
@@ -150,14 +150,14 @@ def test_a_malformed_notification_is_4xx_with_an_empty_body(client, document):
 
 def test_initialize_is_404_method_not_found_naming_the_supported_versions(client):
     """basic/versioning.mdx: modern-only servers SHOULD name their supported versions in the
-    error to initialize; digest 8.4 [conf]: HTTP 404 with -32601."""
+    error to initialize; [conf]: HTTP 404 with -32601."""
     error = assert_error(mcp_post(client, "initialize"), 404, -32601)
     assert error["data"]["supported"] == ["2026-07-28"]
 
 
 def test_initialize_is_refused_even_without_any_headers_or_meta(client):
-    """Digest 8.4 [rec]: special-case initialize "whatever the headers are" (a real legacy
-    client sends none of the new headers nor the per-request _meta)."""
+    """[rec] (docs/adr/0001-revision-policy.md): special-case initialize whatever the headers
+    are (a real legacy client sends none of the new headers nor the per-request _meta)."""
     legacy = {
         "jsonrpc": "2.0",
         "id": 0,
@@ -190,7 +190,7 @@ def test_initialize_is_refused_even_without_any_headers_or_meta(client):
     ids=["no-meta", "no-version", "no-capabilities", "int-version", "str-capabilities", "str"],
 )
 def test_missing_required_meta_with_valid_headers_is_400_invalid_params_with_id(client, meta):
-    """basic/index.mdx "_meta" / digest 2.1 [conf]: server/discover with a missing _meta, a
+    """basic/index.mdx "_meta" / [conf]: server/discover with a missing _meta, a
     missing protocolVersion or a missing clientCapabilities expects -32602 and HTTP 400,
     with the request id echoed."""
     response = mcp_post(
@@ -212,7 +212,7 @@ def test_a_request_without_params_at_all_is_400_invalid_params(client):
 
 
 def test_missing_meta_wins_over_missing_headers(client):
-    """Digest 6.7 step 8 [conf]: the _meta check comes before the header comparison."""
+    """Step 8 [conf]: the _meta check comes before the header comparison."""
     response = mcp_post(
         client, "server/discover", meta=OMIT, headers={"MCP-Protocol-Version": None}
     )
@@ -220,7 +220,7 @@ def test_missing_meta_wins_over_missing_headers(client):
 
 
 def test_a_request_without_client_info_is_served(client):
-    """basic/index.mdx "_meta": clientInfo is a SHOULD; digest 2.1 [conf]: a request without
+    """basic/index.mdx "_meta": clientInfo is a SHOULD; [conf]: a request without
     clientInfo must be served, HTTP 200."""
     meta = request_meta(**{CLIENT_INFO_KEY: OMIT})
     assert result_of(mcp_post(client, "server/discover", meta=meta))["resultType"] == "complete"
@@ -240,7 +240,7 @@ def test_a_version_header_that_differs_from_the_body_is_400_header_mismatch(clie
     """streamable-http.mdx "Protocol Version Header": "The header value MUST match the
     io.modelcontextprotocol/protocolVersion field ... If the values do not match, the server
     MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error";
-    digest 6.7 step 9 [conf]: header 2026-07-28 with body v999.0.0 gives -32020, not -32022."""
+    step 9 [conf]: header 2026-07-28 with body v999.0.0 gives -32020, not -32022."""
     response = mcp_post(
         client,
         "server/discover",
@@ -261,7 +261,7 @@ def test_a_supported_body_version_with_another_header_is_a_header_mismatch(clien
 def test_an_unsupported_version_in_header_and_body_is_400_with_supported_and_requested(client):
     """streamable-http.mdx: "If the server does not implement the requested protocol
     version ... it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError
-    listing its supported versions"; digest 6.7 step 10 [conf]: both v999.0.0."""
+    listing its supported versions"; step 10 [conf]: both v999.0.0."""
     response = mcp_post(client, "server/discover", meta=request_meta(version="v999.0.0"))
     error = assert_error(response, 400, -32022)
     assert error["data"] == {"supported": ["2026-07-28"], "requested": "v999.0.0"}
@@ -274,7 +274,8 @@ def test_an_older_revision_is_refused_with_unsupported_protocol_version(client):
 
 
 def test_a_newer_dated_revision_is_served_best_effort(client):
-    """Design section 5: revisions newer than ours are served best-effort (HTTP 200)."""
+    """docs/adr/0001-revision-policy.md: revisions newer than ours are served best-effort
+    (HTTP 200)."""
     response = mcp_post(client, "server/discover", meta=request_meta(version="2099-01-01"))
     assert result_of(response)["supportedVersions"] == ["2026-07-28"]
 
@@ -297,7 +298,7 @@ def test_version_support_is_checked_before_the_method_header(client):
 )
 def test_a_missing_or_different_mcp_method_is_400_header_mismatch(client, value):
     """streamable-http.mdx "Standard Request Headers": Mcp-Method is required for all
-    requests; "Header values (such as method names) are case-sensitive"; digest 16 [conf]:
+    requests; "Header values (such as method names) are case-sensitive"; [conf]:
     an uppercase method value is rejected."""
     assert_error(mcp_post(client, "tools/list", headers={"Mcp-Method": value}), 400, -32020)
 
@@ -329,7 +330,8 @@ def test_header_names_are_case_insensitive(client, names):
 
 
 def test_header_values_are_trimmed_of_surrounding_whitespace(client):
-    """Digest 6.2 [conf]: leading and trailing whitespace around values must be tolerated."""
+    """streamable-http.mdx "Request Metadata" (values per RFC 9110) [conf]: leading and
+    trailing whitespace around values must be tolerated."""
     headers = {"MCP-Protocol-Version": " 2026-07-28\t", "Mcp-Method": "  server/discover "}
     assert result_of(mcp_post(client, "server/discover", headers=headers))
 
@@ -346,8 +348,9 @@ def test_an_unknown_method_is_404_method_not_found(client, method):
 
 @pytest.mark.parametrize("method", REMOVED)
 def test_removed_methods_are_404_method_not_found(client, method):
-    """Digest section 3 [conf]: initialize, ping, logging/setLevel, resources/subscribe and
-    resources/unsubscribe with valid _meta and headers expect HTTP 404 and -32601."""
+    """changelog.mdx (removed methods) [conf]: initialize, ping, logging/setLevel,
+    resources/subscribe and resources/unsubscribe with valid _meta and headers expect HTTP 404
+    and -32601."""
     assert_error(mcp_post(client, method), 404, -32601)
 
 
@@ -397,7 +400,7 @@ def test_a_missing_different_or_undecodable_mcp_name_is_400_header_mismatch(
 )
 def test_mcp_name_accepts_whitespace_and_the_base64_sentinel(client, tools_site, value):
     """streamable-http.mdx "Value Encoding": servers MUST decode an encoded Mcp-Name before
-    comparing; digest 16 [conf]: Mcp-Name with surrounding whitespace is accepted."""
+    comparing; [conf]: Mcp-Name with surrounding whitespace is accepted."""
     assert result_of(call_tool(client, "echo", {}, headers={"Mcp-Name": value}))
 
 
@@ -426,8 +429,9 @@ def test_the_mcp_name_header_name_is_case_insensitive(client, tools_site):
 
 
 def test_an_unknown_tool_is_200_invalid_params(client, tools_site):
-    """server/tools.mdx "Error Handling": unknown tools are protocol errors (-32602); digest
-    6.3 [rec]: status 200 for application-level errors."""
+    """server/tools.mdx "Error Handling": unknown tools are protocol errors (-32602);
+    [rec] (docs/errors.md, "Why 200 for some errors"): status 200 for application-level
+    errors."""
     assert assert_error(call_tool(client, "nope", {}), 200, -32602)["data"] == {"name": "nope"}
 
 
@@ -522,7 +526,8 @@ def test_param_headers_are_checked_only_after_the_tool_is_known(client, tools_si
 
 
 def test_an_invalid_log_level_is_invalid_params(client):
-    """Digest 2.1: "An unrecognised logLevel value SHOULD be rejected with -32602"."""
+    """server/utilities/logging.mdx: an unrecognised logLevel value SHOULD be rejected with
+    -32602."""
     meta = request_meta(**{"io.modelcontextprotocol/logLevel": "LOUD"})
     assert assert_error(mcp_post(client, "server/discover", meta=meta), 400, -32602)
 

@@ -1,7 +1,7 @@
 """The five ModelTools actions through tools/call (server/tools.mdx).
 
 Bad input is a tool execution error (``isError: true`` naming what is wrong), never a
-protocol error: server/tools.mdx, "Error Handling" (digest 7.3 and 10.3). The module is its
+protocol error: server/tools.mdx, "Error Handling". The module is its
 own URLconf: the example site of docs/examples/modeltools_example.py at /example/mcp, and a
 fresh site at /mcp whose author tools write through a serializer that can fail after saving.
 """
@@ -283,7 +283,7 @@ def test_a_duplicate_unique_value_is_a_tool_error(
 def test_create_refuses_arguments_outside_its_schema(
     client: Client, catalogue: Any, editor: Any
 ) -> None:
-    """server/tools.mdx, "Error Handling" and digest 7.3: arguments that break the
+    """server/tools.mdx, "Error Handling": arguments that break the
     inputSchema (additionalProperties: false; ``id`` is read-only) are input validation
     errors, not silently ignored."""
     client.force_login(editor)

@@ -95,7 +95,7 @@ def test_descriptions_come_from_verbose_names_and_options(client: Client, boss: 
 
 
 def test_annotations_say_which_actions_read_and_which_destroy(client: Client) -> None:
-    """server/tools.mdx, "Tool annotations" (digest 10.1): readOnlyHint on reads;
+    """server/tools.mdx, "Tool annotations": readOnlyHint on reads;
     destructiveHint true on update and delete, false on create."""
     listed = tools(client)
 
@@ -113,7 +113,7 @@ def test_annotations_say_which_actions_read_and_which_destroy(client: Client) ->
 
 
 def test_schemas_follow_fields_and_exclude(client: Client) -> None:
-    """server/tools.mdx, "Tool" (digest 10.1): inputSchema is an object schema;
+    """server/tools.mdx, "Tool": inputSchema is an object schema;
     outputSchema describes structuredContent. Excluded fields appear in neither; read-only
     fields (the id) are output only."""
     listed = tools(client)
@@ -158,7 +158,7 @@ def test_list_takes_search_filters_and_paging(client: Client, boss: Any) -> None
 
 
 def test_schemas_from_a_serializer_keep_its_nullability(client: Client, boss: Any) -> None:
-    """server/tools.mdx, "Tool" (digest 10.1): any JSON Schema 2020-12 keyword may be
+    """server/tools.mdx, "Tool": any JSON Schema 2020-12 keyword may be
     used; a nullable field is a union with "null"."""
     client.force_login(boss)
     listed = tools(client, at=EXAMPLE)
@@ -169,7 +169,7 @@ def test_schemas_from_a_serializer_keep_its_nullability(client: Client, boss: An
 
 
 def test_every_schema_is_a_valid_2020_12_schema(client: Client, boss: Any) -> None:
-    """server/tools.mdx, "Tool" (digest 10.1): inputSchema and outputSchema are JSON
+    """server/tools.mdx, "Tool": inputSchema and outputSchema are JSON
     Schema 2020-12; inputSchema's root is an object."""
     client.force_login(boss)
     for listed in (tools(client), tools(client, at=EXAMPLE)):

@@ -26,7 +26,7 @@ def mismatch(func: Any, *args: Any) -> errors.MCPError:
 
 
 def test_normalise_lowercases_names_and_trims_optional_whitespace():
-    """streamable-http.mdx "Case Sensitivity": header names are case-insensitive; digest 6.2:
+    """streamable-http.mdx "Case Sensitivity": header names are case-insensitive; RFC 9110:
     leading and trailing whitespace is not part of the value."""
     assert h.normalise({"MCP-Protocol-Version": " 2026-07-28\t", "mcp-METHOD": "x"}) == {
         "mcp-protocol-version": "2026-07-28",
@@ -64,8 +64,8 @@ def test_the_spec_encoding_examples_decode():
     ],
 )
 def test_invalid_base64_inside_the_sentinel_is_a_header_mismatch(raw):
-    """Digest 6.2: invalid base64 inside the sentinel (bad padding or bad characters) is a
-    validation failure: 400 -32020."""
+    """streamable-http.mdx "Value Encoding" and "Server Validation": invalid base64 inside the
+    sentinel (bad padding or bad characters) is a validation failure: 400 -32020."""
     mismatch(h.decode_value, raw, "Mcp-Name")
 
 

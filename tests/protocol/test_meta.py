@@ -1,4 +1,4 @@
-"""Per-request ``params._meta`` (basic/index.mdx "_meta"; digest section 2.1)."""
+"""Per-request ``params._meta`` (basic/index.mdx "_meta")."""
 
 from __future__ import annotations
 
@@ -58,16 +58,17 @@ def test_required_meta_returns_version_capabilities_and_the_meta():
     ],
 )
 def test_missing_or_mistyped_required_meta_is_invalid_request_meta(params):
-    """Digest 2.1: missing protocolVersion or clientCapabilities (or a missing _meta) makes
-    the request malformed: -32602, and on HTTP 400."""
+    """basic/index.mdx "_meta": missing protocolVersion or clientCapabilities (or a missing
+    _meta) makes the request malformed: -32602, and on HTTP 400."""
     error = meta_error(params)
     assert isinstance(error, errors.InvalidRequestMeta)
     assert error.code == errors.INVALID_PARAMS
 
 
 def test_an_unknown_version_string_is_returned_unchecked_for_later_steps():
-    """Digest 6.7: the version is compared with the header (-32020) before its support is
-    decided (-32022), so the _meta step must not judge it."""
+    """docs/errors.md, "Where each error comes from": the version is compared with the
+    header (-32020) before its support is decided (-32022), so the _meta step must not judge
+    it."""
     version, _, _ = required_meta(
         {"_meta": {PROTOCOL_VERSION_KEY: "v999.0.0", CLIENT_CAPABILITIES_KEY: {}}}
     )
@@ -75,7 +76,7 @@ def test_an_unknown_version_string_is_returned_unchecked_for_later_steps():
 
 
 def test_client_info_is_optional():
-    """Digest 2.1 / basic/index.mdx: clientInfo is a SHOULD; a request without it is served."""
+    """basic/index.mdx "_meta": clientInfo is a SHOULD; a request without it is served."""
     assert complete_meta("2026-07-28", {}, VALID).client_info is None
 
 
@@ -100,7 +101,8 @@ def test_every_logging_level_is_accepted(level):
 
 @pytest.mark.parametrize("level", ["DEBUG", "verbose", 3, ""])
 def test_an_unrecognised_log_level_is_invalid_params(level):
-    """Digest 2.1: an unrecognised logLevel value SHOULD be rejected with -32602."""
+    """server/utilities/logging.mdx: an unrecognised logLevel value SHOULD be rejected with
+    -32602."""
     assert optional_error(**{LOG_LEVEL_KEY: level}).code == errors.INVALID_PARAMS
 
 

@@ -1,4 +1,4 @@
-"""The protocol package is pure Python: it never imports Django (design section 2).
+"""The protocol package is pure Python: it never imports Django (docs/adr/0002-validate-once.md).
 
 Each check runs in a fresh interpreter (``sys.executable``), so nothing this test process
 already imported can hide an import.

@@ -1,4 +1,4 @@
-"""The revision policy (basic/versioning.mdx; design section 5; digest section 8)."""
+"""The revision policy (basic/versioning.mdx; docs/adr/0001-revision-policy.md)."""
 
 from __future__ import annotations
 
@@ -36,8 +36,8 @@ def test_the_current_revision_is_supported():
 
 @pytest.mark.parametrize("declared", ["2026-07-29", "2027-01-01", "2099-01-01"])
 def test_newer_dated_revisions_are_served_best_effort_as_the_current_one(declared):
-    """Design section 5: revisions newer than ours are served best-effort with 2026-07-28
-    semantics (and recorded)."""
+    """docs/adr/0001-revision-policy.md: revisions newer than ours are served best-effort with
+    2026-07-28 semantics (and recorded)."""
     decision = DEFAULT.decide(declared)
     assert (decision.declared, decision.served, decision.how) == (
         declared,
@@ -61,7 +61,7 @@ def test_older_dated_revisions_are_refused(declared):
 )
 def test_strings_that_are_not_dated_revisions_are_refused_with_supported_and_requested(declared):
     """schema.json UnsupportedProtocolVersionError: data = {supported: string[],
-    requested: string}; digest 3.1: [conf] tests discover with version v999.0.0."""
+    requested: string}; the official conformance suite tests discover with version v999.0.0."""
     error = refusal(DEFAULT, declared)
     assert error.to_dict() == {
         "code": -32022,
@@ -83,7 +83,7 @@ def test_parse_revision_reads_real_dates():
 
 @pytest.mark.parametrize("declared", ["2026-07-29", "2099-01-01", "2025-11-25", "latest"])
 def test_strict_mode_refuses_everything_but_the_supported_revisions(declared):
-    """Design section 5: "strict" refuses everything but 2026-07-28."""
+    """docs/adr/0001-revision-policy.md: "strict" refuses everything but 2026-07-28."""
     assert refusal(STRICT, declared).data["requested"] == declared
     assert STRICT.decide("2026-07-28").how is ServedHow.SUPPORTED
 

@@ -12,7 +12,8 @@ from django.utils import timezone
 from django_mcp.requestlog.models import RequestLog
 from tests.helpers import call_tool, request_meta
 
-#: A well-formed dated revision newer than ours: served best-effort (design section 5).
+#: A well-formed dated revision newer than ours: served best-effort
+#: (docs/adr/0001-revision-policy.md).
 FUTURE_REVISION = "2099-01-01"
 
 

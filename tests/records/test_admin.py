@@ -1,4 +1,6 @@
-"""The admin shows the request log and the best-effort revisions, read-only (design 6)."""
+"""The admin shows the request log and the best-effort revisions, read-only
+(docs/guides/records.md, "The admin").
+"""
 
 from __future__ import annotations
 

@@ -94,8 +94,9 @@ def test_tool_errors_and_protocol_errors_are_recorded_with_their_outcome(client)
 
 
 def test_an_accepted_notification_is_recorded_as_a_notification(client):
-    """basic/transports/streamable-http.mdx (digest 6.3): "Notification accepted | 202
-    Accepted | empty"; the log keeps the 202 and the outcome ``notification``."""
+    """basic/transports/streamable-http.mdx, "Sending Messages": an accepted notification
+    gets "202 Accepted with no body"; the log keeps the 202 and the outcome
+    ``notification``."""
     notify(client, "notifications/cancelled", {"requestId": 1})
 
     recorder.flush()
@@ -178,10 +179,11 @@ def test_sampling_keeps_a_success_when_the_draw_is_below_the_rate(client, monkey
 
 
 def test_a_best_effort_serve_creates_then_increments_its_served_revision(client):
-    """design.md section 5: newer dated revisions are served best-effort and recorded.
+    """docs/adr/0001-revision-policy.md: newer dated revisions are served best-effort and
+    recorded.
 
-    basic/lifecycle (digest 8.1): "There is no handshake. Each request declares its
-    version, and the server accepts or rejects each request on its own."
+    basic/versioning.mdx: "There is no negotiation handshake. Every request carries its
+    protocol version, and the server accepts or rejects each request independently."
     """
     best_effort_call(client, request_id=1)
     best_effort_call(client, request_id=2)

@@ -1,8 +1,9 @@
 """Closing a response stream cancels the request, through live Daphne and uvicorn servers.
 
-basic/patterns/cancellation.mdx (digest section 11): "HTTP: the client closing the SSE
-response stream is the cancellation. The server MUST treat a disconnect as cancellation. It
-SHOULD stop work soon and MUST NOT send more messages for that request."
+basic/patterns/cancellation.mdx and basic/transports/streamable-http.mdx, "Cancellation":
+"Closing the SSE response stream MUST be treated by the server as cancellation of that
+request. [...] The server SHOULD stop work on the cancelled request as soon as practical and
+MUST NOT send any further messages for it."
 
 The tools (tests/streams/tools_site.py) record each step in a file the test names, so the
 test sees from outside whether the handler stopped: ``cancelled`` must appear, ``finished``

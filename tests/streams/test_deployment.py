@@ -1,6 +1,6 @@
 """The deployment guide's advice, checked: GZip must not buffer SSE responses.
 
-basic/transports/streamable-http.mdx (digest 6.4): the server sends notifications on the
+basic/transports/streamable-http.mdx: the server sends notifications on the
 response stream before the final response; a compressor that holds them back until the end
 turns a live stream into a late one.
 """
@@ -28,7 +28,7 @@ def gzip_request() -> Any:
 
 @pytest.mark.skipif(django.VERSION >= (6, 0), reason="Django 6 flushes each streamed chunk")
 def test_stock_gzip_would_hold_sse_events_back_until_the_stream_ends():
-    """basic/transports/streamable-http.mdx (digest 6.4), why the guide warns: on Django
+    """basic/transports/streamable-http.mdx, why the guide warns: on Django
     5.2 only the gzip header comes out before the last event."""
     chunks = [len(chunk) for chunk in compress_sequence(iter(EVENTS))]
 
@@ -37,7 +37,7 @@ def test_stock_gzip_would_hold_sse_events_back_until_the_stream_ends():
 
 @pytest.mark.skipif(django.VERSION < (6, 0), reason="Django 5.2 holds streamed chunks back")
 def test_stock_gzip_of_django_6_flushes_every_event():
-    """basic/transports/streamable-http.mdx (digest 6.4): Django 6's compressor flushes
+    """basic/transports/streamable-http.mdx: Django 6's compressor flushes
     each chunk, so events are not held back (the guide's middleware is still advised)."""
     chunks = [len(chunk) for chunk in compress_sequence(iter(EVENTS))]
 

@@ -1,9 +1,10 @@
 """Two server processes sharing real Redis and PostgreSQL: a change committed through one
 reaches a listen stream held by the other.
 
-basic/patterns/subscriptions.mdx (digest section 12, [rec]): "With several worker processes
-or instances, fan change events out through shared infrastructure (e.g. Redis pub/sub or
-Postgres LISTEN/NOTIFY) to whichever process holds each open stream." Here the Channels
+basic/patterns/subscriptions.mdx, with our choice where the spec leaves it open
+(docs/deployment.md, "Several processes: Redis"): with several worker processes or
+instances, fan change events out through shared infrastructure (e.g. Redis pub/sub or
+Postgres LISTEN/NOTIFY) to whichever process holds each open stream. Here the Channels
 layer is ``channels_redis`` (``testproject/settings_redis.py``) with a key prefix unique to
 this run, and both processes use the PostgreSQL ``test`` database.
 """
@@ -56,8 +57,8 @@ def forget_keys(prefix: str) -> None:
 
 
 def test_a_change_committed_through_one_process_reaches_a_listener_on_the_other(tmp_path: Path):
-    """basic/patterns/subscriptions.mdx (digest 12, [rec] fan-out through shared
-    infrastructure): a listener on process A (default site) receives ``tools/list_changed``
+    """basic/patterns/subscriptions.mdx (fan-out through shared infrastructure, our choice:
+    docs/deployment.md): a listener on process A (default site) receives ``tools/list_changed``
     for a tool re-registered through process B, and ``resources/updated`` for an Author row
     B commits (ModelTools ``resource_uri``); a listener on B receives a change published
     through A."""

@@ -1,12 +1,12 @@
 """``subscriptions/listen`` streams through a live Daphne server (uvicorn for the server-side
 close), plus the WSGI path in-process.
 
-basic/patterns/subscriptions.mdx (digest section 12): the response is an SSE stream that
-stays open; "The first message MUST be notifications/subscriptions/acknowledged" with the
-"subset honoured"; "Each type is opt-in. The server MUST NOT send types the client did not
-request"; every notification carries ``_meta["io.modelcontextprotocol/subscriptionId"]``
-(the listen request's id); "Send : comment keep-alives during quiet periods"; a server that
-ends the stream "SHOULD first send the JSON-RPC response to the listen request, then close".
+basic/patterns/subscriptions.mdx: the response is an SSE stream that stays open; the first
+message MUST be notifications/subscriptions/acknowledged with the subset honoured; each type
+is opt-in, and the server MUST NOT send types the client did not request; every
+notification carries ``_meta["io.modelcontextprotocol/subscriptionId"]`` (the listen
+request's id); ``:`` comment keep-alives go out during quiet periods; a server that ends the
+stream SHOULD first send the JSON-RPC response to the listen request, then close.
 """
 
 from __future__ import annotations
@@ -229,8 +229,9 @@ def test_model_tools_saves_reach_a_listener_after_commit_and_never_on_rollback(
 
 @pytest.mark.live
 def test_quiet_streams_carry_keep_alive_comments(daphne: LiveServer):
-    """basic/transports/streamable-http.mdx (digest 6.4): "Long-lived streams should send
-    periodic SSE comment lines" (``LISTEN_KEEPALIVE_SECONDS``, 0.2 s in this server)."""
+    """basic/transports/streamable-http.mdx: for long-lived streams "servers are encouraged to
+    periodically emit an SSE comment line" as a keep-alive (``LISTEN_KEEPALIVE_SECONDS``, 0.2 s
+    in this server)."""
     with listening(daphne, {"toolsListChanged": True}) as (_, reader):
         frames = [reader.frame(), reader.frame(), reader.frame()]
 
@@ -288,8 +289,8 @@ def post_listen(client: Client, notifications: Any, **kw: Any) -> Any:
 )
 def test_a_malformed_filter_is_invalid_params_before_any_stream(client: Client, notifications: Any):
     """basic/patterns/subscriptions.mdx: ``notifications`` is required and typed; a bad
-    filter is an ordinary JSON-RPC error (-32602), validated before a stream opens (digest
-    6.3)."""
+    filter is an ordinary JSON-RPC error (-32602), validated before a stream opens (our
+    choice: an HTTP status can only be chosen before a stream starts)."""
     response = post_listen(client, notifications)
 
     assert response["Content-Type"].startswith("application/json")
@@ -341,7 +342,7 @@ def test_the_wsgi_path_acknowledges_delivers_keeps_alive_and_closes(client: Clie
 def test_events_a_stream_filters_out_do_not_hold_back_its_keep_alives(
     client: Client, settings: Any
 ):
-    """basic/transports/streamable-http.mdx (digest 6.4): keep-alives go out "during quiet
+    """basic/transports/streamable-http.mdx: keep-alives go out "during quiet
     periods" of the stream; a steady flow of events this stream does not want (prompt
     changes, every 20 ms) is quiet for it."""
     settings.DJANGO_MCP = {

@@ -1,9 +1,10 @@
 """Log messages gated by the request's ``logLevel``, on the request's own response stream.
 
-server/utilities/logging.mdx (digest sections 0 and 6.4): "The log level is now set per
-request with ``_meta["io.modelcontextprotocol/logLevel"]``"; the server may send
-``notifications/message`` on the request's stream "when ``logLevel`` was set", at that level
-or above it, and never otherwise.
+server/utilities/logging.mdx and changelog.mdx: "Log level is now set per-request via
+``io.modelcontextprotocol/logLevel`` in ``_meta``"; the server may send
+``notifications/message`` on the request's stream (basic/transports/streamable-http.mdx,
+"Receiving Messages") when ``logLevel`` was set, at that level or above it, and never
+otherwise.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def test_log_messages_are_sent_at_and_above_the_requested_level(client: Any, lev
 
 
 def test_without_a_log_level_no_message_is_sent(client: Any):
-    """server/utilities/logging.mdx (digest 0): logging/setLevel is gone; without a
+    """server/utilities/logging.mdx and changelog.mdx: logging/setLevel is gone; without a
     ``logLevel`` on the request the server sends no ``notifications/message`` at all."""
     response = call_tool(client, "chatty", path="/streams/mcp")
 
@@ -59,8 +60,8 @@ def test_without_a_log_level_no_message_is_sent(client: Any):
 
 @pytest.mark.parametrize("value", ["verbose", "INFO", 3, True, ""])
 def test_an_invalid_log_level_is_invalid_params(client: Any, value: Any):
-    """basic/index.mdx, "_meta" (digest 2.1): ``logLevel`` is a ``LoggingLevel``; a malformed
-    request ``_meta`` is -32602 (HTTP 400, digest 6.3)."""
+    """basic/index.mdx, "_meta": ``logLevel`` is a ``LoggingLevel``; a malformed request
+    ``_meta`` is -32602 (HTTP 400)."""
     response = call_tool(
         client, "chatty", path="/streams/mcp", meta=request_meta(**{LOG_LEVEL: value})
     )
@@ -70,7 +71,7 @@ def test_an_invalid_log_level_is_invalid_params(client: Any, value: Any):
 
 @pytest.mark.live
 def test_log_messages_stream_live_beside_progress(daphne: LiveServer):
-    """basic/transports/streamable-http.mdx (digest 6.4): progress and log notifications that
+    """basic/transports/streamable-http.mdx: progress and log notifications that
     relate to the request may both precede its response on its stream."""
     body = remote.tool_call("chatty", id="log-1", **{LOG_LEVEL: "critical", "progressToken": "p"})
 

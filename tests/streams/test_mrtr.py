@@ -1,11 +1,11 @@
 """Multi round-trip requests over HTTP: every path and every attack on ``requestState``.
 
-basic/patterns/mrtr.mdx (digest section 5): only ``tools/call``, ``prompts/get`` and
-``resources/read`` may return ``InputRequiredResult``; the client retries "the same method
-and params again, with a new JSON-RPC id", adding ``inputResponses`` and the echoed
-``requestState``; the server must treat ``requestState`` as "attacker-controlled input",
-protect its integrity and "reject anything that fails verification", binding "the
-authenticated principal, a short expiry, the originating request".
+basic/patterns/mrtr.mdx: only ``tools/call``, ``prompts/get`` and ``resources/read`` may
+return ``InputRequiredResult``; the client retries the original request with a new JSON-RPC
+id, adding ``inputResponses`` and the echoed ``requestState``; the server must treat
+``requestState`` as "an attacker-controlled input", protect its integrity and "reject state
+that fails verification", binding the authenticated principal, a short expiry and the
+originating request.
 
 The tools are testproject.conformance's (default site, ``/mcp``) and the ``streams`` site's
 (``/streams/mcp``); every response is validated against schema.json by the conftest.
@@ -123,8 +123,9 @@ def test_an_elicitation_round_trip_completes_on_the_retry(client: Client):
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 def test_a_declined_or_cancelled_elicitation_is_an_answer_too(client: Client, action: str):
-    """client/elicitation.mdx (digest 14.1): "Handle decline and cancel gracefully"; the
-    server checks the ``action`` of every ElicitResult."""
+    """client/elicitation.mdx, "Error Handling": servers "MUST handle cases where the user
+    declines or cancels the elicitation"; the server checks the ``action`` of every
+    ElicitResult."""
     state = first_state(client)
 
     retry = tool(
@@ -298,8 +299,8 @@ def test_a_method_outside_mrtr_never_returns_input_required(
 
 def test_asking_a_client_without_the_capability_is_missing_capability(client: Client):
     """basic/patterns/mrtr.mdx: the server MUST NOT include an input request type the client
-    did not declare; "If the operation cannot proceed without it, return -32021" (HTTP 400,
-    ``data.requiredCapabilities`` an object, digest 6.3)."""
+    did not declare; if the operation cannot proceed without it, it returns -32021
+    (basic/index.mdx, "_meta": HTTP 400, ``data.requiredCapabilities`` an object)."""
     response = tool(client, "test_input_required_result_elicitation", capabilities={})
 
     error = assert_error(response, 400, -32021)
@@ -318,8 +319,8 @@ def test_one_undeclared_kind_in_a_round_fails_the_whole_round(client: Client):
 
 @pytest.mark.parametrize("declared", [{}, {"form": {}}], ids=["empty", "form-only"])
 def test_url_mode_elicitation_needs_the_url_capability(client: Client, declared: dict[str, Any]):
-    """client/elicitation.mdx (digest 14.1): "Send only modes the client declared";
-    ``elicitation: {}`` means form only."""
+    """client/elicitation.mdx, "Capabilities": "Servers MUST NOT send elicitation requests
+    with modes that are not supported by the client"; ``elicitation: {}`` means form only."""
     response = tool(client, "connect_account", capabilities={"elicitation": declared}, path=STREAMS)
 
     error = assert_error(response, 400, -32021)
@@ -361,8 +362,8 @@ def test_url_mode_elicitation_round_trip(client: Client):
 
 
 def test_a_pydantic_form_schema_is_sent_as_json_schema_and_validates_the_answer(client: Client):
-    """client/elicitation.mdx (digest 14.1): ``requestedSchema`` is a flat object schema of
-    primitives; the server should "Validate content against the schema": with a pydantic
+    """client/elicitation.mdx: ``requestedSchema`` is a flat object schema of primitives;
+    "Servers SHOULD validate received data matches the requested schema": with a pydantic
     model the accepted content is validated into an instance, and content that does not
     fit is -32602."""
     first = input_required(tool(client, "book_seats", path=STREAMS))
@@ -408,7 +409,7 @@ def test_malformed_input_responses_are_invalid_params(client: Client, responses:
     ids=repr,
 )
 def test_a_malformed_elicitation_result_is_invalid_params(client: Client, answer: Any):
-    """client/elicitation.mdx (digest 14.1): the result is ``{action: accept|decline|cancel,
+    """client/elicitation.mdx, "Response Actions": the result is ``{action: accept|decline|cancel,
     content?: object}``; anything else for a requested key is -32602."""
     state = first_state(client)
 
@@ -463,8 +464,8 @@ def _flip(state: str) -> str:
     ids=["payload", "signature", "appended", "garbage", "empty", "number", "object"],
 )
 def test_a_tampered_request_state_is_invalid_params(client: Client, tamper: Any):
-    """basic/patterns/mrtr.mdx: protect the state's integrity and "reject anything that fails
-    verification" ([rec] -32602)."""
+    """basic/patterns/mrtr.mdx: protect the state's integrity and "reject state that fails
+    verification" (-32602, our choice of code)."""
     state = first_state(client)
 
     response = tool(

@@ -1,9 +1,9 @@
 """Progress notifications on a request's own SSE response stream, through live ASGI servers
 (Daphne and uvicorn, with httpx streaming) and through the WSGI test client (buffered).
 
-basic/patterns/progress.mdx (digest section 11): "Notifications go only while that request
-is in progress. Over HTTP they go on that request's own SSE response stream, before the final
-response"; ``progress`` "must increase"; the ``progressToken`` is a string or an integer.
+basic/patterns/progress.mdx: notifications go only while that request is in progress, and
+over HTTP on that request's own SSE response stream, before the final response; ``progress``
+must increase; the ``progressToken`` is a string or an integer.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def assert_progress_stream(messages: list[dict[str, Any]], token: Any, request_i
 def test_progress_notifications_precede_the_response_on_an_event_stream(
     live: LiveServer, token: Any
 ):
-    """basic/transports/streamable-http.mdx (digest 6.4): the server may send notifications
+    """basic/transports/streamable-http.mdx: the server may send notifications
     that relate to the request before its response; SSE responses SHOULD carry
     ``X-Accel-Buffering: no`` [and ``Cache-Control: no-cache``, rec]. basic/patterns/progress.mdx:
     the notification echoes the request's ``progressToken`` (string or integer) exactly."""
@@ -66,8 +66,9 @@ def test_progress_notifications_precede_the_response_on_an_event_stream(
 
 @pytest.mark.live
 def test_without_a_progress_token_the_answer_is_plain_json(live: LiveServer):
-    """basic/patterns/progress.mdx (digest 11, [rec]): open an SSE response only when there is
-    something to stream, i.e. a progressToken or logLevel; otherwise answer plain JSON."""
+    """basic/patterns/progress.mdx, and our choice where the spec leaves it open: open an SSE
+    response only when there is something to stream, i.e. a progressToken or logLevel;
+    otherwise answer plain JSON."""
     result = remote.result(live.url(), remote.tool_call(PROGRESS_TOOL))
 
     assert result["content"][0]["text"] == "Progress complete"
@@ -154,7 +155,8 @@ def test_the_wsgi_path_buffers_progress_into_one_event_stream(client: Any):
 
 
 def test_the_wsgi_path_answers_plain_json_without_a_token(client: Any):
-    """basic/patterns/progress.mdx (digest 11, [rec]): no progressToken, no stream."""
+    """basic/patterns/progress.mdx (our choice where the spec leaves it open): no
+    progressToken, no stream."""
     result = result_of(call_tool(client, PROGRESS_TOOL))
 
     assert result["content"][0]["text"] == "Progress complete"

@@ -3,7 +3,7 @@ through MRTR, progress callbacks, and ``subscriptions/listen``.
 
 basic/patterns/mrtr.mdx, client/elicitation.mdx, basic/patterns/progress.mdx and
 basic/patterns/subscriptions.mdx: what a real 2026-07-28 client does with our streams
-(see /work/notes/sdk-client.md for how the SDK drives each of them).
+(each test's docstring says how the SDK drives that flow).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A server shutting down ends open listen streams with the listen result, then closes.
 
-basic/patterns/subscriptions.mdx (digest section 12): "When the server ends it (for example
-at shutdown), it SHOULD first send the JSON-RPC response to the listen request, then
-close"; "A close without that response tells the client the stream dropped unexpectedly".
+basic/patterns/subscriptions.mdx: when the server ends it (for example at shutdown), it
+SHOULD first send the JSON-RPC response to the listen request, then close; a close without
+that response tells the client the stream dropped unexpectedly.
 """
 
 from __future__ import annotations

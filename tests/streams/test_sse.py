@@ -1,6 +1,6 @@
 """SSE framing and the ``Accept`` negotiation of response streams (pure protocol code).
 
-basic/transports/streamable-http.mdx (digest 6.4): one JSON-RPC message per SSE event, no
+basic/transports/streamable-http.mdx: one JSON-RPC message per SSE event, no
 ``id:`` lines (streams are not resumable), comment lines as keep-alives; the client's
 ``Accept`` lists ``text/event-stream`` when it can read a stream.
 """

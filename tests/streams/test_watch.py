@@ -1,7 +1,7 @@
 """Model changes announced to listen streams once committed (``watch`` and ``ModelTools``
 ``resource_uri``), in-process.
 
-basic/patterns/subscriptions.mdx (digest section 12): ``notifications/resources/updated``
+basic/patterns/subscriptions.mdx: ``notifications/resources/updated``
 with ``{uri}`` goes to streams subscribed to that URI (or a parent of it). A change that is
 not committed has not happened: it is announced after commit, never before, never on
 rollback.
