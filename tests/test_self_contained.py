@@ -31,12 +31,6 @@ OUTSIDE_DOCUMENTS = tuple(
     " ".join(words) for words in (("design", "section"), ("digest", "section"), ("design", "card"))
 )
 
-#: Tracked files allowed to keep an outside citation for now, each with the reason. An entry
-#: whose file is clean again must be removed (the second test checks this).
-PENDING = {
-    "docs/architecture.md": "being rewritten on its own branch, which replaces the citation",
-}
-
 
 def tracked_files() -> list[str]:
     """Paths of the tracked files, relative to the repository root."""
@@ -105,13 +99,7 @@ def references_by_file() -> dict[str, list[str]]:
 
 def test_no_tracked_file_names_a_path_or_document_outside_the_repository():
     found = references_by_file()
-    offending = [line for name, lines in found.items() if name not in PENDING for line in lines]
+    offending = [line for lines in found.values() for line in lines]
     assert not offending, "outside references (cite the spec page or docs/ instead):\n" + (
         "\n".join(offending)
     )
-
-
-def test_every_pending_exception_is_still_needed():
-    found = references_by_file()
-    stale = [f"{name} ({reason})" for name, reason in PENDING.items() if name not in found]
-    assert not stale, "no outside reference left, remove from PENDING: " + ", ".join(stale)
