@@ -12,7 +12,7 @@ class DjangoMCPConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django_mcp import checks  # noqa: F401 - registers the system checks
+        from django_mcp import checks, setup_checks  # noqa: F401 - registers the checks
         from django_mcp.listen.fanout import announce_declarations_changed
         from django_mcp.sites import autodiscover, declarations_changed
 

@@ -38,6 +38,11 @@ class InvalidDeclaration(ImproperlyConfigured):
     """A tool, resource or prompt declaration that breaks a spec constraint."""
 
 
+class MissingDependency(InvalidDeclaration):
+    """A declaration needs an optional package that is not installed (``ModelTools`` needs
+    Django REST framework). The site skips it and check ``django_mcp.E010`` reports it."""
+
+
 def exception_handler(exc: Exception, context: Context | None) -> MCPError:
     """Map an unexpected exception from user code to a protocol error.
 

@@ -61,6 +61,8 @@ class MCPSite:
         self._registry = Registry()
         #: Incremented by every registration change: derived state is cached per value.
         self.generation = 0
+        #: Models whose registration was skipped for a missing package (check E010).
+        self.unavailable: dict[type[Model], str] = {}
         #: True once autodiscover has run: from then on, registry changes are announced.
         self.serving = False
         _all_sites.add(self)
@@ -107,7 +109,7 @@ class MCPSite:
         if existing is not None:
             raise AlreadyRegistered(
                 f"{label} {key!r} is already registered on {self!r} by "
-                f"{existing.registrant}; cannot register {spec.registrant}"
+                f"{existing.origin}; cannot register {spec.origin}"
             )
         table[key] = spec
         self.registry_changed(self._registry.kind_of(table))
@@ -218,8 +220,15 @@ class MCPSite:
         """Each registered model and its ModelTools instance."""
         return dict(self._registry.models)
 
-    def register_model(self, model: type[Model], tools_class: type[ModelTools]) -> ModelTools:
-        """Expose ``model`` through an instance of ``tools_class``."""
+    def register_model(
+        self, model: type[Model], tools_class: type[ModelTools]
+    ) -> ModelTools | None:
+        """Expose ``model`` through an instance of ``tools_class``.
+
+        All or nothing (:meth:`ModelTools.install`). When an optional package it needs is
+        missing, nothing is registered and the problem is kept in :attr:`unavailable` for
+        system check ``django_mcp.E010``, instead of the import crashing start-up.
+        """
         if model._meta.abstract:
             raise InvalidDeclaration(
                 f"The model {model.__name__} is abstract and cannot be registered"
@@ -231,22 +240,11 @@ class MCPSite:
                 f"{existing.__module__}.{existing.__qualname__}; cannot register "
                 f"{tools_class.__module__}.{tools_class.__qualname__}"
             )
-        snapshot = self.snapshot()
-        try:
-            tools = tools_class(model, self)
-            specs = tools.get_tools()
-            for spec in specs:  # check every name before adding any
-                if spec.name in self._registry.tools:
-                    self._add(self._registry.tools, spec.name, spec, "Tool")
-            for spec in specs:
-                self._registry.tools[spec.name] = spec
-            self._registry.models[model] = tools
-            tools.register_resources()
-        except BaseException:
-            self._registry = snapshot  # nothing of a failed registration stays behind
-            raise
-        self.registry_changed("tools")
-        return tools
+        return tools_class.install(self, model)
+
+    def add_model(self, model: type[Model], tools: ModelTools) -> None:
+        """Record ``tools`` as the ``ModelTools`` of ``model`` (its tools are added apart)."""
+        self._registry.models[model] = tools
 
     def _find(self, target: str | Callable[..., Any]) -> Iterator[tuple[dict[str, Any], str]]:
         for table in self._registry.tables():

@@ -8,8 +8,5 @@ from django_mcp._compat import moved
 __getattr__ = moved(
     __name__,
     "django_mcp.declarations.tools",
-    frozenset(
-        {"TOOL_NAME", "ToolAnnotations", "ToolSpec", "describe", "describe_errors", "registrant"}
-        | {"structured_result"}
-    ),
+    frozenset({"ToolAnnotations", "ToolSpec", "describe", "describe_errors", "structured_result"}),
 )

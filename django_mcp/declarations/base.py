@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Final
 
 from django_mcp.declarations.permissions import PermissionCheck
 from django_mcp.declarations.signature import Signature, build_signature
+from django_mcp.declarations.source import describe_origin, registrant
 from django_mcp.exceptions import InvalidDeclaration
 
 #: server/tools.mdx, "Tool names" (prompts follow the same rule): 1-128 characters of
@@ -27,11 +28,6 @@ TOOL_NAME: Final = re.compile(r"\A[A-Za-z0-9_.\-]{1,128}\Z")
 def describe(func: Callable[..., Any], description: str | None) -> str | None:
     """The explicit description, else the function's docstring."""
     return description if description is not None else inspect.getdoc(func)
-
-
-def registrant(func: Callable[..., Any]) -> str:
-    """A dotted name for error messages: ``module.qualname``."""
-    return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', repr(func))}"
 
 
 @dataclass(eq=False, kw_only=True)
@@ -70,6 +66,11 @@ class Declaration:
     def registrant(self) -> str:
         """Where the declaration comes from (``module.qualname``), for error messages."""
         return registrant(self.func)
+
+    @property
+    def origin(self) -> str:
+        """:attr:`registrant` and the file and line that declared it."""
+        return describe_origin(self.func, self.registrant)
 
     def display_fields(self, data: dict[str, Any]) -> dict[str, Any]:
         """Add ``title``, ``description``, ``icons`` and ``_meta`` to a wire definition."""

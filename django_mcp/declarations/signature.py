@@ -14,9 +14,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from django.db.models import Model as DjangoModel
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PydanticInvalidForJsonSchema,
+    PydanticSchemaGenerationError,
+    TypeAdapter,
+    create_model,
+)
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
+from django_mcp.declarations.source import registrant
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol.headers import TOKEN, HeaderParam, HeaderType
 
@@ -61,6 +71,9 @@ class Signature:
     input_schema: dict[str, Any]
     context_params: tuple[str, ...]
     header_params: Mapping[str, HeaderParam]
+    #: Parameters without a type hint: accepted as any JSON value, which gives the model no
+    #: schema to go by (system check ``django_mcp.W011`` lists them).
+    unhinted: tuple[str, ...] = ()
 
 
 class Injected:
@@ -97,11 +110,14 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
     fields: dict[str, Any] = {}
     context_params: list[str] = []
     headers: dict[str, HeaderParam] = {}
+    unhinted: list[str] = []
     for name, param in inspect.signature(func).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise InvalidDeclaration(
                 f"{func.__qualname__}: *args and **kwargs cannot be tool arguments"
             )
+        if name not in hints:
+            unhinted.append(name)
         annotation = hints.get(name, Any)
         if is_context_annotation(annotation):
             context_params.append(name)
@@ -115,13 +131,35 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
             annotation = Annotated[
                 annotation, Field(json_schema_extra={"x-mcp-header": header.name})
             ]
+        _check_supported(func, name, annotation)
         fields[name] = (annotation, default)
     model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
     schema = json_schema(model)
     if not fields:
         schema = {"type": "object", "additionalProperties": False}
     _check_headers(func, headers)
-    return Signature(model, schema, tuple(context_params), headers)
+    return Signature(model, schema, tuple(context_params), headers, tuple(unhinted))
+
+
+def _check_supported(func: Callable[..., Any], name: str, annotation: Any) -> None:
+    """Refuse a parameter type pydantic cannot validate or describe, naming the function,
+    the parameter and a fix (pydantic's own message suggests ``arbitrary_types_allowed``,
+    which would give the model no schema and accept anything)."""
+    try:
+        TypeAdapter(annotation).json_schema()
+    except (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema) as exc:
+        kind = getattr(annotation, "__name__", repr(annotation))
+        hint = (
+            "take the primary key (int or str) and look the object up in the function, or "
+            "expose the model with ModelTools"
+            if isinstance(annotation, type) and issubclass(annotation, DjangoModel)
+            else "use a JSON-friendly type: str, int, float, bool, a list or dict of them, "
+            "a pydantic model, a dataclass, Literal or an Enum"
+        )
+        raise InvalidDeclaration(
+            f"{registrant(func)}: parameter {name!r} is annotated {kind}, which has no JSON "
+            f"Schema; {hint}."
+        ) from exc
 
 
 def _header_marker(annotation: Any) -> MCPHeader | None:

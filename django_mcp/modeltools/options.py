@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
 import operator
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -15,9 +14,9 @@ from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
 
 from django_mcp.declarations.permissions import has_django_perms, normalise_perms
-from django_mcp.exceptions import InvalidDeclaration, ToolError
-from django_mcp.listen.watch import unwatch, watch
+from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
+from django_mcp.modeltools import registration
 from django_mcp.modeltools.spec import ModelActionSpec
 from django_mcp.server.context import Context
 
@@ -75,18 +74,27 @@ class ModelTools:
         try:
             import rest_framework  # noqa: F401 - schemas and validation come from DRF
         except ImportError as exc:
-            raise InvalidDeclaration(
-                "ModelTools needs Django REST framework: pip install 'django-mcp[drf]'"
+            raise MissingDependency(
+                f"{type(self).__qualname__} ({model._meta.label}) needs Django REST framework, "
+                "which is not installed"
             ) from exc
         self.model = model
         self.site = site
         self.opts = model._meta
+        #: The receiver announcing row changes, once ``register_resources`` connected it.
+        self._watcher: Any = None
         unknown = sorted(set(self.actions) - set(ACTIONS))
         if unknown:
             raise InvalidDeclaration(f"{type(self).__qualname__}: unknown actions {unknown}")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.opts.label}>"
+
+    @classmethod
+    def install(cls, site: Any, model: type[Model]) -> ModelTools | None:
+        """Register ``model``'s tools (and instance resource) on ``site``, all or nothing
+        (see :func:`.registration.install`)."""
+        return registration.install(cls, site, model)
 
     def check(self) -> list[str]:
         """Problems with the options, for the system check (like ModelAdmin's checks):
@@ -192,47 +200,11 @@ class ModelTools:
 
     def register_resources(self) -> None:
         """Register the instance resource template and the change watcher, if configured."""
-        if self.resource_uri is None:
-            return
-        from django_mcp.modeltools.definitions import permission_check
-
-        key, template, tools = self.lookup_argument, self.resource_uri, self
-        if "{" + key + "}" not in template:
-            raise InvalidDeclaration(
-                f"{type(self).__qualname__}.resource_uri must contain {{{key}}}, "
-                "the lookup argument"
-            )
-
-        def read_instance(ctx: Context, **variables: str) -> Any:
-            return tools.get_serializer_class()(tools.get_object(variables, ctx)).data
-
-        read_instance.__qualname__ = f"{type(self).__qualname__}.read_instance"
-        read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
-        read_instance.__annotations__ = {"ctx": Context, key: str, "return": Any}
-        gated = functools.partial(permission_check, self, "get") if self.is_gated() else None
-        self.site.resource(
-            template,
-            name=self.prefix,
-            description=f"One {self.opts.verbose_name}, as JSON.",
-            mime_type="application/json",
-            permission=gated,
-        )(read_instance)
-        field = self.opts.pk.name if self.lookup_field == "pk" else self.lookup_field
-        self._watcher = watch(
-            self.model,
-            uri=lambda obj: template.replace("{" + key + "}", str(getattr(obj, field))),
-            site=self.site,
-        )
+        registration.register_resources(self)
 
     def unregister_resources(self) -> None:
         """Undo :meth:`register_resources` (called when the model is unregistered)."""
-        if self.resource_uri is None:
-            return
-        if self.site.is_registered(self.resource_uri):
-            self.site.unregister(self.resource_uri)
-        watcher = getattr(self, "_watcher", None)
-        if watcher is not None:
-            unwatch(self.model, watcher)
+        registration.unregister_resources(self)
 
     def is_gated(self) -> bool:
         """Whether any action is permission-gated (then lists are private)."""
@@ -372,12 +344,3 @@ class _DRFView:
     @property
     def queryset(self) -> QuerySet[Any]:
         return self.get_queryset()
-
-
-def _instance_signature(key: str) -> inspect.Signature:
-    return inspect.Signature(
-        [
-            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
-            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=str),
-        ]
-    )

@@ -1,0 +1,91 @@
+"""Putting a ``ModelTools`` on a site and taking it off: its tools, all or nothing, and
+each row as a resource with a change watcher when ``resource_uri`` is set."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from django_mcp.exceptions import InvalidDeclaration, MissingDependency
+from django_mcp.listen.watch import unwatch, watch
+from django_mcp.modeltools.definitions import permission_check
+from django_mcp.server.context import Context
+
+if TYPE_CHECKING:
+    from django.db.models import Model
+
+    from django_mcp.modeltools.options import ModelTools
+    from django_mcp.sites import MCPSite
+
+
+def install(tools_class: type[ModelTools], site: MCPSite, model: type[Model]) -> ModelTools | None:
+    """Register ``model``'s tools (and instance resource) on ``site``, all or nothing: a
+    failure leaves the site as it was, so the corrected class can be registered. A missing
+    optional package is recorded for check ``django_mcp.E010`` instead."""
+    try:
+        tools = tools_class(model, site)
+    except MissingDependency as exc:
+        site.unavailable[model] = str(exc)
+        return None
+    snapshot = site.snapshot()
+    try:
+        for spec in tools.get_tools():
+            site.add_tool(spec)
+        site.add_model(model, tools)
+        tools.register_resources()
+    except BaseException:
+        site.restore(snapshot)
+        raise
+    return tools
+
+
+def register_resources(tools: ModelTools) -> None:
+    """Serve each row at ``resource_uri`` and announce its saves and deletes."""
+    if tools.resource_uri is None:
+        return
+    key, template = tools.lookup_argument, tools.resource_uri
+    if "{" + key + "}" not in template:
+        raise InvalidDeclaration(
+            f"{type(tools).__qualname__}.resource_uri must contain {{{key}}}, the lookup argument"
+        )
+
+    def read_instance(ctx: Context, **variables: str) -> Any:
+        return tools.get_serializer_class()(tools.get_object(variables, ctx)).data
+
+    read_instance.__qualname__ = f"{type(tools).__qualname__}.read_instance"
+    read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
+    read_instance.__annotations__ = {"ctx": Context, key: str, "return": Any}
+    gated = functools.partial(permission_check, tools, "get") if tools.is_gated() else None
+    tools.site.resource(
+        template,
+        name=tools.prefix,
+        description=f"One {tools.opts.verbose_name}, as JSON.",
+        mime_type="application/json",
+        permission=gated,
+    )(read_instance)
+    field = tools.opts.pk.name if tools.lookup_field == "pk" else tools.lookup_field
+    tools._watcher = watch(
+        tools.model,
+        uri=lambda obj: template.replace("{" + key + "}", str(getattr(obj, field))),
+        site=tools.site,
+    )
+
+
+def unregister_resources(tools: ModelTools) -> None:
+    """Undo :func:`register_resources`."""
+    if tools.resource_uri is None:
+        return
+    if tools.site.is_registered(tools.resource_uri):
+        tools.site.unregister(tools.resource_uri)
+    if tools._watcher is not None:
+        unwatch(tools.model, tools._watcher)
+
+
+def _instance_signature(key: str) -> inspect.Signature:
+    return inspect.Signature(
+        [
+            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
+            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=str),
+        ]
+    )

@@ -1,0 +1,121 @@
+"""System checks of how a project is wired, each naming the fix (docs/checks.md).
+
+``checks.py`` checks the ``DJANGO_MCP`` settings and the middleware; these look at what a
+newcomer gets wrong next: an endpoint route that ``APPEND_SLASH`` breaks, ``ModelTools``
+without Django REST framework, parameters without type hints, and a request-log table that
+was never migrated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.db import DatabaseError, connections, router
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from django_mcp.models import RequestLog
+from django_mcp.sites import all_sites
+
+#: How to install Django REST framework, from a package index and from a checkout.
+DRF_HINT = (
+    "Install it: pip install 'django-mcp[drf]' (from a package index), "
+    "pip install -e '.[drf]' (from a checkout of django-mcp), "
+    "or pip install djangorestframework."
+)
+
+
+def _endpoint_routes(
+    patterns: list[URLPattern | URLResolver], prefix: str = ""
+) -> Iterator[tuple[str, Any]]:
+    """``(route prefix, view)`` of every MCP endpoint in the URLconf."""
+    for pattern in patterns:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            yield from _endpoint_routes(pattern.url_patterns, route)
+        elif getattr(pattern.callback, "mcp_server", None) is not None:
+            yield prefix, pattern.callback
+
+
+@register(Tags.urls)
+def check_endpoint_routes(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.W010: ``path("mcp/", include(...))`` with ``APPEND_SLASH``.
+
+    Clients POST to ``/mcp`` as they were given it; ``CommonMiddleware`` then redirects to
+    ``/mcp/``, which a POST cannot follow (with ``DEBUG`` Django raises ``RuntimeError``).
+    """
+    if not getattr(settings, "APPEND_SLASH", True):
+        return []
+    messages: list[CheckMessage] = []
+    for prefix, _view in _endpoint_routes(get_resolver().url_patterns):
+        if prefix.endswith("/"):
+            bare = prefix.rstrip("/")
+            messages.append(
+                Warning(
+                    f"The MCP endpoint is routed as {prefix!r}: with APPEND_SLASH, a POST to "
+                    f"/{bare} is redirected, and MCP clients cannot follow it.",
+                    hint=f'Route it without the slash: path("{bare}", include(...)) serves '
+                    f"both /{bare} and /{bare}/ (docs/adr/0003-trailing-slash.md).",
+                    id="django_mcp.W010",
+                )
+            )
+    return messages
+
+
+@register(Tags.models)
+def check_unavailable_model_tools(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.E010: a ``ModelTools`` registration skipped for a missing package."""
+    return [
+        Error(f"{problem}; its tools are not served.", hint=DRF_HINT, id="django_mcp.E010")
+        for target in all_sites()
+        for problem in target.unavailable.values()
+    ]
+
+
+@register(Tags.compatibility)
+def check_unhinted_parameters(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.W011: parameters without a type hint get an empty schema: the model is
+    told nothing about them and any JSON value is accepted."""
+    messages: list[CheckMessage] = []
+    for target in all_sites():
+        registry = target.registry
+        for spec in [*registry.tools.values(), *registry.prompts.values()]:
+            for name in spec.signature.unhinted:
+                messages.append(
+                    Warning(
+                        f"{spec.origin}: parameter {name!r} has no type hint, so its schema "
+                        "is empty and any value is accepted.",
+                        hint=f"Annotate it, e.g. {name}: str, or {name}: int = 10.",
+                        id="django_mcp.W011",
+                    )
+                )
+    return messages
+
+
+@register(Tags.database)
+def check_request_log_table(
+    app_configs: Any, databases: Any = None, **kwargs: Any
+) -> list[CheckMessage]:
+    """django_mcp.W012: the request-log table does not exist (``migrate`` was not run), so
+    every record would be lost. Runs where a database is named (``check --database``,
+    ``migrate``); a warning, not an error, because ``migrate`` itself runs it before it
+    creates the table."""
+    alias = router.db_for_write(RequestLog)
+    if databases is None or alias not in databases:
+        return []  # like Django's own database checks: only where a database is named
+    try:
+        tables = connections[alias].introspection.table_names()
+    except DatabaseError:
+        return []  # an unreachable database is reported by Django itself
+    if RequestLog._meta.db_table in tables:
+        return []
+    return [
+        Warning(
+            f"The request-log table {RequestLog._meta.db_table!r} does not exist in the "
+            f"{alias!r} database yet; MCP request records cannot be written until it does.",
+            hint="Run: python manage.py migrate django_mcp",
+            id="django_mcp.W012",
+        )
+    ]

@@ -1,0 +1,138 @@
+"""The system checks that teach (django_mcp/setup_checks.py): each names the fix."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import pytest
+from django.core import checks
+from django.db import connection
+from django.urls import include, path
+
+import django_mcp
+from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration
+from django_mcp.setup_checks import (
+    check_endpoint_routes,
+    check_request_log_table,
+    check_unavailable_model_tools,
+    check_unhinted_parameters,
+)
+from django_mcp.sites import MCPSite
+from testproject.books.models import Author
+from tests import urls as test_urls
+
+
+def ids(messages: list[checks.CheckMessage]) -> list[str]:
+    return [message.id for message in messages if message.id is not None]
+
+
+def test_every_check_is_registered():
+    registered = checks.registry.registry.get_checks(include_deployment_checks=True)
+    for check in (
+        check_endpoint_routes,
+        check_unavailable_model_tools,
+        check_unhinted_parameters,
+        check_request_log_table,
+    ):
+        assert check in registered
+
+
+@pytest.mark.parametrize(("route", "expected"), [("mcp/", ["django_mcp.W010"]), ("mcp", [])])
+def test_w010_an_endpoint_route_that_append_slash_breaks(settings, mcp_site, route, expected):
+    settings.APPEND_SLASH = True
+    test_urls.urlpatterns[:] = [path(route, mcp_site.urls)]
+    messages = check_endpoint_routes(None)
+    assert ids(messages) == expected
+    if expected:
+        assert 'path("mcp", include(...))' in messages[0].hint
+
+
+def test_w010_is_silent_without_append_slash(settings, mcp_site):
+    settings.APPEND_SLASH = False
+    test_urls.urlpatterns[:] = [path("mcp/", mcp_site.urls)]
+    assert check_endpoint_routes(None) == []
+
+
+def test_w010_finds_the_endpoint_under_a_nested_include(settings, mcp_site):
+    test_urls.urlpatterns[:] = [path("api/", include([path("mcp/", mcp_site.urls)]))]
+    assert ids(check_endpoint_routes(None)) == ["django_mcp.W010"]
+
+
+def test_e010_model_tools_without_drf_is_a_check_error_not_a_crash(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_drf(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "rest_framework" or name.startswith("rest_framework."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    site = MCPSite(name="no-drf")
+    monkeypatch.setattr(builtins, "__import__", no_drf)
+    assert site.register_model(Author, django_mcp.ModelTools) is None
+    monkeypatch.undo()
+    assert not site.is_registered(Author)
+    messages = [m for m in check_unavailable_model_tools(None) if "Author" in m.msg]
+    assert ids(messages) == ["django_mcp.E010"]
+    assert "pip install 'django-mcp[drf]'" in messages[0].hint
+    assert "pip install -e '.[drf]'" in messages[0].hint
+
+
+def test_w011_names_each_unhinted_parameter_with_its_source_line():
+    site = MCPSite(name="unhinted")
+
+    @site.tool
+    def lookup(query, limit: int = 10) -> str:  # noqa: ANN001 - the point of the test
+        return str(query)
+
+    messages = [m for m in check_unhinted_parameters(None) if "lookup" in m.msg]
+    assert ids(messages) == ["django_mcp.W011"]
+    assert "'query'" in messages[0].msg
+    assert "test_setup_checks.py:" in messages[0].msg
+    assert "limit" not in messages[0].msg
+
+
+def test_a_django_model_as_a_type_hint_is_refused_naming_tool_parameter_and_fix():
+    site = MCPSite(name="model-hint")
+
+    def describe_author(author: Author) -> str:
+        return author.name
+
+    with pytest.raises(InvalidDeclaration) as caught:
+        site.tool(describe_author)
+    message = str(caught.value)
+    assert "describe_author" in message
+    assert "'author'" in message
+    assert "primary key" in message
+    assert "arbitrary_types_allowed" not in message
+
+
+def test_already_registered_names_both_declarations_and_their_lines():
+    site = MCPSite(name="twice")
+
+    @site.tool(name="same")
+    def first() -> str:
+        return "1"
+
+    def second() -> str:
+        return "2"
+
+    with pytest.raises(AlreadyRegistered) as caught:
+        site.tool(name="same")(second)
+    message = str(caught.value)
+    assert "first" in message
+    assert "second" in message
+    assert message.count("test_setup_checks.py:") == 2
+
+
+@pytest.mark.django_db
+def test_w012_the_request_log_table_missing_says_run_migrate(monkeypatch):
+    assert check_request_log_table(None, databases=["default"]) == []
+    monkeypatch.setattr(connection.introspection, "table_names", lambda *a, **k: [])
+    messages = check_request_log_table(None, databases=["default"])
+    assert ids(messages) == ["django_mcp.W012"]
+    assert "migrate" in messages[0].hint
+
+
+def test_w012_does_not_touch_the_database_unless_asked():
+    assert check_request_log_table(None, databases=None) == []
