@@ -1,5 +1,5 @@
-"""Suite-wide fixtures: schema validation of every MCP response, a fresh site per test, and a
-request log that never writes behind a test's back.
+"""Suite-wide fixtures: schema validation of every MCP response, a fresh site per test, a
+request log that never writes behind a test's back, and one that is off (``no_request_log``).
 
 Every response the Django test client receives from an MCP endpoint (any URL served by an
 ``MCPView``) is checked by :func:`tests.helpers.validate_mcp_response` against the official
@@ -32,6 +32,13 @@ def _foreground_request_log(settings: Any) -> Iterator[None]:
     yield
     recorder.stop()
     recorder.discard()
+
+
+@pytest.fixture
+def no_request_log(settings: Any) -> None:
+    """The request log off, for tests that count queries or use no database; a module asks
+    for it with ``pytest.mark.usefixtures("no_request_log")``."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
 
 
 @pytest.fixture

@@ -32,9 +32,7 @@ if TYPE_CHECKING:
 urlpatterns = [path("example/mcp", resources_example.site.urls)]
 
 
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+pytestmark = pytest.mark.usefixtures("no_request_log")
 
 
 @pytest.fixture

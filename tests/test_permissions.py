@@ -124,12 +124,11 @@ urlpatterns = [
     path("example/staff/mcp", permissions_example.staff_site.urls),
 ]
 
-pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
-
-
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+pytestmark = [
+    pytest.mark.urls(__name__),
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("no_request_log"),
+]
 
 
 def make_user(django_user_model: Any, name: str, *codenames: str, **flags: Any) -> User:

@@ -71,12 +71,7 @@ def broken() -> str:
 
 urlpatterns = [path("mcp", site.urls), path("example/mcp", prompts_example.site.urls)]
 
-pytestmark = pytest.mark.urls(__name__)
-
-
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.usefixtures("no_request_log")]
 
 
 @pytest.fixture

@@ -81,10 +81,8 @@ PROMPTS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    """These tests use no database, so the request log (written to one) is off."""
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+# These tests use no database, so the request log (written to one) is off.
+pytestmark = pytest.mark.usefixtures("no_request_log")
 
 
 def suite_meta(capabilities: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:

@@ -16,10 +16,9 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
+def _no_request_log(no_request_log: None) -> None:
     """The request log writes to the database off the request path; these tests count
     queries, so it is off."""
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
 
 
 @pytest.fixture
