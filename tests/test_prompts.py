@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-import runpy
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -390,15 +388,3 @@ def test_prompt_declarations_are_checked_when_registered() -> None:
         other.prompt(name="has space")(lambda: "x")
     with pytest.raises(InvalidDeclaration):
         other.prompt(complete={"nope": lambda value: []})(plain)
-
-
-def test_the_guide_shows_the_example_file_tested_here() -> None:
-    """docs/guides/prompts.md shows the code of docs/examples/prompts_example.py as it is
-    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what this
-    module runs."""
-    repo = Path(__file__).resolve().parents[1]
-    guide = (repo / "docs/guides/prompts.md").read_text(encoding="utf-8")
-    render = runpy.run_path(str(repo / "scripts/sync_docs.py"))["render"]
-
-    assert "<!-- example: docs/examples/prompts_example.py#" in guide
-    assert render(guide) == guide

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
-import runpy
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -443,15 +441,3 @@ def test_a_context_parameter_is_not_a_template_variable() -> None:
 
     other.resource("who://{isbn}")(who)
     assert [t.uri for t in other.get_resource_templates()] == ["who://{isbn}"]
-
-
-def test_the_guide_shows_the_example_file_tested_here() -> None:
-    """docs/guides/resources.md shows the code of docs/examples/resources_example.py as it is
-    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what this
-    module runs."""
-    repo = Path(__file__).resolve().parents[1]
-    guide = (repo / "docs/guides/resources.md").read_text(encoding="utf-8")
-    render = runpy.run_path(str(repo / "scripts/sync_docs.py"))["render"]
-
-    assert "<!-- example: docs/examples/resources_example.py#" in guide
-    assert render(guide) == guide
