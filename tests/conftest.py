@@ -8,6 +8,7 @@ Every response the Django test client receives from an MCP endpoint (any URL ser
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,6 +18,7 @@ from django.urls import path
 from django_mcp.http.exchange import exchange_of
 from django_mcp.requestlog import recorder
 from django_mcp.sites import MCPSite
+from testproject.books.models import Author, Book
 from tests import urls as test_urls
 from tests.helpers import ExchangeLog, RequestInfo, validate_mcp_response
 
@@ -71,3 +73,12 @@ def mcp_site(settings: Any) -> Iterator[MCPSite]:
     settings.ROOT_URLCONF = "tests.urls"
     yield site
     test_urls.urlpatterns.clear()
+
+
+@pytest.fixture
+def book(db: None) -> Book:
+    """Dune by Frank Herbert (ISBN 9780441013593), the one book in the database."""
+    author = Author.objects.create(name="Frank Herbert")
+    return Book.objects.create(
+        isbn="9780441013593", title="Dune", author=author, price=Decimal("9.99")
+    )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,7 +19,7 @@ from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol import errors
 from django_mcp.sites import MCPSite
 from docs.examples import prompts_example
-from testproject.books.models import Author, Book
+from testproject.books.models import Book
 from tests.helpers import assert_error, mcp_post, result_of
 
 if TYPE_CHECKING:
@@ -70,14 +69,6 @@ def broken() -> str:
 urlpatterns = [path("mcp", site.urls), path("example/mcp", prompts_example.site.urls)]
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.usefixtures("no_request_log")]
-
-
-@pytest.fixture
-def book(db: None) -> Book:
-    author = Author.objects.create(name="Frank Herbert")
-    return Book.objects.create(
-        isbn="9780441013593", title="Dune", author=author, price=Decimal("9.99")
-    )
 
 
 def get_prompt(client: Client, name: str, arguments: Any = None, *, at: str = "/mcp") -> Any:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -23,7 +22,7 @@ from django_mcp.protocol import errors
 from django_mcp.protocol.errors import ResourceNotFound
 from django_mcp.sites import MCPSite
 from docs.examples import resources_example
-from testproject.books.models import Author, Book
+from testproject.books.models import Book
 from tests.helpers import assert_error, mcp_post, result_of
 
 if TYPE_CHECKING:
@@ -104,14 +103,6 @@ def paths(rest: str) -> str:
 urlpatterns = [path("mcp", site.urls), path("example/mcp", resources_example.site.urls)]
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.usefixtures("no_request_log")]
-
-
-@pytest.fixture
-def book(db: None) -> Book:
-    author = Author.objects.create(name="Ursula K. Le Guin")
-    return Book.objects.create(
-        isbn="9780441478125", title="The Left Hand of Darkness", author=author, price=Decimal(8)
-    )
 
 
 def read(client: Client, uri: str, *, at: str = "/mcp", **kw: Any) -> Any:
@@ -305,12 +296,12 @@ def test_a_template_read_passes_the_variables(client: Client, book: Book) -> Non
     matches a template is served with its variables."""
     (item,) = result_of(read(client, f"books://{book.isbn}", at=EXAMPLE))["contents"]
 
-    assert item["uri"] == "books://9780441478125"
+    assert item["uri"] == "books://9780441013593"
     assert item["mimeType"] == "application/json"
     assert json.loads(item["text"]) == {
-        "isbn": "9780441478125",
-        "title": "The Left Hand of Darkness",
-        "author": "Ursula K. Le Guin",
+        "isbn": "9780441013593",
+        "title": "Dune",
+        "author": "Frank Herbert",
     }
 
 
