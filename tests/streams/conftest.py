@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -91,11 +92,16 @@ def sqlite_template(streams_workdir: Path) -> Path:
     return template
 
 
-def _serve(kind: str, workdir: Path, template: Path, **env: str) -> Iterator[LiveServer]:
-    database = workdir / f"{kind}.sqlite3"
-    shutil.copyfile(template, database)
+@contextmanager
+def serve_streams(
+    kind: str, workdir: Path, template: Path, *, database: str = "", **env: str
+) -> Iterator[LiveServer]:
+    """``tests.streams.settings`` under ``kind`` on its own copy of ``template``
+    (``workdir/<database or kind>.sqlite3``); ``env`` adds to the server's environment."""
+    copy = workdir / f"{database or kind}.sqlite3"
+    shutil.copyfile(template, copy)
     server_env = {
-        "DJANGO_MCP_SQLITE": str(database),
+        "DJANGO_MCP_SQLITE": str(copy),
         "DJANGO_MCP_DB": "sqlite",  # the live servers use SQLite even in the PostgreSQL run
         "STREAMS_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
         **env,
@@ -107,18 +113,20 @@ def _serve(kind: str, workdir: Path, template: Path, **env: str) -> Iterator[Liv
 @pytest.fixture(scope="session")
 def daphne(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """``tests.streams.settings`` under Daphne."""
-    yield from _serve("daphne", streams_workdir, sqlite_template)
+    with serve_streams("daphne", streams_workdir, sqlite_template) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
 def uvicorn(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """``tests.streams.settings`` under uvicorn, with listen streams limited to 1 s."""
-    yield from _serve(
+    with serve_streams(
         "uvicorn",
         streams_workdir,
         sqlite_template,
         STREAMS_LISTEN_MAX_SECONDS=str(UVICORN_LISTEN_MAX_SECONDS),
-    )
+    ) as server:
+        yield server
 
 
 @pytest.fixture(params=["daphne", "uvicorn"])
