@@ -23,7 +23,9 @@ from tests import urls as test_urls
 from tests.helpers import ExchangeLog, RequestInfo, validate_mcp_response
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
+
+    from django.http import HttpResponse
 
 
 @pytest.fixture(autouse=True)
@@ -49,8 +51,21 @@ def mcp_log() -> ExchangeLog:
     return ExchangeLog()
 
 
+@pytest.fixture
+def validate_exchange(mcp_log: ExchangeLog) -> Callable[[HttpResponse, RequestInfo], None]:
+    """How one response of an MCP endpoint is checked: against the schema, then logged in
+    ``mcp_log``. ``tests/streams/conftest.py`` overrides it to read SSE responses too."""
+
+    def validate(response: HttpResponse, info: RequestInfo) -> None:
+        mcp_log.exchanges.append(validate_mcp_response(response, info))
+
+    return validate
+
+
 @pytest.fixture(autouse=True)
-def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLog) -> None:
+def _validate_mcp_responses(
+    monkeypatch: pytest.MonkeyPatch, validate_exchange: Callable[[HttpResponse, RequestInfo], None]
+) -> None:
     original = Client.generic
 
     def generic(self: Client, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
@@ -58,8 +73,7 @@ def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLo
         request = getattr(response, "wsgi_request", None)
         if request is not None and exchange_of(request) is not None:
             data = args[0] if args else kwargs.get("data", "")
-            info = RequestInfo.from_body(method.upper(), data)
-            mcp_log.exchanges.append(validate_mcp_response(response, info))
+            validate_exchange(response, RequestInfo.from_body(method.upper(), data))
         return response
 
     monkeypatch.setattr(Client, "generic", generic)

@@ -1,5 +1,5 @@
 """Fixtures of the stream tests: the ``streams`` URLconf in-process, SSE-aware response
-validation, and live Daphne/uvicorn servers (see :mod:`tests.streams.live`).
+validation, and live Daphne/uvicorn servers (see :mod:`tests.live`).
 
 The live servers run ``tests.streams.settings`` (listen keep-alives every 0.2 s) on a SQLite
 copy of one migrated template, so they never share a database with the test process; they
@@ -15,26 +15,25 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.http import HttpResponse
-from django.test import Client
 
-from tests.helpers import RequestInfo, validate_mcp_response
+from tests.helpers import validate_mcp_response
 from tests.live import LiveServer, live_server, migrate
 
 from . import sse
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
-    from tests.helpers import ExchangeLog
+    from tests.helpers import ExchangeLog, RequestInfo
 
 SETTINGS = "tests.streams.settings"
 KEEPALIVE_SECONDS = 0.2
 UVICORN_LISTEN_MAX_SECONDS = 1.0
 
 
-@pytest.fixture(autouse=True)
-def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLog) -> None:
+@pytest.fixture
+def validate_exchange(mcp_log: ExchangeLog) -> Callable[[HttpResponse, RequestInfo], None]:
     """The suite's response validation (tests/conftest.py), extended to SSE responses.
 
     A buffered SSE response is read once, every notification in it is checked against its
@@ -42,20 +41,14 @@ def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLo
     test can read it. A ``subscriptions/listen`` stream never ends by itself, so its test
     reads and checks it.
     """
-    original = Client.generic
 
-    def generic(self: Client, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
-        response = original(self, method, path, *args, **kwargs)
-        request = getattr(response, "wsgi_request", None)
-        if request is None or not hasattr(request, "mcp_exchange"):
-            return response
-        info = RequestInfo.from_body(method.upper(), args[0] if args else kwargs.get("data", ""))
+    def validate(response: HttpResponse, info: RequestInfo) -> None:
         if not response.get("Content-Type", "").startswith(sse.CONTENT_TYPE):
             mcp_log.exchanges.append(validate_mcp_response(response, info))
-            return response
+            return
         assert response.status_code == 200, response.status_code
         if info.method == "subscriptions/listen":
-            return response
+            return
         body = b"".join(response.streaming_content)
         response.streaming_content = [body]
         messages = sse.messages(body)
@@ -65,9 +58,8 @@ def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLo
             sse.check_message(note)
         final = HttpResponse(json.dumps(messages[-1]), content_type="application/json")
         mcp_log.exchanges.append(validate_mcp_response(final, info))
-        return response
 
-    monkeypatch.setattr(Client, "generic", generic)
+    return validate
 
 
 @pytest.fixture
