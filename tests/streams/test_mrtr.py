@@ -23,6 +23,7 @@ from django.test import Client
 
 from tests.helpers import (
     assert_error,
+    input_required,
     mcp_post,
     override_mcp,
     request_meta,
@@ -69,12 +70,6 @@ def ask(
 
 def tool(client: Client, name: str, arguments: dict[str, Any] | None = None, **kw: Any) -> Any:
     return ask(client, "tools/call", name, arguments if arguments is not None else {}, **kw)
-
-
-def input_required(response: Any) -> dict[str, Any]:
-    result = result_of(response)
-    assert result["resultType"] == "input_required", result
-    return result
 
 
 def text(response: Any) -> str:
