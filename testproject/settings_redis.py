@@ -23,12 +23,4 @@ CHANNEL_LAYERS = {
     }
 }
 
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": os.environ.get("PGDATABASE", "test"),
-        "USER": os.environ.get("PGUSER", "postgres"),
-        "HOST": os.environ.get("PGHOST", "127.0.0.1"),
-        "PORT": os.environ.get("PGPORT", "5432"),
-    }
-}
+DATABASES = {"default": POSTGRES_DATABASE}  # noqa: F405
