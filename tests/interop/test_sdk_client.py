@@ -8,16 +8,16 @@ and never fall back to ``initialize``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
 
-if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+from tests.sdk import run_sdk_client
 
+if TYPE_CHECKING:
     from tests.live import LiveServer
 
 pytestmark = pytest.mark.live
@@ -26,16 +26,8 @@ CLIENT = types.Implementation(name="django-mcp-interop", version="1.0")
 DUNE = {"isbn": "9780441172719", "title": "Dune", "author": "Frank Herbert", "price": "10.99"}
 
 
-def run_client(url: str, body: Callable[[Client], Awaitable[Any]]) -> Any:
-    """Open an auto-mode SDK client on ``url`` (response cache off) and run ``body``."""
-
-    async def main() -> Any:
-        async with Client(
-            url, mode="auto", client_info=CLIENT, cache=None, read_timeout_seconds=30
-        ) as client:
-            return await body(client)
-
-    return anyio.run(main)
+#: Run ``body`` with an auto-mode SDK client on ``url`` (response cache off).
+run_client = partial(run_sdk_client, client_info=CLIENT, read_timeout_seconds=30)
 
 
 def test_auto_mode_client_adopts_2026_07_28_from_server_discover(daphne_server: LiveServer):
