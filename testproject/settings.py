@@ -66,20 +66,14 @@ TEMPLATES = [
 WSGI_APPLICATION = "testproject.wsgi.application"
 ASGI_APPLICATION = "testproject.asgi.application"
 
-#: PostgreSQL at 127.0.0.1:5432, trust auth, user ``postgres``, database ``test`` (``PG*``
-#: variables override); also the database of ``settings_redis``.
-POSTGRES_DATABASE = {
-    "ENGINE": "django.db.backends.postgresql",
-    "NAME": os.environ.get("PGDATABASE", "test"),
-    "USER": os.environ.get("PGUSER", "postgres"),
-    "HOST": os.environ.get("PGHOST", "127.0.0.1"),
-    "PORT": os.environ.get("PGPORT", "5432"),
-}
-
 if os.environ.get("DJANGO_MCP_DB") == "postgres":
     DATABASES = {
         "default": {
-            **POSTGRES_DATABASE,
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": os.environ.get("PGDATABASE", "test"),
+            "USER": os.environ.get("PGUSER", "postgres"),
+            "HOST": os.environ.get("PGHOST", "127.0.0.1"),
+            "PORT": os.environ.get("PGPORT", "5432"),
             # One test database per test process, so that concurrent runs against one
             # PostgreSQL server (several developers, or CI beside a developer) never share it.
             "TEST": {"NAME": f"test_django_mcp_{os.getpid()}"},

@@ -23,4 +23,12 @@ CHANNEL_LAYERS = {
     }
 }
 
-DATABASES = {"default": POSTGRES_DATABASE}  # noqa: F405
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": os.environ.get("PGDATABASE", "test"),
+        "USER": os.environ.get("PGUSER", "postgres"),
+        "HOST": os.environ.get("PGHOST", "127.0.0.1"),
+        "PORT": os.environ.get("PGPORT", "5432"),
+    }
+}
