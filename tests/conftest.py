@@ -1,5 +1,5 @@
-"""Suite-wide fixtures: schema validation of every MCP response, a fresh site per test, and a
-request log that never writes behind a test's back.
+"""Suite-wide fixtures: schema validation of every MCP response, a fresh site per test, a
+request log that never writes behind a test's back, and one that is off (``no_request_log``).
 
 Every response the Django test client receives from an MCP endpoint (any URL served by an
 ``MCPView``) is checked by :func:`tests.helpers.validate_mcp_response` against the official
@@ -8,6 +8,7 @@ Every response the Django test client receives from an MCP endpoint (any URL ser
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,11 +18,14 @@ from django.urls import path
 from django_mcp.http.exchange import exchange_of
 from django_mcp.requestlog import recorder
 from django_mcp.sites import MCPSite
+from testproject.books.models import Author, Book
 from tests import urls as test_urls
 from tests.helpers import ExchangeLog, RequestInfo, validate_mcp_response
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
+
+    from django.http import HttpResponse
 
 
 @pytest.fixture(autouse=True)
@@ -35,13 +39,33 @@ def _foreground_request_log(settings: Any) -> Iterator[None]:
 
 
 @pytest.fixture
+def no_request_log(settings: Any) -> None:
+    """The request log off, for tests that count queries or use no database; a module asks
+    for it with ``pytest.mark.usefixtures("no_request_log")``."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+
+
+@pytest.fixture
 def mcp_log() -> ExchangeLog:
     """The MCP exchanges of the current test, each already schema-validated."""
     return ExchangeLog()
 
 
+@pytest.fixture
+def validate_exchange(mcp_log: ExchangeLog) -> Callable[[HttpResponse, RequestInfo], None]:
+    """How one response of an MCP endpoint is checked: against the schema, then logged in
+    ``mcp_log``. ``tests/streams/conftest.py`` overrides it to read SSE responses too."""
+
+    def validate(response: HttpResponse, info: RequestInfo) -> None:
+        mcp_log.exchanges.append(validate_mcp_response(response, info))
+
+    return validate
+
+
 @pytest.fixture(autouse=True)
-def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLog) -> None:
+def _validate_mcp_responses(
+    monkeypatch: pytest.MonkeyPatch, validate_exchange: Callable[[HttpResponse, RequestInfo], None]
+) -> None:
     original = Client.generic
 
     def generic(self: Client, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
@@ -49,8 +73,7 @@ def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLo
         request = getattr(response, "wsgi_request", None)
         if request is not None and exchange_of(request) is not None:
             data = args[0] if args else kwargs.get("data", "")
-            info = RequestInfo.from_body(method.upper(), data)
-            mcp_log.exchanges.append(validate_mcp_response(response, info))
+            validate_exchange(response, RequestInfo.from_body(method.upper(), data))
         return response
 
     monkeypatch.setattr(Client, "generic", generic)
@@ -64,3 +87,12 @@ def mcp_site(settings: Any) -> Iterator[MCPSite]:
     settings.ROOT_URLCONF = "tests.urls"
     yield site
     test_urls.urlpatterns.clear()
+
+
+@pytest.fixture
+def book(db: None) -> Book:
+    """Dune by Frank Herbert (ISBN 9780441013593), the one book in the database."""
+    author = Author.objects.create(name="Frank Herbert")
+    return Book.objects.create(
+        isbn="9780441013593", title="Dune", author=author, price=Decimal("9.99")
+    )

@@ -188,6 +188,11 @@ def call_tool(
     return mcp_post(client, "tools/call", params, headers=headers, **kw)
 
 
+def read_resource(client: Client, uri: str, **kw: Any) -> HttpResponse:
+    """``resources/read`` of ``uri`` (``Mcp-Name`` mirrors it); ``kw`` goes to ``mcp_post``."""
+    return mcp_post(client, "resources/read", {"uri": uri}, **kw)
+
+
 def notify(
     client: Client,
     method: str,
@@ -206,6 +211,13 @@ def result_of(response: HttpResponse) -> dict[str, Any]:
     message = response.json()
     assert "result" in message, message
     result: dict[str, Any] = message["result"]
+    return result
+
+
+def input_required(response: HttpResponse) -> dict[str, Any]:
+    """The result of a 200 response that asks for input (``resultType: input_required``)."""
+    result = result_of(response)
+    assert result["resultType"] == "input_required", result
     return result
 
 

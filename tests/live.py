@@ -5,9 +5,9 @@ given settings module and environment on a free 127.0.0.1 port, waits until it a
 HTTP request (bounded polling, never a fixed sleep), yields a :class:`LiveServer`, and always
 stops the process, also when the test fails. :func:`migrate` prepares a database for it.
 
-Unlike ``tests/interop/conftest.py`` (the testproject on SQLite only), the settings module,
-the database and the server are parameters, so the stream tests can run a test URLconf,
-short keep-alives and the Redis + PostgreSQL pair.
+The settings module, the database and the server are parameters: the interop tests serve
+the seeded testproject on SQLite (``tests/interop/conftest.py``), the stream tests a test
+URLconf with short keep-alives and the Redis + PostgreSQL pair.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator, Mapping, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 APPLICATION = "testproject.asgi:application"
@@ -69,10 +69,13 @@ def server_env(settings_module: str, extra: Mapping[str, str] | None = None) -> 
     return env
 
 
-def migrate(settings_module: str, env: Mapping[str, str] | None = None) -> None:
-    """Run ``migrate`` for ``settings_module`` in a subprocess (bounded)."""
+def run_python(
+    settings_module: str, args: Sequence[str], env: Mapping[str, str] | None = None, *, what: str
+) -> None:
+    """Run ``python ARGS`` in the environment of a server process (bounded); fail the test
+    with its output, naming it ``what``, if it fails."""
     result = subprocess.run(
-        [sys.executable, "-m", "django", "migrate", "--noinput", "-v", "0"],
+        [sys.executable, *args],
         env=server_env(settings_module, env),
         cwd=REPO,
         capture_output=True,
@@ -81,7 +84,14 @@ def migrate(settings_module: str, env: Mapping[str, str] | None = None) -> None:
         check=False,
     )
     if result.returncode != 0:
-        pytest.fail(f"migrate failed:\n{result.stdout}\n{result.stderr}")
+        pytest.fail(f"{what} failed:\n{result.stdout}\n{result.stderr}")
+
+
+def migrate(settings_module: str, env: Mapping[str, str] | None = None) -> None:
+    """Run ``migrate`` for ``settings_module`` in a subprocess (bounded)."""
+    run_python(
+        settings_module, ["-m", "django", "migrate", "--noinput", "-v", "0"], env, what="migrate"
+    )
 
 
 def free_port() -> int:

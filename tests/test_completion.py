@@ -8,9 +8,7 @@ at /example/mcp and a fresh site with the edge cases at /mcp.
 from __future__ import annotations
 
 import enum
-import runpy
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
@@ -63,12 +61,7 @@ def everything(a: str, b: str, c: str, shelf: Shelf = Shelf.FICTION, free: str =
 
 urlpatterns = [path("mcp", site.urls), path("example/mcp", completion_example.site.urls)]
 
-pytestmark = pytest.mark.urls(__name__)
-
-
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.usefixtures("no_request_log")]
 
 
 @pytest.fixture
@@ -272,15 +265,3 @@ def test_non_string_context_arguments_are_invalid_params(client: Client) -> None
     response = complete(client, prompt("everything"), "c", "", {"a": 1})
 
     assert_error(response, 200, errors.INVALID_PARAMS)
-
-
-def test_the_guide_shows_the_example_file_tested_here() -> None:
-    """docs/guides/completion.md shows the code of docs/examples/completion_example.py as it is
-    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what this
-    module runs."""
-    repo = Path(__file__).resolve().parents[1]
-    guide = (repo / "docs/guides/completion.md").read_text(encoding="utf-8")
-    render = runpy.run_path(str(repo / "scripts/sync_docs.py"))["render"]
-
-    assert "<!-- example: docs/examples/completion_example.py#" in guide
-    assert render(guide) == guide

@@ -22,7 +22,7 @@ from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol import errors
 from django_mcp.sites import MCPSite
 from docs.examples import resources_example
-from tests.helpers import assert_error, mcp_post, result_of
+from tests.helpers import assert_error, mcp_post, read_resource, result_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -32,9 +32,7 @@ if TYPE_CHECKING:
 urlpatterns = [path("example/mcp", resources_example.site.urls)]
 
 
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+pytestmark = pytest.mark.usefixtures("no_request_log")
 
 
 @pytest.fixture
@@ -62,14 +60,10 @@ def files(mcp_site: MCPSite, tree: Path) -> MCPSite:
     return mcp_site
 
 
-def read(client: Client, uri: str, *, at: str = "/mcp") -> Any:
-    return mcp_post(client, "resources/read", {"uri": uri}, path=at)
-
-
 def test_a_file_below_the_root_is_served_as_text(client: Client, files: MCPSite) -> None:
     """server/resources.mdx, "Text Content": a text item has uri, mimeType
     and text; the MIME type is guessed from the file name."""
-    (item,) = result_of(read(client, "files://notes/today.md"))["contents"]
+    (item,) = result_of(read_resource(client, "files://notes/today.md"))["contents"]
 
     assert item == {
         "uri": "files://notes/today.md",
@@ -81,8 +75,8 @@ def test_a_file_below_the_root_is_served_as_text(client: Client, files: MCPSite)
 def test_binary_and_undecodable_files_are_blobs(client: Client, files: MCPSite) -> None:
     """server/resources.mdx, "Binary Content": binary data is a base64 blob;
     text that is not UTF-8 is served as bytes rather than garbled."""
-    (binary,) = result_of(read(client, "files://data.bin"))["contents"]
-    (latin,) = result_of(read(client, "files://latin1.txt"))["contents"]
+    (binary,) = result_of(read_resource(client, "files://data.bin"))["contents"]
+    (latin,) = result_of(read_resource(client, "files://latin1.txt"))["contents"]
 
     assert binary == {
         "uri": "files://data.bin",
@@ -96,7 +90,7 @@ def test_binary_and_undecodable_files_are_blobs(client: Client, files: MCPSite) 
 def test_percent_encoded_names_are_decoded(client: Client, files: MCPSite) -> None:
     """server/resources.mdx, "Resource Templates": URI template variables are
     percent-decoded (RFC 6570); the contents name the URI that was read."""
-    (item,) = result_of(read(client, "files://with%20space.txt"))["contents"]
+    (item,) = result_of(read_resource(client, "files://with%20space.txt"))["contents"]
 
     assert item == {"uri": "files://with%20space.txt", "mimeType": "text/plain", "text": "spaced"}
 
@@ -104,7 +98,7 @@ def test_percent_encoded_names_are_decoded(client: Client, files: MCPSite) -> No
 def test_a_symlink_that_stays_inside_the_root_is_followed(client: Client, files: MCPSite) -> None:
     """server/resources.mdx, "Security Considerations": only links that leave the root
     are refused."""
-    (item,) = result_of(read(client, "files://alias.txt"))["contents"]
+    (item,) = result_of(read_resource(client, "files://alias.txt"))["contents"]
 
     assert item["text"] == "hello"
 
@@ -132,7 +126,7 @@ def test_paths_out_of_the_root_answer_like_missing_files(
 ) -> None:
     """server/resources.mdx, "Security Considerations": validate every URI
     and prevent path traversal; a refusal is -32602 with data.uri, like not found."""
-    error = assert_error(read(client, uri), 200, errors.INVALID_PARAMS)
+    error = assert_error(read_resource(client, uri), 200, errors.INVALID_PARAMS)
 
     assert error["data"] == {"uri": uri}
     assert "SECRET" not in str(error)
@@ -156,8 +150,8 @@ def test_a_simple_path_variable_serves_only_the_top_level(
     is not part of a value, so sub-directories are not reachable."""
     directory_resource(mcp_site, "flat://{path}", tree, name="flat")
 
-    assert result_of(read(client, "flat://readme.txt"))["contents"][0]["text"] == "hello"
-    assert_error(read(client, "flat://notes/today.md"), 200, errors.INVALID_PARAMS)
+    assert result_of(read_resource(client, "flat://readme.txt"))["contents"][0]["text"] == "hello"
+    assert_error(read_resource(client, "flat://notes/today.md"), 200, errors.INVALID_PARAMS)
 
 
 def test_a_template_without_a_path_variable_is_refused(tree: Path) -> None:
@@ -184,14 +178,17 @@ def test_safe_path_refuses_what_leaves_the_root(tree: Path) -> None:
 @pytest.mark.urls(__name__)
 def test_the_guides_shelf_serves_its_files(client: Client) -> None:
     """server/resources.mdx, "Reading Resources": the resources guide's directory."""
-    (item,) = result_of(read(client, "shelf://policies/returns.txt", at="/example/mcp"))["contents"]
+    response = read_resource(client, "shelf://policies/returns.txt", path="/example/mcp")
+    (item,) = result_of(response)["contents"]
 
     assert item == {
         "uri": "shelf://policies/returns.txt",
         "mimeType": "text/plain",
         "text": "Books may be returned within 30 days.\n",
     }
-    assert_error(read(client, "shelf://../prompts_example.py", at="/example/mcp"), 200, -32602)
+    assert_error(
+        read_resource(client, "shelf://../prompts_example.py", path="/example/mcp"), 200, -32602
+    )
 
 
 # -- FileField values --------------------------------------------------------------------------
@@ -224,6 +221,6 @@ def test_an_empty_missing_or_escaping_field_file_is_not_found(
     def upload(key: str) -> Any:
         return field_file_contents(field_file(tree, name), f"uploads://{key}")
 
-    error = assert_error(read(client, "uploads://1"), 200, errors.INVALID_PARAMS)
+    error = assert_error(read_resource(client, "uploads://1"), 200, errors.INVALID_PARAMS)
 
     assert error["data"] == {"uri": "uploads://1"}

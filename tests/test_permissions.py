@@ -14,9 +14,7 @@ declaration of each kind at /mcp.
 from __future__ import annotations
 
 import json
-import runpy
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import pytest
@@ -124,12 +122,11 @@ urlpatterns = [
     path("example/staff/mcp", permissions_example.staff_site.urls),
 ]
 
-pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
-
-
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+pytestmark = [
+    pytest.mark.urls(__name__),
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("no_request_log"),
+]
 
 
 def make_user(django_user_model: Any, name: str, *codenames: str, **flags: Any) -> User:
@@ -429,15 +426,3 @@ def test_a_custom_drf_permission_gets_the_django_user(
     assert {"author_list", "author_create"} <= staff_names
     created = result_of(call_tool(client, "author_create", {"name": "Octavia E. Butler"}))
     assert created["structuredContent"]["name"] == "Octavia E. Butler"
-
-
-def test_the_guide_shows_the_example_file_tested_here() -> None:
-    """docs/guides/permissions.md shows the code of docs/examples/permissions_example.py as it is
-    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what this
-    module runs."""
-    repo = Path(__file__).resolve().parents[1]
-    guide = (repo / "docs/guides/permissions.md").read_text(encoding="utf-8")
-    render = runpy.run_path(str(repo / "scripts/sync_docs.py"))["render"]
-
-    assert "<!-- example: docs/examples/permissions_example.py#" in guide
-    assert render(guide) == guide

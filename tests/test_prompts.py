@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import runpy
-from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -22,7 +19,7 @@ from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol import errors
 from django_mcp.sites import MCPSite
 from docs.examples import prompts_example
-from testproject.books.models import Author, Book
+from testproject.books.models import Book
 from tests.helpers import assert_error, mcp_post, result_of
 
 if TYPE_CHECKING:
@@ -71,20 +68,7 @@ def broken() -> str:
 
 urlpatterns = [path("mcp", site.urls), path("example/mcp", prompts_example.site.urls)]
 
-pytestmark = pytest.mark.urls(__name__)
-
-
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
-
-
-@pytest.fixture
-def book(db: None) -> Book:
-    author = Author.objects.create(name="Frank Herbert")
-    return Book.objects.create(
-        isbn="9780441013593", title="Dune", author=author, price=Decimal("9.99")
-    )
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.usefixtures("no_request_log")]
 
 
 def get_prompt(client: Client, name: str, arguments: Any = None, *, at: str = "/mcp") -> Any:
@@ -395,15 +379,3 @@ def test_prompt_declarations_are_checked_when_registered() -> None:
         other.prompt(name="has space")(lambda: "x")
     with pytest.raises(InvalidDeclaration):
         other.prompt(complete={"nope": lambda value: []})(plain)
-
-
-def test_the_guide_shows_the_example_file_tested_here() -> None:
-    """docs/guides/prompts.md shows the code of docs/examples/prompts_example.py as it is
-    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what this
-    module runs."""
-    repo = Path(__file__).resolve().parents[1]
-    guide = (repo / "docs/guides/prompts.md").read_text(encoding="utf-8")
-    render = runpy.run_path(str(repo / "scripts/sync_docs.py"))["render"]
-
-    assert "<!-- example: docs/examples/prompts_example.py#" in guide
-    assert render(guide) == guide

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import runpy
-from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,8 +22,8 @@ from django_mcp.protocol import errors
 from django_mcp.protocol.errors import ResourceNotFound
 from django_mcp.sites import MCPSite
 from docs.examples import resources_example
-from testproject.books.models import Author, Book
-from tests.helpers import assert_error, mcp_post, result_of
+from testproject.books.models import Book
+from tests.helpers import assert_error, mcp_post, read_resource, result_of
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -105,24 +102,7 @@ def paths(rest: str) -> str:
 
 urlpatterns = [path("mcp", site.urls), path("example/mcp", resources_example.site.urls)]
 
-pytestmark = pytest.mark.urls(__name__)
-
-
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
-
-
-@pytest.fixture
-def book(db: None) -> Book:
-    author = Author.objects.create(name="Ursula K. Le Guin")
-    return Book.objects.create(
-        isbn="9780441478125", title="The Left Hand of Darkness", author=author, price=Decimal(8)
-    )
-
-
-def read(client: Client, uri: str, *, at: str = "/mcp", **kw: Any) -> Any:
-    return mcp_post(client, "resources/read", {"uri": uri}, path=at, **kw)
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.usefixtures("no_request_log")]
 
 
 def listing(client: Client, method: str, *, at: str = "/mcp", **params: Any) -> dict[str, Any]:
@@ -243,7 +223,7 @@ def test_resource_lists_page_with_signed_cursors(
 def test_reading_text_gives_its_contents_and_declared_ttl(client: Client) -> None:
     """server/resources.mdx, "Reading Resources": contents items carry uri,
     mimeType and text; the result carries ttlMs and cacheScope."""
-    result = result_of(read(client, "bookshop://about", at=EXAMPLE))
+    result = result_of(read_resource(client, "bookshop://about", path=EXAMPLE))
 
     assert result["contents"] == [
         {
@@ -259,7 +239,7 @@ def test_reading_text_gives_its_contents_and_declared_ttl(client: Client) -> Non
 def test_reading_bytes_gives_a_base64_blob(client: Client) -> None:
     """server/resources.mdx, "Binary Content": a blob item carries the
     base64 data and its mimeType."""
-    (item,) = result_of(read(client, "bookshop://logo.png", at=EXAMPLE))["contents"]
+    (item,) = result_of(read_resource(client, "bookshop://logo.png", path=EXAMPLE))["contents"]
 
     assert item == {
         "uri": "bookshop://logo.png",
@@ -271,16 +251,16 @@ def test_reading_bytes_gives_a_base64_blob(client: Client) -> None:
 def test_read_ttl_defaults_to_the_site_setting(client: Client, settings: Any) -> None:
     """server/utilities/caching.mdx: resources/read carries ttlMs; without a
     per-declaration ttl_ms the RESOURCE_TTL_MS setting applies."""
-    assert result_of(read(client, "test://plain"))["ttlMs"] == 0
+    assert result_of(read_resource(client, "test://plain"))["ttlMs"] == 0
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "RESOURCE_TTL_MS": 1234}
-    assert result_of(read(client, "test://plain"))["ttlMs"] == 1234
-    assert result_of(read(client, "test://async"))["ttlMs"] == 5_000
+    assert result_of(read_resource(client, "test://plain"))["ttlMs"] == 1234
+    assert result_of(read_resource(client, "test://async"))["ttlMs"] == 5_000
 
 
 def test_text_without_a_declared_type_is_text_plain(client: Client) -> None:
     """server/resources.mdx, "Text Content": mimeType is optional; a str
     resource is served as text/plain."""
-    (item,) = result_of(read(client, "test://plain"))["contents"]
+    (item,) = result_of(read_resource(client, "test://plain"))["contents"]
 
     assert item == {"uri": "test://plain", "mimeType": "text/plain", "text": "plain"}
 
@@ -288,7 +268,7 @@ def test_text_without_a_declared_type_is_text_plain(client: Client) -> None:
 def test_a_resource_may_return_several_items(client: Client) -> None:
     """server/resources.mdx, "Reading Resources": several items are allowed,
     for example the files of a directory; text and blob may mix."""
-    contents = result_of(read(client, "test://several"))["contents"]
+    contents = result_of(read_resource(client, "test://several"))["contents"]
 
     assert contents == [
         {"uri": "test://several/a", "mimeType": "text/plain", "text": "A"},
@@ -299,7 +279,7 @@ def test_a_resource_may_return_several_items(client: Client) -> None:
 def test_async_resources_serve_json(client: Client) -> None:
     """server/resources.mdx, "Text Content": other values are served as JSON text; the
     declaration's ttl_ms and cache_scope win over the site's."""
-    result = result_of(read(client, "test://async"))
+    result = result_of(read_resource(client, "test://async"))
 
     assert result["contents"] == [
         {"uri": "test://async", "mimeType": "application/json", "text": '{"answer": 42}'}
@@ -310,36 +290,37 @@ def test_async_resources_serve_json(client: Client) -> None:
 def test_a_template_read_passes_the_variables(client: Client, book: Book) -> None:
     """server/resources.mdx, "Resource Templates": a concrete URI that
     matches a template is served with its variables."""
-    (item,) = result_of(read(client, f"books://{book.isbn}", at=EXAMPLE))["contents"]
+    (item,) = result_of(read_resource(client, f"books://{book.isbn}", path=EXAMPLE))["contents"]
 
-    assert item["uri"] == "books://9780441478125"
+    assert item["uri"] == "books://9780441013593"
     assert item["mimeType"] == "application/json"
     assert json.loads(item["text"]) == {
-        "isbn": "9780441478125",
-        "title": "The Left Hand of Darkness",
-        "author": "Ursula K. Le Guin",
+        "isbn": "9780441013593",
+        "title": "Dune",
+        "author": "Frank Herbert",
     }
 
 
 def test_template_variables_are_converted_and_percent_decoded(client: Client) -> None:
     """server/resources.mdx, "Resource Templates": templates follow RFC 6570 (simple,
     reserved and form-style query expansions)."""
-    assert result_of(read(client, "orders://41"))["contents"][0]["text"] == "order 42"
-    assert result_of(read(client, "search://books?q=le%20guin&limit=3"))["contents"][0] == {
+    assert result_of(read_resource(client, "orders://41"))["contents"][0]["text"] == "order 42"
+    searched = result_of(read_resource(client, "search://books?q=le%20guin&limit=3"))
+    assert searched["contents"][0] == {
         "uri": "search://books?q=le%20guin&limit=3",
         "mimeType": "text/plain",
         "text": "le guin:3",
     }
-    assert result_of(read(client, "search://books?q=x"))["contents"][0]["text"] == "x:10"
-    assert result_of(read(client, "paths://a/b/c"))["contents"][0]["text"] == "a/b/c"
+    assert result_of(read_resource(client, "search://books?q=x"))["contents"][0]["text"] == "x:10"
+    assert result_of(read_resource(client, "paths://a/b/c"))["contents"][0]["text"] == "a/b/c"
 
 
 def test_a_per_caller_resource_is_private(client: Client, django_user_model: Any) -> None:
     """server/utilities/caching.mdx: "private" results are reused only within
     the same authorization context; a resource depending on the caller declares it."""
-    anonymous = result_of(read(client, "bookshop://me", at=EXAMPLE))
+    anonymous = result_of(read_resource(client, "bookshop://me", path=EXAMPLE))
     client.force_login(django_user_model.objects.create_user("ada"))
-    named = result_of(read(client, "bookshop://me", at=EXAMPLE))
+    named = result_of(read_resource(client, "bookshop://me", path=EXAMPLE))
 
     assert anonymous["contents"][0]["text"] == "anonymous"
     assert named["contents"][0]["text"] == "ada"
@@ -364,7 +345,7 @@ NOT_FOUND = [
 def test_not_found_is_invalid_params_naming_the_uri(client: Client, at: str, uri: str) -> None:
     """server/resources.mdx, "Error Handling": not found MUST be -32602 with
     the URI in data, MUST NOT be an empty contents array, never the old -32002."""
-    error = assert_error(read(client, uri, at=at), 200, errors.INVALID_PARAMS)
+    error = assert_error(read_resource(client, uri, path=at), 200, errors.INVALID_PARAMS)
 
     assert error["data"] == {"uri": uri}
 
@@ -372,7 +353,7 @@ def test_not_found_is_invalid_params_naming_the_uri(client: Client, at: str, uri
 def test_a_failing_resource_is_an_internal_error(client: Client, settings: Any) -> None:
     """server/resources.mdx, "Error Handling": -32603 for internal errors."""
     settings.DEBUG = False
-    error = assert_error(read(client, "test://broken"), 200, errors.INTERNAL_ERROR)
+    error = assert_error(read_resource(client, "test://broken"), 200, errors.INTERNAL_ERROR)
 
     assert "boom" not in json.dumps(error)
 
@@ -449,15 +430,3 @@ def test_a_context_parameter_is_not_a_template_variable() -> None:
 
     other.resource("who://{isbn}")(who)
     assert [t.uri for t in other.get_resource_templates()] == ["who://{isbn}"]
-
-
-def test_the_guide_shows_the_example_file_tested_here() -> None:
-    """docs/guides/resources.md shows the code of docs/examples/resources_example.py as it is
-    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what this
-    module runs."""
-    repo = Path(__file__).resolve().parents[1]
-    guide = (repo / "docs/guides/resources.md").read_text(encoding="utf-8")
-    render = runpy.run_path(str(repo / "scripts/sync_docs.py"))["render"]
-
-    assert "<!-- example: docs/examples/resources_example.py#" in guide
-    assert render(guide) == guide

@@ -82,7 +82,7 @@ def test_w011_names_each_unhinted_parameter_with_its_source_line():
     site = MCPSite(name="unhinted")
 
     @site.tool
-    def lookup(query, limit: int = 10) -> str:  # noqa: ANN001 - the point of the test
+    def lookup(query, limit: int = 10) -> str:
         return str(query)
 
     messages = [m for m in check_unhinted_parameters(None) if "lookup" in m.msg]

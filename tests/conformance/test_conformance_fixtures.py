@@ -29,6 +29,7 @@ from tests.helpers import (
     OMIT,
     assert_error,
     call_tool,
+    input_required,
     mcp_body,
     mcp_headers,
     mcp_post,
@@ -81,10 +82,8 @@ PROMPTS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
-    """These tests use no database, so the request log (written to one) is off."""
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
+# These tests use no database, so the request log (written to one) is off.
+pytestmark = pytest.mark.usefixtures("no_request_log")
 
 
 def suite_meta(capabilities: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
@@ -524,12 +523,6 @@ def mrtr_round(
     if state is not None:
         params["requestState"] = state
     return mcp_post(client, method, params, meta=suite_meta(capabilities))
-
-
-def input_required(response: Any) -> dict[str, Any]:
-    result = result_of(response)
-    assert result["resultType"] == "input_required", result
-    return result
 
 
 def test_elicitation_tool_asks_for_user_name_then_greets(client: Client) -> None:

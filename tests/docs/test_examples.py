@@ -96,6 +96,29 @@ def test_every_example_file_of_the_readme_tutorial_and_tools_guide_is_shown():
     assert sorted(examples - shown) == []
 
 
+#: Guide (docs/guides/NAME.md, showing docs/examples/NAME_example.py) -> the module that runs
+#: that example file, so the guide's code is the code under test.
+GUIDE_TESTS = {
+    "completion": "tests/test_completion.py",
+    "modeltools": "tests/modeltools/test_declaration.py",
+    "permissions": "tests/test_permissions.py",
+    "prompts": "tests/test_prompts.py",
+    "resources": "tests/test_resources.py",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GUIDE_TESTS))
+def test_the_guide_shows_the_example_file_tested_here(name: str) -> None:
+    """docs/guides/NAME.md shows the code of docs/examples/NAME_example.py as it is
+    (scripts/sync_docs.py keeps the blocks in step), so the guide's code is what the module
+    named in GUIDE_TESTS runs."""
+    guide = (REPO / "docs" / "guides" / f"{name}.md").read_text(encoding="utf-8")
+
+    assert f"<!-- example: docs/examples/{name}_example.py#" in guide
+    assert sync_docs.render(guide) == guide
+    assert f"docs.examples import {name}_example" in (REPO / GUIDE_TESTS[name]).read_text()
+
+
 def test_the_settings_table_lists_every_key_of_defaults():
     table = sync_docs.settings_table()
     for key in DEFAULTS:

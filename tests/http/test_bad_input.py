@@ -18,7 +18,9 @@ from django_mcp.http.exchange import exchange_of
 from django_mcp.http.middleware import MCPMiddleware, read_body
 from django_mcp.protocol.errors import RequestTooLarge
 from tests.helpers import (
+    CAPABILITIES_KEY,
     OMIT,
+    VERSION_KEY,
     assert_error,
     call_tool,
     mcp_body,
@@ -30,8 +32,6 @@ from tests.helpers import (
     result_of,
 )
 
-VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 DISCOVER_HEADERS = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
 
 

@@ -17,7 +17,10 @@ import pytest
 
 from django_mcp import MCPHeader
 from tests.helpers import (
+    CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
     OMIT,
+    VERSION_KEY,
     assert_error,
     b64_sentinel,
     call_tool,
@@ -28,9 +31,6 @@ from tests.helpers import (
     result_of,
 )
 
-VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 REMOVED = ("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe")
 
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .conftest import REPO
+from tests.live import REPO
 
 if TYPE_CHECKING:
-    from .conftest import LiveServer
+    from tests.live import LiveServer
 
 pytestmark = pytest.mark.live
 
@@ -30,7 +30,7 @@ def run_curl_example(name: str, server: LiveServer) -> dict:
     assert DEMO_URL in script
     assert shutil.which("curl"), "the curl examples need curl"
     result = subprocess.run(
-        ["bash", "-c", script.replace(DEMO_URL, server.url)],
+        ["bash", "-c", script.replace(DEMO_URL, server.url())],
         capture_output=True,
         text=True,
         timeout=30,
@@ -62,7 +62,7 @@ def test_sdk_client_example_prints_what_the_readme_shows(daphne_server: LiveServ
     """The SDK example (auto mode) discovers, lists and calls tools, printing exactly the
     output the README shows."""
     result = subprocess.run(
-        [sys.executable, str(EXAMPLES / "sdk_client.py"), daphne_server.url],
+        [sys.executable, str(EXAMPLES / "sdk_client.py"), daphne_server.url()],
         capture_output=True,
         text=True,
         timeout=60,

@@ -8,17 +8,17 @@ and never fall back to ``initialize``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
 
-if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+from tests.sdk import run_sdk_client
 
-    from .conftest import LiveServer
+if TYPE_CHECKING:
+    from tests.live import LiveServer
 
 pytestmark = pytest.mark.live
 
@@ -26,16 +26,8 @@ CLIENT = types.Implementation(name="django-mcp-interop", version="1.0")
 DUNE = {"isbn": "9780441172719", "title": "Dune", "author": "Frank Herbert", "price": "10.99"}
 
 
-def run_client(url: str, body: Callable[[Client], Awaitable[Any]]) -> Any:
-    """Open an auto-mode SDK client on ``url`` (response cache off) and run ``body``."""
-
-    async def main() -> Any:
-        async with Client(
-            url, mode="auto", client_info=CLIENT, cache=None, read_timeout_seconds=30
-        ) as client:
-            return await body(client)
-
-    return anyio.run(main)
+#: Run ``body`` with an auto-mode SDK client on ``url`` (response cache off).
+run_client = partial(run_sdk_client, client_info=CLIENT, read_timeout_seconds=30)
 
 
 def test_auto_mode_client_adopts_2026_07_28_from_server_discover(daphne_server: LiveServer):
@@ -54,7 +46,7 @@ def test_auto_mode_client_adopts_2026_07_28_from_server_discover(daphne_server: 
             "instructions": client.instructions,
         }
 
-    seen = run_client(daphne_server.url, body)
+    seen = run_client(daphne_server.url(), body)
 
     assert seen["version"] == "2026-07-28"
     assert seen["discovered"] is True
@@ -71,7 +63,7 @@ def test_tools_list_shows_the_demo_tools_with_their_schemas(daphne_server: LiveS
         result = await client.list_tools()
         return {tool.name: tool for tool in result.tools}
 
-    tools = run_client(daphne_server.url, body)
+    tools = run_client(daphne_server.url(), body)
 
     assert {"search_books", "get_book", "whoami"} <= set(tools)
     search = tools["search_books"]
@@ -88,7 +80,7 @@ def test_search_books_returns_the_seeded_book_as_structured_content(daphne_serve
         await client.list_tools()
         return await client.call_tool("search_books", {"query": "dune"})
 
-    result = run_client(daphne_server.url, body)
+    result = run_client(daphne_server.url(), body)
 
     assert result.is_error is False
     structured = result.structured_content
@@ -101,7 +93,7 @@ def test_a_tool_error_comes_back_as_a_result_with_is_error(daphne_server: LiveSe
     with ``isError: true``, not as protocol errors."""
 
     result = run_client(
-        daphne_server.url, lambda client: client.call_tool("get_book", {"isbn": "0000000000000"})
+        daphne_server.url(), lambda client: client.call_tool("get_book", {"isbn": "0000000000000"})
     )
 
     assert result.is_error is True
@@ -112,7 +104,7 @@ def test_whoami_sees_the_client_info_and_revision_of_the_request(daphne_server: 
     """basic/index.mdx, "_meta": every request carries ``clientInfo`` and
     ``protocolVersion``; the tool's Context reads them from the request itself."""
 
-    result = run_client(daphne_server.url, lambda client: client.call_tool("whoami", {}))
+    result = run_client(daphne_server.url(), lambda client: client.call_tool("whoami", {}))
 
     assert result.is_error is False
     assert result.content[0].text == "You are django-mcp-interop, speaking MCP 2026-07-28."
@@ -135,7 +127,7 @@ def test_the_sdk_reads_a_fixed_resource_and_a_template_resource(daphne_server: L
             "book": book.contents[0],
         }
 
-    seen = run_client(daphne_server.url, body)
+    seen = run_client(daphne_server.url(), body)
 
     assert "bookshop://about" in seen["listed"]
     assert "books://{isbn}" in seen["templates"]
@@ -173,7 +165,7 @@ def test_the_sdk_gets_a_prompt_and_completes_its_arguments(daphne_server: LiveSe
             "template": template.completion.values,
         }
 
-    seen = run_client(daphne_server.url, body)
+    seen = run_client(daphne_server.url(), body)
 
     assert seen["message"].role == "user"
     assert "friendly review of 'Dune'" in seen["message"].content.text

@@ -16,10 +16,9 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture(autouse=True)
-def _no_request_log(settings: Any) -> None:
+def _no_request_log(no_request_log: None) -> None:
     """The request log writes to the database off the request path; these tests count
     queries, so it is off."""
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG": "off"}
 
 
 @pytest.fixture
@@ -28,34 +27,18 @@ def catalogue(db: None) -> dict[str, Any]:
     herbert = Author.objects.create(name="Frank Herbert")
     le_guin = Author.objects.create(name="Ursula K. Le Guin")
     day = datetime.date(1965, 8, 1)
+    rows = [
+        ("9780441013593", "Dune", herbert, "9.99", day),
+        ("9780593098233", "Dune Messiah", herbert, "8.50", day),
+        ("9780441478125", "The Left Hand of Darkness", le_guin, "7.25", day),
+        ("9780061054884", "The Dispossessed", le_guin, "6.00", day),
+        ("9999999999999", "Unfinished Draft", le_guin, "0.00", None),
+    ]
     books = [
         Book.objects.create(
-            isbn="9780441013593", title="Dune", author=herbert, price=Decimal("9.99"), published=day
-        ),
-        Book.objects.create(
-            isbn="9780593098233",
-            title="Dune Messiah",
-            author=herbert,
-            price=Decimal("8.50"),
-            published=day,
-        ),
-        Book.objects.create(
-            isbn="9780441478125",
-            title="The Left Hand of Darkness",
-            author=le_guin,
-            price=Decimal("7.25"),
-            published=day,
-        ),
-        Book.objects.create(
-            isbn="9780061054884",
-            title="The Dispossessed",
-            author=le_guin,
-            price=Decimal("6.00"),
-            published=day,
-        ),
-        Book.objects.create(
-            isbn="9999999999999", title="Unfinished Draft", author=le_guin, price=Decimal("0.00")
-        ),
+            isbn=isbn, title=title, author=author, price=Decimal(price), published=published
+        )
+        for isbn, title, author, price, published in rows
     ]
     return {"herbert": herbert, "le_guin": le_guin, "books": books}
 

@@ -18,6 +18,7 @@ from django_mcp.http.responses import STATUS_BY_ERROR
 from django_mcp.protocol import errors
 from tests.helpers import (
     OMIT,
+    VERSION_KEY,
     assert_error,
     call_tool,
     mcp_post,
@@ -189,7 +190,7 @@ def provoke(client: Any) -> list[tuple[str, Any, int, int]]:
         mcp_post(
             client,
             "server/discover",
-            meta=request_meta(**{"io.modelcontextprotocol/protocolVersion": OMIT}),
+            meta=request_meta(**{VERSION_KEY: OMIT}),
             headers={"MCP-Protocol-Version": "2026-07-28"},
         ),
         400,

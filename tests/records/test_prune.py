@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from io import StringIO
+from functools import partial
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 
 from django_mcp.requestlog.models import RequestLog
+from tests.commands import command_output
 from tests.records.support import log_row
 
 pytestmark = pytest.mark.django_db
 
-
-def prune(*args: str) -> str:
-    out = StringIO()
-    call_command("mcp_prune_logs", *args, stdout=out)
-    return out.getvalue()
+prune = partial(command_output, "mcp_prune_logs")
 
 
 def test_prune_deletes_only_rows_older_than_the_given_days():

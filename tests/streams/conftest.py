@@ -1,5 +1,5 @@
 """Fixtures of the stream tests: the ``streams`` URLconf in-process, SSE-aware response
-validation, and live Daphne/uvicorn servers (see :mod:`tests.streams.live`).
+validation, and live Daphne/uvicorn servers (see :mod:`tests.live`).
 
 The live servers run ``tests.streams.settings`` (listen keep-alives every 0.2 s) on a SQLite
 copy of one migrated template, so they never share a database with the test process; they
@@ -10,30 +10,30 @@ from __future__ import annotations
 
 import json
 import shutil
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.http import HttpResponse
-from django.test import Client
 
-from tests.helpers import RequestInfo, validate_mcp_response
+from tests.helpers import validate_mcp_response
 from tests.live import LiveServer, live_server, migrate
 
 from . import sse
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
-    from tests.helpers import ExchangeLog
+    from tests.helpers import ExchangeLog, RequestInfo
 
 SETTINGS = "tests.streams.settings"
 KEEPALIVE_SECONDS = 0.2
 UVICORN_LISTEN_MAX_SECONDS = 1.0
 
 
-@pytest.fixture(autouse=True)
-def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLog) -> None:
+@pytest.fixture
+def validate_exchange(mcp_log: ExchangeLog) -> Callable[[HttpResponse, RequestInfo], None]:
     """The suite's response validation (tests/conftest.py), extended to SSE responses.
 
     A buffered SSE response is read once, every notification in it is checked against its
@@ -41,20 +41,14 @@ def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLo
     test can read it. A ``subscriptions/listen`` stream never ends by itself, so its test
     reads and checks it.
     """
-    original = Client.generic
 
-    def generic(self: Client, method: str, path: str, *args: Any, **kwargs: Any) -> Any:
-        response = original(self, method, path, *args, **kwargs)
-        request = getattr(response, "wsgi_request", None)
-        if request is None or not hasattr(request, "mcp_exchange"):
-            return response
-        info = RequestInfo.from_body(method.upper(), args[0] if args else kwargs.get("data", ""))
+    def validate(response: HttpResponse, info: RequestInfo) -> None:
         if not response.get("Content-Type", "").startswith(sse.CONTENT_TYPE):
             mcp_log.exchanges.append(validate_mcp_response(response, info))
-            return response
+            return
         assert response.status_code == 200, response.status_code
         if info.method == "subscriptions/listen":
-            return response
+            return
         body = b"".join(response.streaming_content)
         response.streaming_content = [body]
         messages = sse.messages(body)
@@ -64,9 +58,8 @@ def _validate_mcp_responses(monkeypatch: pytest.MonkeyPatch, mcp_log: ExchangeLo
             sse.check_message(note)
         final = HttpResponse(json.dumps(messages[-1]), content_type="application/json")
         mcp_log.exchanges.append(validate_mcp_response(final, info))
-        return response
 
-    monkeypatch.setattr(Client, "generic", generic)
+    return validate
 
 
 @pytest.fixture
@@ -91,11 +84,16 @@ def sqlite_template(streams_workdir: Path) -> Path:
     return template
 
 
-def _serve(kind: str, workdir: Path, template: Path, **env: str) -> Iterator[LiveServer]:
-    database = workdir / f"{kind}.sqlite3"
-    shutil.copyfile(template, database)
+@contextmanager
+def serve_streams(
+    kind: str, workdir: Path, template: Path, *, database: str = "", **env: str
+) -> Iterator[LiveServer]:
+    """``tests.streams.settings`` under ``kind`` on its own copy of ``template``
+    (``workdir/<database or kind>.sqlite3``); ``env`` adds to the server's environment."""
+    copy = workdir / f"{database or kind}.sqlite3"
+    shutil.copyfile(template, copy)
     server_env = {
-        "DJANGO_MCP_SQLITE": str(database),
+        "DJANGO_MCP_SQLITE": str(copy),
         "DJANGO_MCP_DB": "sqlite",  # the live servers use SQLite even in the PostgreSQL run
         "STREAMS_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
         **env,
@@ -107,18 +105,20 @@ def _serve(kind: str, workdir: Path, template: Path, **env: str) -> Iterator[Liv
 @pytest.fixture(scope="session")
 def daphne(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """``tests.streams.settings`` under Daphne."""
-    yield from _serve("daphne", streams_workdir, sqlite_template)
+    with serve_streams("daphne", streams_workdir, sqlite_template) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
 def uvicorn(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """``tests.streams.settings`` under uvicorn, with listen streams limited to 1 s."""
-    yield from _serve(
+    with serve_streams(
         "uvicorn",
         streams_workdir,
         sqlite_template,
         STREAMS_LISTEN_MAX_SECONDS=str(UVICORN_LISTEN_MAX_SECONDS),
-    )
+    ) as server:
+        yield server
 
 
 @pytest.fixture(params=["daphne", "uvicorn"])

@@ -23,6 +23,7 @@ from django.test import Client
 
 from tests.helpers import (
     assert_error,
+    input_required,
     mcp_post,
     override_mcp,
     request_meta,
@@ -71,12 +72,6 @@ def tool(client: Client, name: str, arguments: dict[str, Any] | None = None, **k
     return ask(client, "tools/call", name, arguments if arguments is not None else {}, **kw)
 
 
-def input_required(response: Any) -> dict[str, Any]:
-    result = result_of(response)
-    assert result["resultType"] == "input_required", result
-    return result
-
-
 def text(response: Any) -> str:
     result = result_of(response)
     assert result["resultType"] == "complete", result
@@ -89,6 +84,27 @@ def first_state(
 ) -> str:
     state: str = input_required(tool(client, name, **kw))["requestState"]
     return state
+
+
+def answer_name(client: Client, state: Any, **kw: Any) -> Any:
+    """Retry the elicitation tool with ``state`` and the name Ada."""
+    return tool(
+        client,
+        "test_input_required_result_elicitation",
+        responses={"user_name": ADA},
+        state=state,
+        **kw,
+    )
+
+
+def answer_name_later(client: Client, monkeypatch: pytest.MonkeyPatch, seconds: float) -> Any:
+    """Ask, then answer ``seconds`` later with ``REQUEST_STATE_MAX_AGE`` 60 (the clock is
+    moved, never slept)."""
+    with override_mcp(REQUEST_STATE_MAX_AGE=60):
+        state = first_state(client)
+        later = time.time() + seconds
+        monkeypatch.setattr(signing, "time", SimpleNamespace(time=lambda: later))
+        return answer_name(client, state)
 
 
 # -- the paths --------------------------------------------------------------------------------
@@ -110,13 +126,7 @@ def test_an_elicitation_round_trip_completes_on_the_retry(client: Client):
     assert "name" in request["params"]["requestedSchema"]["properties"]
     assert isinstance(first["requestState"], str)
 
-    retry = tool(
-        client,
-        "test_input_required_result_elicitation",
-        responses={"user_name": ADA},
-        state=first["requestState"],
-        id=2,
-    )
+    retry = answer_name(client, first["requestState"], id=2)
 
     assert text(retry) == "Hello, Ada!"
 
@@ -468,12 +478,7 @@ def test_a_tampered_request_state_is_invalid_params(client: Client, tamper: Any)
     verification" (-32602, our choice of code)."""
     state = first_state(client)
 
-    response = tool(
-        client,
-        "test_input_required_result_elicitation",
-        responses={"user_name": ADA},
-        state=tamper(state),
-    )
+    response = answer_name(client, tamper(state))
 
     assert_error(response, 200, -32602)
 
@@ -483,17 +488,7 @@ def test_an_expired_request_state_is_invalid_params(
 ):
     """basic/patterns/mrtr.mdx: bind "a short expiry" and check it on receipt; the lifetime
     is ``REQUEST_STATE_MAX_AGE`` (here 60 s; the clock is moved, never slept)."""
-    with override_mcp(REQUEST_STATE_MAX_AGE=60):
-        state = first_state(client)
-        later = time.time() + 61
-        monkeypatch.setattr(signing, "time", SimpleNamespace(time=lambda: later))
-
-        response = tool(
-            client,
-            "test_input_required_result_elicitation",
-            responses={"user_name": ADA},
-            state=state,
-        )
+    response = answer_name_later(client, monkeypatch, 61)
 
     assert_error(response, 200, -32602)
 
@@ -503,17 +498,7 @@ def test_a_request_state_within_its_lifetime_is_accepted(
 ):
     """basic/patterns/mrtr.mdx: the expiry is a bound, not single use: just inside it the
     state is still valid."""
-    with override_mcp(REQUEST_STATE_MAX_AGE=60):
-        state = first_state(client)
-        later = time.time() + 50
-        monkeypatch.setattr(signing, "time", SimpleNamespace(time=lambda: later))
-
-        response = tool(
-            client,
-            "test_input_required_result_elicitation",
-            responses={"user_name": ADA},
-            state=state,
-        )
+    response = answer_name_later(client, monkeypatch, 50)
 
     assert text(response) == "Hello, Ada!"
 
@@ -527,11 +512,10 @@ def test_a_request_state_replayed_by_another_user_is_invalid_params(django_user_
     alice.force_login(django_user_model.objects.create_user("alice"))
     bob.force_login(django_user_model.objects.create_user("bob"))
     state = first_state(alice)
-    retry = {"responses": {"user_name": ADA}, "state": state, "id": 2}
 
-    assert_error(tool(bob, "test_input_required_result_elicitation", **retry), 200, -32602)
-    assert_error(tool(anonymous, "test_input_required_result_elicitation", **retry), 200, -32602)
-    assert text(tool(alice, "test_input_required_result_elicitation", **retry)) == "Hello, Ada!"
+    assert_error(answer_name(bob, state, id=2), 200, -32602)
+    assert_error(answer_name(anonymous, state, id=2), 200, -32602)
+    assert text(answer_name(alice, state, id=2)) == "Hello, Ada!"
 
 
 @pytest.mark.django_db
@@ -543,9 +527,7 @@ def test_an_anonymous_request_state_is_refused_to_a_logged_in_user(
     state = first_state(client)
     client.force_login(django_user_model.objects.create_user("carol"))
 
-    response = tool(
-        client, "test_input_required_result_elicitation", responses={"user_name": ADA}, state=state
-    )
+    response = answer_name(client, state)
 
     assert_error(response, 200, -32602)
 

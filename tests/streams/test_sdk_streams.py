@@ -8,17 +8,17 @@ basic/patterns/subscriptions.mdx: what a real 2026-07-28 client does with our st
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated, ToolsListChanged
 
-if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+from tests.sdk import run_sdk_client
 
+if TYPE_CHECKING:
     from mcp.client import ClientRequestContext
 
     from tests.live import LiveServer
@@ -29,17 +29,8 @@ CLIENT = types.Implementation(name="django-mcp-streams", version="1.0")
 DEADLINE = 15.0  # seconds for one SDK session, start to end
 
 
-def run(url: str, body: Callable[[Client], Awaitable[Any]], **options: Any) -> Any:
-    """Run ``body`` with an auto-mode client (no response cache), bounded by DEADLINE."""
-
-    async def main() -> Any:
-        with anyio.fail_after(DEADLINE):
-            async with Client(
-                url, mode="auto", client_info=CLIENT, cache=None, read_timeout_seconds=10, **options
-            ) as client:
-                return await body(client)
-
-    return anyio.run(main)
+#: Run ``body`` with an auto-mode client (no response cache), bounded by DEADLINE.
+run = partial(run_sdk_client, client_info=CLIENT, read_timeout_seconds=10, deadline=DEADLINE)
 
 
 def test_an_elicitation_round_trip_through_the_sdk(daphne: LiveServer):

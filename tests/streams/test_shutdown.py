@@ -7,17 +7,14 @@ that response tells the client the stream dropped unexpectedly.
 
 from __future__ import annotations
 
-import shutil
 import signal
 import time
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.live import live_server
-
 from . import sse
-from .conftest import KEEPALIVE_SECONDS, SETTINGS
+from .conftest import serve_streams
 from .remote import listening
 
 if TYPE_CHECKING:
@@ -33,14 +30,8 @@ def test_sigterm_sends_the_listen_result_before_the_stream_closes(
     """basic/patterns/subscriptions.mdx: a server ending the stream at shutdown sends the
     JSON-RPC response to the listen request (``resultType: complete`` with the
     subscription id) before it closes; the server process then exits."""
-    database = streams_workdir / f"shutdown-{kind}.sqlite3"
-    shutil.copyfile(sqlite_template, database)
-    env = {
-        "DJANGO_MCP_SQLITE": str(database),
-        "DJANGO_MCP_DB": "sqlite",
-        "STREAMS_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
-    }
-    with live_server(SETTINGS, streams_workdir, kind=kind, env=env) as server:
+    database = f"shutdown-{kind}"
+    with serve_streams(kind, streams_workdir, sqlite_template, database=database) as server:
         with listening(server, {"toolsListChanged": True}, id=41) as (_, reader):
             server.process.send_signal(signal.SIGTERM)
             closing = reader.message(deadline=10)

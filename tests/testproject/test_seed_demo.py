@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from io import StringIO
+from functools import partial
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 
 from testproject.books.management.commands.seed_demo import BOOKS
 from testproject.books.models import Author, Book
+from tests.commands import command_output
 
 pytestmark = pytest.mark.django_db
 
-
-def seed(*args: str) -> str:
-    out = StringIO()
-    call_command("seed_demo", *args, stdout=out)
-    return out.getvalue()
+seed = partial(command_output, "seed_demo")
 
 
 def test_seed_demo_adds_every_book_once_even_when_run_twice():
