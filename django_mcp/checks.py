@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 from django.utils.module_loading import import_string
 
+from django_mcp.auth.oauth.config import problems as oauth_problems
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
 from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
@@ -127,6 +128,11 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "LISTEN_MAX_SECONDS": (
         lambda v: v is None or (_is_number(v) and v > 0),
         "Use None (no limit) or a positive number of seconds.",
+    ),
+    "OAUTH": (
+        lambda v: not oauth_problems(v),
+        "Use a dict of the keys in docs/guides/oauth.md#settings: RESOURCE is the canonical "
+        "https URI, the URLs are http(s), ALGORITHMS are asymmetric (RS256, ES256, ...).",
     ),
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")

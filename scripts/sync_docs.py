@@ -77,6 +77,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "REQUEST_LOG_FLUSH_INTERVAL": "Seconds between writes of the buffer by the background writer.",
     "REQUEST_LOG_BACKGROUND": "Write the log from a background thread (and at exit); `False` "
     "leaves records in the buffer until `django_mcp.requestlog.recorder.flush()` is called.",
+    "OAUTH": "The OAuth token validators' configuration (`RESOURCE`, `ISSUER`, `JWKS_URL`, "
+    "`INTROSPECTION_URL`, `USER_CLAIM`, ...); the OAuth guide (`docs/guides/oauth.md`) lists "
+    "every key and its default.",
     "AUTODISCOVER_MODULE": "Module imported from every installed app at startup, like `admin.py`.",
     "SITE_CLASS": "Dotted path of the class of the default site (`django_mcp.site`).",
 }

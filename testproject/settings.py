@@ -12,6 +12,7 @@ calls, is left out so the demo lists only the bookshop's tools.
 from __future__ import annotations
 
 import os
+from importlib.util import find_spec
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -99,6 +100,16 @@ DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-demo",
     "INSTRUCTIONS": "A small bookshop: search the catalogue with search_books.",
 }
+
+# A co-hosted OAuth authorization server (testproject/oauth_server.py) when
+# django-oauth-toolkit is installed; DJANGO_MCP_OAUTH_SERVER=0 leaves it out.
+OAUTH_SERVER = os.environ.get("DJANGO_MCP_OAUTH_SERVER", "1") == "1" and bool(
+    find_spec("oauth2_provider")
+)
+if OAUTH_SERVER:
+    from testproject.oauth_server import LOGIN_URL, OAUTH2_PROVIDER  # noqa: F401
+
+    INSTALLED_APPS.append("oauth2_provider")
 
 LOGGING = {
     "version": 1,

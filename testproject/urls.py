@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -5,3 +6,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("mcp", include("django_mcp.urls")),
 ]
+
+if settings.OAUTH_SERVER:
+    from testproject.oauth_urls import urlpatterns as oauth_server_urls
+
+    urlpatterns += oauth_server_urls

@@ -1,0 +1,77 @@
+"""Access tokens issued by a co-hosted django-oauth-toolkit (DOT) authorization server.
+
+The token is looked up in DOT's own table the way DOT does (by the SHA-256 checksum of the
+token), so no network call is made. It must exist (a revoked token is deleted), be
+unexpired, and carry this server's canonical URI among the RFC 8707 ``resource``
+indicators DOT recorded when the client asked for it. DOT treats a token with no resource
+as unrestricted; an MCP server must not (``basic/authorization.mdx``: only tokens issued
+for this server), so such a token is refused here. Scopes are the token's ``scope``.
+
+:func:`resource_validator` is the same RFC 8707 check for DOT's own protected views
+(``OAUTH2_PROVIDER["RESOURCE_SERVER_TOKEN_RESOURCE_VALIDATOR"]``): an exact match of
+canonical URIs instead of DOT's default prefix match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth.models import AnonymousUser
+from oauth2_provider.models import get_access_token_model
+
+from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.caller import Caller
+from django_mcp.auth.oauth.audience import audience_matches, canonical_uri
+from django_mcp.auth.oauth.bearer import bearer_token
+from django_mcp.auth.oauth.claims import scopes_of
+from django_mcp.auth.oauth.config import oauth_config
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
+def _resources_of(access_token: Any) -> list[str]:
+    value = access_token.resource or []
+    return [value] if isinstance(value, str) else [item for item in value if isinstance(item, str)]
+
+
+class DOTAuthenticator(Authenticator):
+    """Bearer tokens from django-oauth-toolkit's ``AccessToken`` table."""
+
+    method = "oauth"
+
+    def authenticate(self, request: HttpRequest) -> Caller | None:
+        token = bearer_token(request)
+        if token is None:
+            return None
+        config = oauth_config()
+        checksum = hashlib.sha256(token.encode("utf-8")).hexdigest()
+        access_token = (
+            get_access_token_model()
+            .objects.select_related("user", "application")
+            .filter(token_checksum=checksum)
+            .first()
+        )
+        if access_token is None:
+            raise AuthenticationFailed("The token is unknown or revoked.")
+        if access_token.is_expired():
+            raise AuthenticationFailed("The token has expired.")
+        if not audience_matches(_resources_of(access_token), config.resources):
+            raise AuthenticationFailed("The token was not issued for this resource (audience).")
+        user = access_token.user
+        if user is None:
+            user = AnonymousUser()  # client_credentials: the client acts for itself
+        elif not user.is_active:
+            raise AuthenticationFailed("The token's user is inactive.")
+        return Caller(
+            user=user,
+            scopes=scopes_of({"scope": access_token.scope}),
+            credential=f"dot:{access_token.pk}",
+            method=self.method,
+        )
+
+
+def resource_validator(request_uri: str, audiences: list[str]) -> bool:
+    """DOT's ``RESOURCE_SERVER_TOKEN_RESOURCE_VALIDATOR`` with exact RFC 8707 matching."""
+    return audience_matches(audiences, frozenset({canonical_uri(request_uri)}))

@@ -1,0 +1,108 @@
+"""Opaque access tokens checked at an RFC 7662 introspection endpoint.
+
+Each unseen token is POSTed to ``INTROSPECTION_URL`` with this server's client credentials
+(HTTP Basic, RFC 7662 section 2.1). An answer other than ``"active": true`` is a 401, and
+so is an active token whose audience is not this server (RFC 8707), whose ``iss`` is not
+``ISSUER`` (when set), or whose ``exp``/``nbf`` say it is not valid now. Positive answers
+are cached in Django's default cache for ``INTROSPECTION_CACHE_SECONDS``, never past the
+token's ``exp``, under a digest of the token (the token itself is never a cache key).
+Negative answers are not cached: a token just issued must work on its next request.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from django.core.cache import cache
+
+from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.caller import Caller
+from django_mcp.auth.oauth.bearer import bearer_token
+from django_mcp.auth.oauth.claims import (
+    credential_id,
+    require_audience,
+    require_time_bounds,
+    scopes_of,
+)
+from django_mcp.auth.oauth.config import OAuthConfig, oauth_config
+from django_mcp.auth.oauth.fetch import FetchError, post_form
+from django_mcp.auth.oauth.users import user_for_claims
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+logger = logging.getLogger("django_mcp.auth")
+CACHE_PREFIX = "django_mcp:oauth:introspection:"
+
+
+def _basic_auth(client_id: str, secret: str) -> str:
+    # RFC 6749 section 2.3.1: each part is form-urlencoded before the base64 step.
+    pair = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode()
+
+
+class IntrospectionAuthenticator(Authenticator):
+    """Bearer tokens the authorization server vouches for at ``INTROSPECTION_URL``."""
+
+    method = "oauth"
+
+    def authenticate(self, request: HttpRequest) -> Caller | None:
+        token = bearer_token(request)
+        if token is None:
+            return None
+        config = oauth_config()
+        claims = self.validate(token, config)
+        return Caller(
+            user=user_for_claims(claims, config),
+            scopes=scopes_of(claims),
+            credential=credential_id("introspected", token, claims),
+            method=self.method,
+        )
+
+    def validate(self, token: str, config: OAuthConfig) -> dict[str, Any]:
+        """The introspection claims of an active token for this server, or raise."""
+        key = CACHE_PREFIX + hashlib.sha256(token.encode()).hexdigest()
+        claims = cache.get(key)
+        if not isinstance(claims, dict):
+            claims = self._introspect(token, config)
+            self._check(claims, config)
+            lifetime = config.introspection_cache_seconds
+            exp = claims.get("exp")
+            if isinstance(exp, int | float) and not isinstance(exp, bool):
+                lifetime = min(lifetime, exp - time.time())
+            if lifetime > 0:
+                cache.set(key, claims, lifetime)
+            return claims
+        require_time_bounds(claims, config.leeway)  # a cached answer can outlive exp
+        return claims
+
+    def _introspect(self, token: str, config: OAuthConfig) -> dict[str, Any]:
+        if not config.introspection_url or not config.introspection_client_id:
+            raise AuthenticationFailed("Token introspection is not configured.")
+        headers = {
+            "Authorization": _basic_auth(
+                config.introspection_client_id, config.introspection_client_secret or ""
+            )
+        }
+        form = {"token": token, "token_type_hint": "access_token"}
+        try:
+            return post_form(
+                config.introspection_url, form, headers=headers, timeout=config.http_timeout
+            )
+        except FetchError as exc:
+            logger.warning("Token introspection failed: %s", exc)
+            raise AuthenticationFailed("The token could not be introspected.") from exc
+
+    def _check(self, claims: dict[str, Any], config: OAuthConfig) -> None:
+        if claims.get("active") is not True:
+            raise AuthenticationFailed("The token is not active.")
+        issuer = claims.get("iss")
+        if config.issuer and issuer is not None and issuer != config.issuer:
+            raise AuthenticationFailed("The token was issued by another authorization server.")
+        require_time_bounds(claims, config.leeway)
+        require_audience(claims, config.resources)

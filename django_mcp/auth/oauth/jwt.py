@@ -1,0 +1,86 @@
+"""JWT access tokens (RFC 9068) verified against the authorization server's JWKS.
+
+Validation per OAuth 2.1 section 5.2 on every request: the signature with a key from
+``JWKS_URL`` (asymmetric ``ALGORITHMS`` only), ``exp``, ``nbf`` and ``iat`` with
+``LEEWAY_SECONDS``, ``iss`` equal to ``ISSUER``, and the audience (``aud`` or ``resource``)
+naming this server's ``RESOURCE`` (RFC 8707). Any failure is a 401 ``invalid_token``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import jwt
+from jwt.exceptions import PyJWTError
+
+from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.caller import Caller
+from django_mcp.auth.oauth.bearer import bearer_token
+from django_mcp.auth.oauth.claims import credential_id, require_audience, scopes_of
+from django_mcp.auth.oauth.config import OAuthConfig, oauth_config
+from django_mcp.auth.oauth.jwks import key_set
+from django_mcp.auth.oauth.users import user_for_claims
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
+def _looks_like_jwt(token: str) -> bool:
+    return token.count(".") == 2
+
+
+class JWTAuthenticator(Authenticator):
+    """Bearer JWTs signed by the keys at ``DJANGO_MCP["OAUTH"]["JWKS_URL"]``.
+
+    A bearer token that is not a JWT at all (no two dots) is left to the next authenticator
+    (an opaque token for introspection); a JWT that fails any check is refused.
+    """
+
+    method = "oauth"
+
+    def authenticate(self, request: HttpRequest) -> Caller | None:
+        token = bearer_token(request)
+        if token is None or not _looks_like_jwt(token):
+            return None
+        config = oauth_config()
+        claims = self.validate(token, config)
+        return Caller(
+            user=user_for_claims(claims, config),
+            scopes=scopes_of(claims),
+            credential=credential_id("jwt", token, claims),
+            method=self.method,
+        )
+
+    def validate(self, token: str, config: OAuthConfig) -> dict[str, Any]:
+        """The claims of a valid token for this server, or raise AuthenticationFailed."""
+        if not config.jwks_url or not config.issuer:
+            raise AuthenticationFailed("JWT validation is not configured (JWKS_URL, ISSUER).")
+        try:
+            header = jwt.get_unverified_header(token)
+        except PyJWTError as exc:
+            raise AuthenticationFailed(f"The token is not a valid JWT: {exc}") from exc
+        if header.get("alg") not in config.algorithms:
+            raise AuthenticationFailed("The token's signing algorithm is not accepted.")
+        kid = header.get("kid")
+        keys = key_set(
+            config.jwks_url,
+            max_age=config.jwks_cache_seconds,
+            min_refetch_interval=config.jwks_min_refetch_seconds,
+            timeout=config.http_timeout,
+        )
+        key = keys.key_for(kid if isinstance(kid, str) else None)
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key,
+                algorithms=list(config.algorithms),
+                issuer=config.issuer,
+                leeway=config.leeway,
+                options={"require": ["exp", "iss"], "verify_aud": False},
+            )
+        except PyJWTError as exc:
+            raise AuthenticationFailed(f"The token is invalid: {exc}") from exc
+        # PyJWT compares aud verbatim; RFC 8707 binding also accepts a resource claim and
+        # tolerates case in scheme and host, so the audience is checked here.
+        require_audience(claims, config.resources)
+        return claims

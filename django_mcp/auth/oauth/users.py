@@ -1,0 +1,43 @@
+"""Which Django user a token speaks for.
+
+The claim named by ``USER_CLAIM`` (``sub`` by default) is looked up in the user model's
+``USER_FIELD`` (``username``); ``CREATE_USERS`` creates a user with an unusable password on
+first sight. A token without that claim (a ``client_credentials`` token acting for no user)
+resolves to ``AnonymousUser``: the Caller still carries the token's scopes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import AnonymousUser
+
+from django_mcp.auth.base import AuthenticationFailed
+from django_mcp.auth.oauth.config import OAuthConfig
+
+
+def user_for_claims(claims: Mapping[str, Any], config: OAuthConfig) -> Any:
+    """The active user the token names, AnonymousUser when it names none, or raise
+    :class:`AuthenticationFailed` for an unknown (and not created) or inactive user."""
+    value = claims.get(config.user_claim)
+    if value is None or value == "":
+        return AnonymousUser()
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        raise AuthenticationFailed(f"The token's {config.user_claim!r} claim is malformed.")
+    model = get_user_model()
+    lookup = {config.user_field: str(value)}
+    if config.create_users:
+        # get_or_create survives two first requests racing (it re-reads on IntegrityError).
+        defaults = {"password": make_password(None)}  # unusable: the user signs in by token
+        user, _ = model._default_manager.get_or_create(defaults=defaults, **lookup)
+    else:
+        try:
+            user = model._default_manager.get(**lookup)
+        except model.DoesNotExist:
+            raise AuthenticationFailed("The token's user is unknown to this server.") from None
+    if not getattr(user, "is_active", True):
+        raise AuthenticationFailed("The token's user is inactive.")
+    return user
