@@ -85,6 +85,20 @@ def test_readme_and_docs_show_the_current_example_files_and_settings_table():
     assert stale == [], "run: python scripts/sync_docs.py"
 
 
+@pytest.mark.parametrize(
+    ("page", "table"),
+    [
+        ("docs/settings.md", "TABLE"),
+        ("docs/errors.md", "ERROR_TABLE"),
+        ("docs/checks.md", "CHECKS_TABLE"),
+    ],
+)
+def test_each_generated_table_is_still_on_its_page(page: str, table: str) -> None:
+    """A page that lost its markers would be skipped by the sync, silently."""
+    text = (REPO / page).read_text(encoding="utf-8")
+    assert getattr(sync_docs, table).search(text), f"{page} lost its generated table"
+
+
 def test_every_example_file_of_the_readme_tutorial_and_tools_guide_is_shown():
     shown = sync_docs.referenced_examples()
     examples = {
