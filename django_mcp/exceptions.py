@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db import DatabaseError
 
 from django_mcp.protocol.errors import InternalError, MCPError
 
@@ -47,11 +48,14 @@ def exception_handler(exc: Exception, context: Context | None) -> MCPError:
     """Map an unexpected exception from user code to a protocol error.
 
     The default masks the details as -32603 "Internal error" unless ``DEBUG`` is on, and
-    logs the traceback. Replace it with the ``EXCEPTION_HANDLER`` setting.
+    logs the traceback. Even with ``DEBUG``, a database error is named by its class only:
+    its text names the database server. Replace it with the ``EXCEPTION_HANDLER`` setting.
     """
     if isinstance(exc, MCPError):
         return exc
     logger.exception("Unhandled exception in MCP handler", exc_info=exc)
     if settings.DEBUG:
-        return InternalError(data={"exception": f"{type(exc).__name__}: {exc}"})
+        # A database error's text names the server (host, port): the class name only.
+        detail = "" if isinstance(exc, DatabaseError) else f": {exc}"
+        return InternalError(data={"exception": f"{type(exc).__name__}{detail}"})
     return InternalError()

@@ -30,6 +30,7 @@ from django_mcp.protocol.admission import Admission
 from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
 from django_mcp.protocol.headers import normalise
 from django_mcp.requestlog import recorder
+from django_mcp.server.outage import resolved_user
 
 if TYPE_CHECKING:
     from django_mcp.server.dispatch import MCPServer
@@ -56,15 +57,18 @@ def _record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: 
     """Queue the exchange's log record (never touches the database).
 
     The view notes the caller of every request it served. For a request refused before the
-    view, the sync path still reads ``request.user``; on the event loop that could query
-    the database, so the user is taken only if something already resolved it.
+    view, the sync path still reads ``request.user`` (None if the database is down, so a
+    refusal stays a refusal); on the event loop that could query the database, so the user
+    is taken only if something already resolved it.
     """
     exchange = exchange_of(request)
     if exchange is None or mcp_settings.REQUEST_LOG == "off":
         return
     if exchange.user is None:
         user = getattr(request, "user", None)
-        if not on_event_loop or not _is_unresolved(user):
+        if not on_event_loop:
+            exchange.user = resolved_user(request)
+        elif not _is_unresolved(user):
             exchange.user = user
     recorder.submit(exchange.record(response))
 

@@ -33,6 +33,7 @@ from django_mcp.protocol.admission import Admitted
 from django_mcp.protocol.errors import InternalError, MCPError
 from django_mcp.protocol.methods import SUBSCRIPTIONS_LISTEN
 from django_mcp.server.dispatch import MCPServer, Reply
+from django_mcp.server.outage import resolved_user
 from django_mcp.sites import MCPSite
 
 logger = logging.getLogger("django_mcp")
@@ -79,9 +80,8 @@ class MCPView(View):
             message = jsonrpc.error_response(InternalError("Server misconfigured"), None)
             return json_response(message, status=500)
         server = exchange.server
-        exchange.user = getattr(request, "user", None)  # resolved here, off the event loop
-        if exchange.user is not None:
-            exchange.user.is_authenticated  # noqa: B018 - resolve a lazy user now
+        # Resolved here, off the event loop; None if the database is down (see outage).
+        exchange.user = resolved_user(request)
 
         def render(reply: Reply | None) -> HttpResponse:
             if reply is None:  # the handler thread died without a reply

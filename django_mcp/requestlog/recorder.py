@@ -9,8 +9,13 @@ ready) with ``bulk_create``, and an ``atexit`` hook writes what is left at shutd
 
 Why bounded: if the database is slow or down, memory must not grow with traffic. The buffer
 holds ``REQUEST_LOG_BUFFER_SIZE`` records; when full, the oldest record is dropped and
-counted, and the next flush logs how many were lost. A failed batch is logged and dropped,
-never retried forever.
+counted, and the next flush logs how many were lost.
+
+Why every record is accounted for: :func:`submit` first makes a record storable (see
+:mod:`.sanitise`: NUL, lone surrogates and other control characters are replaced), and a
+batch the database still refuses is retried row by row (:mod:`.writer`); each record ends
+up either ``written`` or ``failed`` in :func:`stats`, and a failed one is logged. Nothing is
+retried forever: a failed record is counted and dropped.
 
 What is kept (``REQUEST_LOG``): ``"off"`` writes nothing at all; ``"errors"`` keeps tool
 errors, protocol errors and HTTP errors; ``"all"`` keeps every error and samples the rest
@@ -41,7 +46,9 @@ from django.db.models.functions import Greatest, Least
 
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
+from django_mcp.requestlog import writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.requestlog.sanitise import sanitised
 
 if TYPE_CHECKING:
     import datetime
@@ -130,6 +137,7 @@ def submit(record: RequestRecord) -> None:
     best_effort = record.served_how == ServedHow.BEST_EFFORT.value
     if not keep and not best_effort:
         return
+    record = sanitised(record)  # text no database would store must not fail a batch
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
         if keep:
@@ -163,8 +171,8 @@ def _tally(record: RequestRecord, limit: int) -> None:
 def flush() -> int:
     """Write every buffered record and tally now; return how many log rows were written.
 
-    Database errors are logged on the ``django_mcp`` logger and the affected batch is
-    dropped: the log is best-effort and must never take the server down with it.
+    A record the database refuses is logged on the ``django_mcp`` logger, counted as
+    failed and dropped: the log is best-effort and must never take the server down with it.
     """
     with _state.flush_lock:
         with _state.lock:
@@ -184,59 +192,12 @@ def flush() -> int:
 
 
 def _write_batch(records: Sequence[RequestRecord], alias: str) -> int:
-    """Insert one batch in its own transaction; log and count it as failed on error."""
-    rows = [_row(record) for record in records]
-    try:
-        try:
-            with transaction.atomic(using=alias):
-                RequestLog.objects.using(alias).bulk_create(rows)
-        except IntegrityError:
-            # A user deleted between the request and this flush breaks the foreign key;
-            # keep the batch (the username snapshot survives) rather than lose it.
-            _forget_missing_users(rows, alias)
-            with transaction.atomic(using=alias):
-                RequestLog.objects.using(alias).bulk_create(rows)
-    except DatabaseError:
-        logger.exception("django-mcp could not write %d request log records.", len(rows))
-        with _state.lock:
-            _state.failed += len(rows)
-        return 0
+    """Write one batch (row by row if it must, see :mod:`.writer`) and count the outcome."""
+    outcome = writer.write(records, alias)
     with _state.lock:
-        _state.written += len(rows)
-    return len(rows)
-
-
-def _row(record: RequestRecord) -> RequestLog:
-    return RequestLog(
-        started_at=record.started_at,
-        site=record.site,
-        method=record.method,
-        target=record.target,
-        request_id=record.request_id,
-        declared_revision=record.declared_revision,
-        served_revision=record.served_revision,
-        served_how=record.served_how,
-        client_name=record.client_name,
-        client_version=record.client_version,
-        user_id=record.user_id,
-        username=record.username,
-        outcome=record.outcome,
-        error_code=record.error_code,
-        http_status=record.http_status,
-        duration_ms=record.duration_ms,
-        params=record.params,
-    )
-
-
-def _forget_missing_users(rows: Sequence[RequestLog], alias: str) -> None:
-    from django.contrib.auth import get_user_model
-
-    ids = {row.user_id for row in rows if row.user_id is not None}
-    users = get_user_model()._default_manager.using(alias)
-    existing = set(users.filter(pk__in=ids).values_list("pk", flat=True))
-    for row in rows:
-        if row.user_id is not None and row.user_id not in existing:
-            row.user_id = None
+        _state.written += outcome.written
+        _state.failed += outcome.failed
+    return outcome.written
 
 
 def _write_served(served: dict[ServedKey, ServedTally], alias: str) -> None:

@@ -29,6 +29,7 @@ from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
 from django_mcp.server.input_rounds import InputRequired, input_required_result
+from django_mcp.server.outage import database_needed
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -92,7 +93,8 @@ class SiteCatalogue:
             revision=revision,
             request=self.request,
         )
-        spec = self.site.get_tool(name, context)
+        with database_needed():  # a permission check may query a database that is down
+            spec = self.site.get_tool(name, context)
         return None if spec is None else spec.header_params
 
 

@@ -1,0 +1,184 @@
+"""With the database down, MCP requests still get spec-shaped answers.
+
+A caller with a session cookie makes ``request.user`` a database query. With the database
+down that query used to raise through the middleware: an HTML 500 (under ``DEBUG``, one
+naming the database host and port), even for a request that should have been refused.
+Now refusals stay refusals, and an admitted request whose handling needs the database gets
+-32603 with its id (HTTP 200, per ``STATUS_BY_ERROR``), never an HTML page or the database
+address; the request log records every one of them.
+
+Each test runs with the database "down" two ways: ``connection.ensure_connection`` raising
+the error a driver raises (SQLite and PostgreSQL), and, on PostgreSQL, the real thing, the
+connection pointed at a closed port on loopback. The client does not re-raise server
+exceptions, so a 500 is seen as a real client would see it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import OperationalError, connection
+from django.test import Client
+
+from django_mcp.protocol.errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog
+from django_mcp.sites import MCPSite
+from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, post_raw
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FAKE_ADDRESS = ('"db.internal.example" (10.9.8.7)', "port 6543")
+MODES = [
+    "driver-error",
+    *(["closed-port"] if os.environ.get("DJANGO_MCP_DB") == "postgres" else []),
+]
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture
+def site(mcp_site: MCPSite) -> MCPSite:
+    @mcp_site.tool()
+    def hello() -> str:
+        """Open to everyone."""
+        return "hello"
+
+    @mcp_site.tool(permission_required="books.view_book")
+    def secret() -> str:
+        """Gated by a Django permission: admission asks the database."""
+        return "secret"
+
+    return mcp_site
+
+
+@contextmanager
+def database_down(mode: str) -> Iterator[None]:
+    """The default database unreachable inside the block, reachable again after it."""
+    patch = pytest.MonkeyPatch()
+    saved_port = connection.settings_dict["PORT"]
+    if mode == "driver-error":
+        message = f"connection to server at {FAKE_ADDRESS[0]}, {FAKE_ADDRESS[1]} failed"
+
+        def unreachable() -> None:
+            raise OperationalError(message)
+
+        patch.setattr(connection, "ensure_connection", unreachable)
+    else:
+        connection.close()
+        connection.settings_dict["PORT"] = str(_closed_port())
+    try:
+        yield
+    finally:
+        patch.undo()
+        connection.settings_dict["PORT"] = saved_port
+        connection.close()
+
+
+def signed_in_client(settings: Any) -> Client:
+    """A client holding a session cookie, which does not re-raise server exceptions (so a
+    500 is seen as a real client sees it); ``DEBUG`` on, as when the 500 leaked the address."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.DEBUG = True
+    client = Client(raise_request_exception=False)
+    client.force_login(get_user_model().objects.create_user("ada", password="pw"))
+    return client
+
+
+@pytest.fixture(params=MODES)
+def down(request: pytest.FixtureRequest, site: MCPSite, settings: Any) -> Iterator[Client]:
+    """A signed-in client, and the database down for the test."""
+    client = signed_in_client(settings)
+    with database_down(request.param):
+        yield client
+
+
+def _assert_no_database_address(response: Any) -> None:
+    body = response.content.decode()
+    port = connection.settings_dict["PORT"]
+    assert response["Content-Type"] == "application/json", body[:300]
+    for secret in (*FAKE_ADDRESS, "10.9.8.7", "OperationalError:", f"port {port}"):
+        assert secret not in body, body
+
+
+def test_a_bad_origin_is_still_refused_with_403(down):
+    """basic/transports/streamable-http.mdx: a present, invalid ``Origin`` MUST get 403."""
+    response = mcp_post(down, "tools/list", {}, headers={"Origin": "https://evil.example"})
+
+    assert_error(response, 403, INVALID_REQUEST)
+    _assert_no_database_address(response)
+
+
+def test_malformed_input_is_still_refused_with_400(down):
+    """basic/transports/streamable-http.mdx: a body that is not JSON-RPC gets 400."""
+    response = post_raw(down, b"{not json")
+
+    assert_error(response, 400, PARSE_ERROR)
+
+
+def test_a_request_whose_handling_needs_the_caller_gets_internal_error(down):
+    """basic/index.mdx (-32603 Internal error), and docs/guides/records.md: the list is
+    bound to the caller, whom the database must name; the answer is JSON-RPC."""
+    response = mcp_post(down, "tools/list", {}, id=41)
+
+    error = assert_error(response, 200, INTERNAL_ERROR)
+    assert response.json()["id"] == 41
+    assert error["data"] == {"exception": "OperationalError"}  # DEBUG: the class, no text
+    _assert_no_database_address(response)
+
+
+def test_admission_that_needs_the_database_answers_internal_error_with_the_id(down):
+    """A permission-gated tool is looked up during admission (``Mcp-Param-*`` need it);
+    with the database down that lookup is -32603 for this request id, not a 500."""
+    response = call_tool(down, "secret", {}, id=7)
+
+    assert_error(response, 200, INTERNAL_ERROR)
+    assert response.json()["id"] == 7
+    _assert_no_database_address(response)
+
+
+def test_a_flush_while_the_database_is_down_counts_its_records_as_failed(down):
+    with override_mcp(REQUEST_LOG="all"):
+        call_tool(down, "hello", {})
+        mcp_post(down, "tools/list", {}, headers={"Origin": "https://evil.example"})
+
+    assert recorder.flush() == 0
+
+    assert recorder.stats() == recorder.RecorderStats(pending=0, dropped=0, written=0, failed=2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_requests_of_an_outage_are_written_when_the_database_returns(site, settings, mode):
+    """Every request served while the database was down has its row: no user (it could
+    not be known), the status and error code as sent."""
+    client = signed_in_client(settings)
+    with database_down(mode):
+        statuses = [
+            mcp_post(client, "tools/list", {}, headers={"Origin": "https://x.example"}).status_code,
+            post_raw(client, b"{not json").status_code,
+            call_tool(client, "secret", {}).status_code,
+            call_tool(client, "hello", {}).status_code,
+        ]
+
+    assert recorder.flush() == 4
+
+    rows = RequestLog.objects.order_by("started_at")
+    assert [row.http_status for row in rows] == statuses == [403, 400, 200, 200]
+    # The 403 is answered before admission, so its row has no JSON-RPC code; ``hello`` needs
+    # the caller resolved too (looking a tool up is per caller), so it is -32603 as well.
+    codes = [None, PARSE_ERROR, INTERNAL_ERROR, INTERNAL_ERROR]
+    assert [row.error_code for row in rows] == codes
+    assert {(row.user_id, row.username) for row in rows} == {(None, "")}
+    assert recorder.stats().failed == 0
