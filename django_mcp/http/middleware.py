@@ -26,6 +26,7 @@ from django_mcp.conf import mcp_settings
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
+from django_mcp.http.throttle import athrottle, throttle
 from django_mcp.protocol.admission import Admission
 from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
 from django_mcp.protocol.headers import normalise
@@ -115,6 +116,9 @@ class MCPMiddleware:
         exchange, body, early = self.before_admission(request, view_func)
         if exchange is None or body is None:
             return early
+        limited = throttle(request, exchange, body)
+        if limited is not None:
+            return limited
         admission = exchange.server.admit(body, normalise(request.headers), request=request)
         return self.admitted(exchange, admission)
 
@@ -128,6 +132,9 @@ class MCPMiddleware:
         exchange, body, early = self.before_admission(request, view_func)
         if exchange is None or body is None:
             return early
+        limited = await athrottle(request, exchange, body)
+        if limited is not None:
+            return limited
         headers = normalise(request.headers)
         admit = exchange.server.admit
         if exchange.site.varies_by_caller():  # permission checks may query the database
