@@ -23,6 +23,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
 
 from django_mcp.conf import mcp_settings
+from django_mcp.http.body import read_at_most
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
@@ -47,7 +48,7 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
             declared = 0
         if declared > limit:
             raise RequestTooLarge()
-        body = request.read(limit + 1)
+        body = read_at_most(request, limit + 1)
     if len(body) > limit:
         raise RequestTooLarge()
     return body
