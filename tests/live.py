@@ -65,6 +65,7 @@ def server_env(settings_module: str, extra: Mapping[str, str] | None = None) -> 
         DJANGO_SETTINGS_MODULE=settings_module,
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
         PYTHONUNBUFFERED="1",
+        DJANGO_MCP_INSECURE="1",  # loopback test servers may use the demo key and DEBUG
     )
     env.update(extra or {})
     return env

@@ -15,8 +15,10 @@ import uuid
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.cache import caches
+from django.db import connections
 from django.test import AsyncClient, override_settings
 
 from django_mcp.http import ratelimit
@@ -165,6 +167,9 @@ def test_per_user_limit_under_asgi(site):
                 headers=mcp_headers(body),
             )  # fmt: skip
             statuses.append(response.status_code)
+        # The database connection opened in asgiref's thread must not outlive the test
+        # (PostgreSQL refuses to drop a test database that is still in use).
+        await sync_to_async(connections.close_all)()
         return statuses
 
     with override_mcp(RATE_LIMIT_USER="1/h"):
