@@ -206,3 +206,29 @@ def test_gunicorn_serves_a_valid_chunked_request_and_refuses_a_large_one(tmp_pat
         assert status == 200, body[:300]
         assert "supportedVersions" in json.loads(body)["result"]
         assert_too_large(*chunked_post(server.port, [b" " * 8192] * 128))
+
+
+class Trickle:
+    """A terminated ``wsgi.input`` that returns at most 3 bytes per read, as sockets may."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, size: int = -1) -> bytes:
+        size = 3 if size < 0 else min(size, 3)
+        chunk, self.data = self.data[:size], self.data[size:]
+        return chunk
+
+
+@pytest.mark.parametrize(("data", "expected"), [(b"x" * 10, b"x" * 10), (b"y" * 100, b"y" * 21)])
+def test_a_terminated_wsgi_input_without_length_is_read_up_to_the_limit(data, expected):
+    """PEP 3333 servers that decode chunked bodies set ``wsgi.input_terminated``; the body
+    is read from ``wsgi.input`` across short reads, never past ``size`` bytes."""
+    from django.test import RequestFactory
+
+    from django_mcp.http.body import read_at_most
+
+    request = RequestFactory().post("/mcp", b"", content_type="application/json")
+    request.META.pop("CONTENT_LENGTH", None)
+    request.META.update({"wsgi.input": Trickle(data), "wsgi.input_terminated": True})
+    assert read_at_most(request, 21) == expected
