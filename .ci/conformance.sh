@@ -80,6 +80,7 @@ trap 'exit 143' TERM
 
 export PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}"
 export DJANGO_SETTINGS_MODULE=testproject.settings
+export DJANGO_MCP_INSECURE=1  # a loopback server: the demo SECRET_KEY and DEBUG are fine
 export DJANGO_MCP_SQLITE="$workdir/db.sqlite3"
 
 "$PYTHON" manage.py migrate --noinput >"$results/migrate.log" 2>&1 \

@@ -12,7 +12,8 @@ class DjangoMCPConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django_mcp import checks, setup_checks  # noqa: F401 - registers the checks
+        # Registers the system checks, and those of check --deploy.
+        from django_mcp import checks, deploy_checks, setup_checks  # noqa: F401
         from django_mcp.listen.fanout import announce_declarations_changed
         from django_mcp.sites import autodiscover, declarations_changed
 

@@ -12,6 +12,7 @@ from django.utils.module_loading import import_string
 from django_mcp.auth.oauth.config import problems as oauth_problems
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
+from django_mcp.http.ratelimit import is_rate
 from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
 from django_mcp.sites import all_sites
 
@@ -102,6 +103,18 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         _origins,
         "Use None (derived from ALLOWED_HOSTS) or a list of origins such as "
         "'https://app.example.com' (or '*').",
+    ),
+    **{
+        key: (is_rate, "Use None (no limit) or 'COUNT/PERIOD' such as '120/m' (s, m, h, d).")
+        for key in ("RATE_LIMIT_USER", "RATE_LIMIT_TOKEN", "RATE_LIMIT_IP")
+    },
+    "RATE_LIMIT_CACHE": (
+        lambda v: isinstance(v, str) and v in settings.CACHES,
+        "Use the alias of a cache in CACHES, such as 'default'.",
+    ),
+    "TRUSTED_PROXY_HOPS": (
+        lambda v: _is_int(v) and v >= 0,
+        "Use 0 (REMOTE_ADDR) or the number of proxies you run that append to X-Forwarded-For.",
     ),
     "REQUEST_LOG": (lambda v: v in REQUEST_LOG_MODES, "Use 'all', 'errors' or 'off'."),
     "REQUEST_LOG_SAMPLE_RATE": (

@@ -34,6 +34,13 @@ DEFAULTS: Final[dict[str, Any]] = {
     # HTTP transport.
     "ALLOWED_ORIGINS": None,  # None: derived from ALLOWED_HOSTS plus loopback
     "MAX_REQUEST_BYTES": 4 * 1024 * 1024,
+    # Rate limits ("COUNT/PERIOD", e.g. "120/m"; None: off) per signed-in user, per
+    # credential and per client address, counted in the cache RATE_LIMIT_CACHE.
+    "RATE_LIMIT_USER": None,
+    "RATE_LIMIT_TOKEN": None,
+    "RATE_LIMIT_IP": None,
+    "RATE_LIMIT_CACHE": "default",
+    "TRUSTED_PROXY_HOPS": 0,  # X-Forwarded-For entries appended by proxies you run
     # Lists and caching.
     "PAGE_SIZE": 100,
     "CURSOR_MAX_AGE": 86_400,  # seconds a pagination cursor stays valid

@@ -48,6 +48,16 @@ SETTING_MEANINGS: dict[str, str] = {
     "header; `None` checks the origin's host against `ALLOWED_HOSTS`. Loopback origins and "
     "requests without `Origin` are always allowed.",
     "MAX_REQUEST_BYTES": "Largest request body accepted; bigger bodies get HTTP 413.",
+    "RATE_LIMIT_USER": 'Requests one signed-in user may make, as `"COUNT/PERIOD"` '
+    '(`"120/m"`, `"5000/h"`, `"10/30s"`); over it: HTTP 429 with `Retry-After` and error '
+    "-31429. `None`: no limit (the default; see the security guide).",
+    "RATE_LIMIT_TOKEN": "The same, per credential (token) id.",
+    "RATE_LIMIT_IP": "The same, per client address (every request, signed in or not).",
+    "RATE_LIMIT_CACHE": "Alias in `CACHES` of the cache that holds the counters; use one "
+    "shared by every worker (Redis) in production.",
+    "TRUSTED_PROXY_HOPS": "`0`: the client address is `REMOTE_ADDR`. `N`: the N-th entry from "
+    "the right of `X-Forwarded-For`, for N reverse proxies of yours that append to it. "
+    "Too high, and clients choose their own address.",
     "PAGE_SIZE": "Items per page of `tools/list`, `resources/list`, "
     "`resources/templates/list` and `prompts/list`.",
     "DISCOVER_TTL_MS": "`ttlMs` of `server/discover` results: how long clients may cache them.",

@@ -12,15 +12,34 @@ calls, is left out so the demo lists only the bookshop's tools.
 from __future__ import annotations
 
 import os
+import sys
 from importlib.util import find_spec
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "django-mcp-demo-not-secret")
-DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
 DEMO = os.environ.get("DJANGO_MCP_DEMO") == "1"
+# The public demo SECRET_KEY and DEBUG are for loopback only: the demo (scripts/demo sets
+# DJANGO_MCP_DEMO=1), the test suite (pytest, and the servers it starts) and the
+# conformance run (both set DJANGO_MCP_INSECURE=1). Anything else must bring its own key
+# in DJANGO_SECRET_KEY and runs without DEBUG (check --deploy says why).
+INSECURE = DEMO or os.environ.get("DJANGO_MCP_INSECURE") == "1" or "pytest" in sys.modules
+PUBLIC_DEMO_SECRET_KEY = "django-mcp-demo-not-secret"
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or (PUBLIC_DEMO_SECRET_KEY if INSECURE else "")
+if not SECRET_KEY or (SECRET_KEY == PUBLIC_DEMO_SECRET_KEY and not INSECURE):
+    raise ImproperlyConfigured(
+        "Set DJANGO_SECRET_KEY: the public demo key is only for scripts/demo and the tests "
+        "(DJANGO_MCP_DEMO=1 or DJANGO_MCP_INSECURE=1)."
+    )
+DEBUG = os.environ.get("DJANGO_DEBUG", "1" if INSECURE else "0") == "1"
+if DEBUG and not INSECURE:
+    raise ImproperlyConfigured(
+        "DEBUG is only for scripts/demo and the tests (DJANGO_MCP_DEMO=1 or "
+        "DJANGO_MCP_INSECURE=1): it shows tracebacks and internal error details to anyone."
+    )
 
 INSTALLED_APPS = [
     "daphne",

@@ -1,4 +1,4 @@
-"""A real ASGI server (Daphne or uvicorn) on a loopback port, for tests that need one.
+"""A real server (Daphne or uvicorn, or gunicorn for WSGI) on a loopback port, for tests.
 
 :func:`live_server` starts ``<server> testproject.asgi:application`` in a subprocess with the
 given settings module and environment on a free 127.0.0.1 port, waits until it answers an
@@ -31,10 +31,11 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 APPLICATION = "testproject.asgi:application"
+WSGI_APPLICATION = "testproject.wsgi:application"
 START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
 STOP_TIMEOUT = 5.0
 START_ATTEMPTS = 3
-SERVERS = ("daphne", "uvicorn")
+SERVERS = ("daphne", "uvicorn", "gunicorn")
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ def server_env(settings_module: str, extra: Mapping[str, str] | None = None) -> 
         DJANGO_SETTINGS_MODULE=settings_module,
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
         PYTHONUNBUFFERED="1",
+        DJANGO_MCP_INSECURE="1",  # loopback test servers may use the demo key and DEBUG
     )
     env.update(extra or {})
     return env
@@ -119,6 +121,19 @@ def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
             "1",
             "--log-level",
             "warning",
+        ]
+    if kind == "gunicorn":  # WSGI: pass application=WSGI_APPLICATION
+        return [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            "--graceful-timeout",
+            "1",
+            application,
         ]
     raise ValueError(f"unknown server {kind!r}; choose from {SERVERS}")
 

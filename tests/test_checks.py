@@ -104,6 +104,12 @@ def test_e003_for_each_unknown_key():
         ("LIST_TTL_MS", 1.5),
         ("LIST_TTL_MS", False),
         ("RESOURCE_TTL_MS", "0"),
+        ("RATE_LIMIT_USER", "lots"),
+        ("RATE_LIMIT_TOKEN", 100),
+        ("RATE_LIMIT_IP", "0/m"),
+        ("RATE_LIMIT_CACHE", "nowhere"),
+        ("TRUSTED_PROXY_HOPS", -1),
+        ("TRUSTED_PROXY_HOPS", True),
     ],
 )
 def test_e004_for_an_invalid_value(key, value):
@@ -125,6 +131,11 @@ def test_e004_for_an_invalid_value(key, value):
         ("PAGE_SIZE", 1),
         ("DISCOVER_TTL_MS", 0),
         ("REQUEST_LOG_FLUSH_INTERVAL", 0.25),
+        ("RATE_LIMIT_USER", "120/m"),
+        ("RATE_LIMIT_TOKEN", None),
+        ("RATE_LIMIT_IP", "10/30s"),
+        ("RATE_LIMIT_CACHE", "default"),
+        ("TRUSTED_PROXY_HOPS", 2),
     ],
 )
 def test_valid_values_pass(key, value):

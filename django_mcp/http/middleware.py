@@ -23,9 +23,11 @@ from django.http import HttpRequest, HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
 
 from django_mcp.conf import mcp_settings
+from django_mcp.http.body import read_at_most
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
+from django_mcp.http.throttle import athrottle, throttle
 from django_mcp.protocol.admission import Admission
 from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
 from django_mcp.protocol.headers import normalise
@@ -47,7 +49,7 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
             declared = 0
         if declared > limit:
             raise RequestTooLarge()
-        body = request.read(limit + 1)
+        body = read_at_most(request, limit + 1)
     if len(body) > limit:
         raise RequestTooLarge()
     return body
@@ -119,6 +121,9 @@ class MCPMiddleware:
         exchange, body, early = self.before_admission(request, view_func)
         if exchange is None or body is None:
             return early
+        limited = throttle(request, exchange, body)
+        if limited is not None:
+            return limited
         admission = exchange.server.admit(body, normalise(request.headers), request=request)
         return self.admitted(exchange, admission)
 
@@ -132,6 +137,9 @@ class MCPMiddleware:
         exchange, body, early = self.before_admission(request, view_func)
         if exchange is None or body is None:
             return early
+        limited = await athrottle(request, exchange, body)
+        if limited is not None:
+            return limited
         headers = normalise(request.headers)
         admit = exchange.server.admit
         if exchange.site.varies_by_caller():  # permission checks may query the database

@@ -30,6 +30,7 @@ STATUS_BY_ERROR: Final[dict[type[errors.MCPError], int]] = {
     errors.HeaderMismatch: 400,
     errors.MissingRequiredClientCapability: 400,
     errors.UnsupportedProtocolVersion: 400,
+    errors.RateLimited: 429,
 }
 
 

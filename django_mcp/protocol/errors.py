@@ -22,6 +22,9 @@ INTERNAL_ERROR: Final = -32603
 HEADER_MISMATCH: Final = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY: Final = -32021
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+#: django-mcp's own, application-defined code (outside -32768..-32000, as the allocation
+#: policy requires of anything the spec does not define): "429" in its last digits.
+RATE_LIMITED: Final = -31429
 
 JSONRPC_STANDARD_CODES: Final = frozenset(
     {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR}
@@ -181,6 +184,19 @@ class UnsupportedProtocolVersion(MCPError):
         super().__init__(data={"supported": list(supported), "requested": requested})
 
 
+class RateLimited(MCPError):
+    """The caller, its credential or its address sent more requests than a configured rate
+    limit allows; ``data.retryAfter`` is the number of seconds to wait (also sent as the HTTP
+    ``Retry-After`` header)."""
+
+    code = RATE_LIMITED
+    default_message = "Rate limit exceeded"
+
+    def __init__(self, retry_after: int, message: str | None = None) -> None:
+        super().__init__(message, data={"retryAfter": retry_after})
+        self.retry_after = retry_after
+
+
 #: Every concrete error class the server can raise; the code-walk test iterates over it.
 ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     ParseError,
@@ -195,4 +211,5 @@ ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     HeaderMismatch,
     MissingRequiredClientCapability,
     UnsupportedProtocolVersion,
+    RateLimited,
 )

@@ -1,0 +1,109 @@
+"""``BodyLimit``: an ASGI wrapper that keeps an MCP request body from being read whole.
+
+Django's ASGI handler reads the entire body (into a ``SpooledTemporaryFile``) before any
+middleware runs, so ``MAX_REQUEST_BYTES`` alone is checked only after a huge chunked body
+has been received. Wrap the application in ``asgi.py``::
+
+    from django.core.asgi import get_asgi_application
+    from django_mcp.http.asgi import BodyLimit
+
+    application = BodyLimit(get_asgi_application())
+
+For requests to an MCP endpoint (a path that resolves to an ``MCPView``) the wrapper hands
+Django at most ``MAX_REQUEST_BYTES`` plus one message of body: with a declared
+``Content-Length`` over the limit it reads nothing, otherwise it stops asking the server
+for body messages once the limit is passed and tells Django the body ended. Django then
+holds more than the limit, so ``MCPMiddleware`` answers 413 with its usual JSON-RPC error
+and records the exchange, as for any other refused request. The rest of the body is never
+read: the server discards it or closes the connection. Other paths pass through untouched.
+
+This bounds what the application reads. It cannot bound what an ASGI server buffers before
+calling the application: uvicorn and hypercorn read a body only as the application asks
+(flow control), but Daphne (through Twisted) receives the whole body into a temporary file
+and queues all of it before the application runs. Behind Daphne, limit body sizes in the
+reverse proxy as well (see docs/security.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from django.urls import Resolver404, resolve
+
+from django_mcp.conf import mcp_settings
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_mcp_path(scope: Scope) -> bool:
+    """Whether the request of ``scope`` is routed to an MCP view (as Django will route it)."""
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return False
+    return getattr(match.func, "mcp_server", None) is not None
+
+
+def declared_length(scope: Scope) -> int | None:
+    """The ``Content-Length`` of the request, or None when absent or not a number."""
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def bounded_receive(receive: Receive, limit: int, declared: int | None) -> Receive:
+    """``receive`` that ends the body once more than ``limit`` bytes have arrived."""
+    received = 0
+    state = "body"  # "body", then "passed" (the real end) or "cut" (ended here)
+
+    async def bounded() -> Message:
+        nonlocal received, state
+        if state == "cut":
+            # The body was cut short: reading on would pull the rest of it. Django only
+            # listens for a disconnect here, and stops listening when the response is sent.
+            await asyncio.Event().wait()
+        if state == "passed":
+            return await receive()
+        if declared is not None and declared > limit:
+            state = "cut"
+            return {"type": "http.request", "body": b"", "more_body": False}
+        message = await receive()
+        if message["type"] != "http.request":
+            return message
+        received += len(message.get("body", b""))
+        if received > limit:
+            state = "cut"
+            return {**message, "more_body": False}
+        if not message.get("more_body", False):
+            state = "passed"
+        return message
+
+    return bounded
+
+
+class BodyLimit:
+    """Wrap an ASGI application so MCP request bodies are refused past the size limit
+    without being read whole (``MAX_REQUEST_BYTES``, read per request)."""
+
+    def __init__(self, application: ASGIApp) -> None:
+        self.application = application
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") == "http" and is_mcp_path(scope):
+            limit = int(mcp_settings.MAX_REQUEST_BYTES)
+            receive = bounded_receive(receive, limit, declared_length(scope))
+        await self.application(scope, receive, send)

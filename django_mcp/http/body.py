@@ -1,0 +1,36 @@
+"""Reading a request body up to a limit, whatever framing the client used.
+
+With a ``Content-Length``, Django's request stream ends at that length. A chunked request
+(``Transfer-Encoding: chunked``, no ``Content-Length``) is legal HTTP/1.1 that MCP clients
+may send; under WSGI, Django then sees a body of length 0, because PEP 3333 says reading
+``wsgi.input`` past ``CONTENT_LENGTH`` may block. Servers that decode chunked bodies and
+end the stream at the body's end say so with ``wsgi.input_terminated`` (gunicorn, mod_wsgi;
+the WSGI "input terminated" extension); for them the body is read from ``wsgi.input``
+directly, never more than ``limit`` bytes. Under ASGI the body arrives in messages and
+Django's request stream already holds all of it (bounded by
+:class:`django_mcp.http.asgi.BodyLimit`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
+def read_at_most(request: HttpRequest, size: int) -> bytes:
+    """Up to ``size`` bytes of the body of ``request`` (less only at the body's end)."""
+    meta = request.META
+    stream: Any = meta.get("wsgi.input")
+    if meta.get("CONTENT_LENGTH") or stream is None or not meta.get("wsgi.input_terminated"):
+        return request.read(size)
+    parts: list[bytes] = []
+    remaining = size
+    while remaining > 0:  # read() may return less than asked before the end
+        chunk = stream.read(remaining)
+        if not chunk:
+            break
+        parts.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(parts)

@@ -1,0 +1,88 @@
+"""Rate limiting as the middleware applies it: who is asking, and the 429 answer.
+
+The counting is :mod:`django_mcp.http.ratelimit`'s; this module supplies its inputs from
+the request and turns an exceeded limit into the answer: HTTP 429 with ``Retry-After``
+(RFC 6585 section 4, RFC 9110 section 10.2.3) and a JSON-RPC error with django-mcp's
+application code (:class:`~django_mcp.protocol.errors.RateLimited`), or no body at all for
+a notification, which never gets a JSON-RPC response (basic/index.mdx, "Notifications").
+The spec asks servers to rate-limit tool invocations (server/tools.mdx, "Security
+Considerations"); django-mcp limits every MCP request, before admission, so refused
+traffic costs no parsing beyond the body read and no database query.
+
+Under ASGI the counting runs in a thread (``sync_to_async``): the cache may be Redis, whose
+client blocks, and resolving ``request.user`` for a per-user limit may query the database;
+neither may run on the event loop. Nothing happens, and no thread is used, while no limit
+is configured.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import sync_to_async
+
+from django_mcp.conf import mcp_settings
+from django_mcp.http import ratelimit
+from django_mcp.http.client_ip import client_ip
+from django_mcp.http.responses import admission_response
+from django_mcp.protocol import jsonrpc
+from django_mcp.protocol.admission import Rejected
+from django_mcp.protocol.errors import RateLimited
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+
+    from django_mcp.http.exchange import Exchange
+
+
+def user_key(user: Any) -> str | None:
+    """The limit key of a signed-in user (``user:<pk>``, as ``Caller.principal``), else
+    None: anonymous requests are limited by address only."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return f"user:{user.pk}"
+
+
+def refusal(exceeded: ratelimit.Exceeded, body: bytes) -> Rejected:
+    """The rejection of a limited request, echoing its id and method when they can be read
+    (only now: requests that pass are parsed once, by admission)."""
+    error = RateLimited(exceeded.retry_after)
+    try:
+        message = jsonrpc.parse_message(body)
+    except jsonrpc.MessageError as exc:
+        return Rejected(error, exc.request_id, is_notification=exc.is_notification)
+    if isinstance(message, jsonrpc.Notification):
+        return Rejected(error, None, method=message.method, is_notification=True)
+    return Rejected(error, message.id, method=message.method)
+
+
+def throttle(request: HttpRequest, exchange: Exchange, body: bytes) -> HttpResponse | None:
+    """Count the request; None to go on, or the 429 that ends the exchange.
+
+    Runs where the database may be used (a sync request, or a thread under ASGI): a
+    per-user limit evaluates ``request.user``, which Django resolves lazily.
+    """
+    limits = ratelimit.configured_limits()
+    if not limits:
+        return None
+    exceeded = ratelimit.hit(
+        user=user_key(getattr(request, "user", None)) if "user" in limits else None,
+        credential=None,  # set from the request's Caller once authentication provides one
+        ip=client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS)),
+        limits=limits,
+    )
+    if exceeded is None:
+        return None
+    rejected = refusal(exceeded, body)
+    exchange.admission = rejected
+    response = admission_response(rejected)
+    assert response is not None  # a Rejected always has an answer
+    response["Retry-After"] = str(exceeded.retry_after)
+    return response
+
+
+async def athrottle(request: HttpRequest, exchange: Exchange, body: bytes) -> HttpResponse | None:
+    """:func:`throttle` for the event loop: in a thread, and only when a limit is set."""
+    if not any(getattr(mcp_settings, name) for name in ratelimit.LIMIT_SETTINGS.values()):
+        return None
+    return await sync_to_async(throttle)(request, exchange, body)

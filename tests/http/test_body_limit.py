@@ -1,0 +1,234 @@
+"""``MAX_REQUEST_BYTES`` bounds what is read, under ASGI and WSGI, chunked or not.
+
+A body over the limit is refused with HTTP 413 and a JSON-RPC Invalid Request (-32600) with
+no id (the body was never parsed; basic/transports/streamable-http.mdx, "Sending Messages
+to the Server": the server answers an HTTP error status). A chunked body
+(RFC 9112 section 7.1) within the limit is an ordinary request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import socket
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.core.asgi import get_asgi_application
+
+from django_mcp.http.asgi import BodyLimit
+from django_mcp.protocol.errors import INVALID_REQUEST
+from tests.helpers import mcp_body, mcp_headers, override_mcp
+from tests.live import WSGI_APPLICATION, live_server
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+LIMIT = 4096
+CHUNK = 1024
+CHUNKS = 1000  # a 1 MB body, in 1 KB messages
+
+
+class FakeServer:
+    """The server side of one ASGI request: body messages on demand, responses collected."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+        self.read = 0
+        self.sent: list[dict[str, Any]] = []
+
+    async def receive(self) -> dict[str, Any]:
+        if self.read < len(self.chunks):
+            self.read += 1
+            more = self.read < len(self.chunks)
+            return {"type": "http.request", "body": self.chunks[self.read - 1], "more_body": more}
+        await asyncio.Event().wait()  # then only a disconnect, which never comes
+        raise AssertionError("unreachable")
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    @property
+    def status(self) -> int:
+        return int(self.sent[0]["status"])
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(m.get("body", b"") for m in self.sent[1:])
+
+
+def scope(path: str = "/mcp", headers: dict[str, str] | None = None) -> dict[str, Any]:
+    body_headers = {"content-type": "application/json", "accept": "application/json"}
+    body_headers.update(headers or {})
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in body_headers.items()],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+
+
+def serve(application: Any, server: FakeServer, request_scope: dict[str, Any]) -> None:
+    asyncio.run(application(request_scope, server.receive, server.send))
+
+
+@pytest.fixture
+def site(mcp_site):
+    @mcp_site.tool
+    def echo(text: str) -> str:
+        return text
+
+    return mcp_site
+
+
+def test_the_guard_stops_reading_past_the_limit_and_answers_413(site):
+    server = FakeServer([b" " * CHUNK] * CHUNKS)
+    with override_mcp(MAX_REQUEST_BYTES=LIMIT):
+        serve(BodyLimit(get_asgi_application()), server, scope())
+    assert server.read == LIMIT // CHUNK + 1  # the message that passed the limit, no more
+    assert server.status == 413
+    assert json.loads(server.body) == {
+        "jsonrpc": "2.0",
+        "error": {"code": INVALID_REQUEST, "message": "Request body is too large"},
+    }
+
+
+def test_without_the_guard_django_reads_the_whole_body(site):
+    """The finding the guard fixes: Django's ASGI handler reads every message first."""
+    server = FakeServer([b" " * CHUNK] * CHUNKS)
+    with override_mcp(MAX_REQUEST_BYTES=LIMIT):
+        serve(get_asgi_application(), server, scope())
+    assert (server.read, server.status) == (CHUNKS, 413)
+
+
+def test_a_declared_length_over_the_limit_is_refused_unread(site):
+    server = FakeServer([b" " * CHUNK] * CHUNKS)
+    with override_mcp(MAX_REQUEST_BYTES=LIMIT):
+        serve(BodyLimit(get_asgi_application()), server, scope(headers={
+            "content-length": str(CHUNK * CHUNKS)}))  # fmt: skip
+    assert (server.read, server.status) == (0, 413)
+
+
+def test_a_body_within_the_limit_is_served_whole(site):
+    body = mcp_body("tools/call", {"name": "echo", "arguments": {"text": "x" * 3000}})
+    raw = json.dumps(body).encode()
+    server = FakeServer([raw[i : i + 500] for i in range(0, len(raw), 500)])
+    with override_mcp(MAX_REQUEST_BYTES=LIMIT):
+        serve(BodyLimit(get_asgi_application()), server, scope(headers=mcp_headers(body)))
+    assert server.status == 200, server.body
+    assert json.loads(server.body)["result"]["content"][0]["text"] == "x" * 3000
+
+
+def test_other_paths_are_not_touched(site):
+    server = FakeServer([b" " * CHUNK] * 10)
+    with override_mcp(MAX_REQUEST_BYTES=LIMIT):
+        serve(BodyLimit(get_asgi_application()), server, scope(path="/elsewhere"))
+    assert (server.read, server.status) == (10, 404)
+
+
+# -- real servers ---------------------------------------------------------------------------
+
+LIVE_SETTINGS = "tests.http.limits_settings"
+LIVE_LIMIT = 64 * 1024
+READ_TIMEOUT = 30.0  # a bound on waiting for an answer, not a measurement
+DISCOVER = mcp_body("server/discover")
+
+
+def chunked_post(port: int, chunks: list[bytes], *, finish: bool = True) -> tuple[int, bytes]:
+    """POST ``chunks`` to /mcp with ``Transfer-Encoding: chunked`` (no Content-Length); with
+    ``finish=False`` the closing chunk is never sent, so only a server that stops reading
+    early can answer. Returns the status and body of the answer."""
+    head = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        "Transfer-Encoding: chunked",
+        *(f"{name}: {value}" for name, value in mcp_headers(DISCOVER).items()),
+    ]
+    with socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT) as sock:
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        try:
+            for chunk in chunks:
+                sock.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+            if finish:
+                sock.sendall(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed before the whole body was sent
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return response.status, response.read()
+
+
+def assert_too_large(status: int, body: bytes) -> None:
+    assert status == 413, body[:300]
+    assert json.loads(body)["error"]["code"] == INVALID_REQUEST
+
+
+@pytest.mark.live
+def test_daphne_refuses_a_chunked_body_over_the_limit(tmp_path: Path):
+    """Under Daphne a 1 MB chunked body over a 64 KB limit gets 413 with the JSON-RPC error
+    (not a 500, not a parse error). Daphne itself receives the whole body before the
+    application runs; see docs/security.md."""
+    with live_server(LIVE_SETTINGS, tmp_path, kind="daphne") as server:
+        assert_too_large(*chunked_post(server.port, [b" " * 8192] * 128))
+        assert server.is_running()
+
+
+@pytest.mark.live
+def test_uvicorn_answers_413_before_the_body_has_ended(tmp_path: Path):
+    """Under a server with flow control, ``BodyLimit`` answers as soon as the limit is
+    passed: the client has not even finished the body. Without the guard Django waits for
+    the end of the body and this never gets an answer."""
+    with live_server(LIVE_SETTINGS, tmp_path, kind="uvicorn") as server:
+        status, body = chunked_post(server.port, [b" " * 8192] * 10, finish=False)
+        assert_too_large(status, body)
+
+
+@pytest.mark.live
+def test_gunicorn_serves_a_valid_chunked_request_and_refuses_a_large_one(tmp_path: Path):
+    """WSGI: gunicorn passes a chunked body with no CONTENT_LENGTH; it is read (up to the
+    limit) from ``wsgi.input`` instead of being taken for an empty body."""
+    raw = json.dumps(DISCOVER).encode()
+    with live_server(
+        LIVE_SETTINGS, tmp_path, kind="gunicorn", application=WSGI_APPLICATION
+    ) as server:
+        status, body = chunked_post(server.port, [raw[:10], raw[10:50], raw[50:]])
+        assert status == 200, body[:300]
+        assert "supportedVersions" in json.loads(body)["result"]
+        assert_too_large(*chunked_post(server.port, [b" " * 8192] * 128))
+
+
+class Trickle:
+    """A terminated ``wsgi.input`` that returns at most 3 bytes per read, as sockets may."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, size: int = -1) -> bytes:
+        size = 3 if size < 0 else min(size, 3)
+        chunk, self.data = self.data[:size], self.data[size:]
+        return chunk
+
+
+@pytest.mark.parametrize(("data", "expected"), [(b"x" * 10, b"x" * 10), (b"y" * 100, b"y" * 21)])
+def test_a_terminated_wsgi_input_without_length_is_read_up_to_the_limit(data, expected):
+    """PEP 3333 servers that decode chunked bodies set ``wsgi.input_terminated``; the body
+    is read from ``wsgi.input`` across short reads, never past ``size`` bytes."""
+    from django.test import RequestFactory
+
+    from django_mcp.http.body import read_at_most
+
+    request = RequestFactory().post("/mcp", b"", content_type="application/json")
+    request.META.pop("CONTENT_LENGTH", None)
+    request.META.update({"wsgi.input": Trickle(data), "wsgi.input_terminated": True})
+    assert read_at_most(request, 21) == expected

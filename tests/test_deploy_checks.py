@@ -1,0 +1,80 @@
+"""``check --deploy`` warnings (django_mcp/deploy_checks.py, docs/checks.md): each one
+triggered by the setting it is about, and silent once that setting is safe."""
+
+from __future__ import annotations
+
+import pytest
+from django.core import checks
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+from django_mcp.deploy_checks import check_deployment, is_loopback_only
+from tests.helpers import override_mcp
+
+SAFE = {
+    "SECRET_KEY": "a-real-secret-" + "x" * 40,
+    "DEBUG": False,
+    "ALLOWED_HOSTS": ["localhost", "127.0.0.1", "[::1]"],
+    "ASGI_APPLICATION": "testproject.asgi.application",
+}
+
+
+def warnings(**overrides: object) -> list[str]:
+    with override_settings(**{**SAFE, **overrides}):
+        return [message.id for message in check_deployment(None) if message.id]
+
+
+def test_registered_for_deploy_only():
+    assert check_deployment in checks.registry.registry.get_checks(include_deployment_checks=True)
+    assert check_deployment not in checks.registry.registry.get_checks()
+
+
+def test_a_safe_configuration_passes():
+    assert warnings() == []
+
+
+def test_w001_for_the_public_demo_secret_key():
+    assert warnings(SECRET_KEY="django-mcp-demo-not-secret") == ["django_mcp.W001"]
+
+
+def test_the_testproject_demo_key_is_the_one_w001_knows():
+    from django_mcp.deploy_checks import PUBLIC_SECRET_KEYS
+    from testproject.settings import PUBLIC_DEMO_SECRET_KEY
+
+    assert PUBLIC_DEMO_SECRET_KEY in PUBLIC_SECRET_KEYS
+
+
+def test_w002_for_debug():
+    assert warnings(DEBUG=True) == ["django_mcp.W002"]
+
+
+@pytest.mark.parametrize("hosts", [["mcp.example.com"], ["*"], ["localhost", ".example.com"]])
+def test_w003_for_a_public_host_without_an_authenticator(hosts):
+    assert warnings(ALLOWED_HOSTS=hosts) == ["django_mcp.W003"]
+
+
+def test_w003_is_silent_with_an_authenticator():
+    with override_mcp(AUTHENTICATORS=["myproject.auth.TokenAuthenticator"]):
+        assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == []
+
+
+@pytest.mark.parametrize(
+    ("hosts", "loopback"),
+    [([], True), (["localhost", "127.0.0.1", "[::1]"], True), (["LOCALHOST"], True),
+     (["testserver"], False), (["*"], False)],
+)  # fmt: skip
+def test_is_loopback_only(hosts, loopback):
+    assert is_loopback_only(hosts) is loopback
+
+
+def test_w004_for_unbounded_listen_under_wsgi():
+    assert warnings(ASGI_APPLICATION=None) == ["django_mcp.W004"]
+    with override_mcp(LISTEN_MAX_SECONDS=3600):
+        assert warnings(ASGI_APPLICATION=None) == []
+
+
+def test_manage_py_check_deploy_reports_them():
+    with override_settings(**{**SAFE, "DEBUG": True}), pytest.raises(SystemCheckError) as info:
+        call_command("check", deploy=True, fail_level="WARNING", tags=["security"])
+    assert "django_mcp.W002" in str(info.value)
