@@ -18,7 +18,11 @@ REPO = "repo://{+owner}/{+name}/{+path}"
 @pytest.mark.parametrize(
     ("template", "uri", "expected"),
     [
-        (REPO, "repo://django/django/docs/index.txt", {"owner": "django", "name": "django", "path": "docs/index.txt"}),  # noqa: E501
+        (
+            REPO,
+            "repo://django/django/docs/index.txt",
+            {"owner": "django", "name": "django", "path": "docs/index.txt"},
+        ),
         ("paths://{+rest}", "paths://a/b%20c", {"rest": "a/b c"}),
         ("books://{isbn}", "books://978%2D0", {"isbn": "978-0"}),
         ("files://{+path}.txt", "files://a.b.txt", {"path": "a.b"}),
