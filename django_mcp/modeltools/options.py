@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
 import operator
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -57,6 +56,9 @@ class ModelTools:
     ordering: ClassVar[Sequence[str] | None] = None
     list_per_page: ClassVar[int] = 20
     list_max_page_size: ClassVar[int] = 100
+    #: Bounds on list arguments, refused as tool errors before any query runs.
+    list_max_page: ClassVar[int] = 10_000
+    search_max_length: ClassVar[int] = 200
     list_select_related: ClassVar[Sequence[str]] = ()
     lookup_field: ClassVar[str] = "pk"
     name: ClassVar[str | None] = None
@@ -205,10 +207,14 @@ class ModelTools:
             )
 
         def read_instance(ctx: Context, **variables: str) -> Any:
-            return tools.get_serializer_class()(tools.get_object(variables, ctx)).data
+            try:  # a missing or malformed key is "resource not found", not a tool error
+                instance = tools.get_object(variables, ctx)
+            except ToolError as exc:
+                raise ObjectDoesNotExist(str(exc)) from exc
+            return tools.get_serializer_class()(instance).data
 
         read_instance.__qualname__ = f"{type(self).__qualname__}.read_instance"
-        read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
+        read_instance.__signature__ = args.instance_signature(key)  # type: ignore[attr-defined]
         read_instance.__annotations__ = {"ctx": Context, key: str, "return": Any}
         gated = functools.partial(permission_check, self, "get") if self.is_gated() else None
         self.site.resource(
@@ -250,12 +256,12 @@ class ModelTools:
         if self.search_fields:
             allowed.append("search")
         args.reject_unknown(arguments, allowed)
-        page = args.integer(arguments, "page", 1, low=1, high=None)
+        page = args.integer(arguments, "page", 1, low=1, high=self.list_max_page)
         size = args.integer(
             arguments, "page_size", self.list_per_page, low=1, high=self.list_max_page_size
         )
         queryset = self.get_queryset(ctx)
-        search = args.text(arguments, "search")
+        search = args.text(arguments, "search", max_length=self.search_max_length)
         if search and self.search_fields:
             queryset = queryset.filter(
                 functools.reduce(
@@ -310,7 +316,7 @@ class ModelTools:
         serializer = self.get_serializer_class()(
             data=dict(arguments), context=self._serializer_context(ctx)
         )
-        args.reject_unknown(arguments, _writable(serializer))
+        args.reject_unknown(arguments, args.writable(serializer))
         with transaction.atomic(using=writes.write_database(self.model)):
             if not serializer.is_valid():
                 raise ToolError(
@@ -322,7 +328,7 @@ class ModelTools:
     def update_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         key = self.lookup_argument
         changes = {name: value for name, value in arguments.items() if name != key}
-        args.reject_unknown(arguments, [key, *_writable(self.get_serializer_class()())])
+        args.reject_unknown(arguments, [key, *args.writable(self.get_serializer_class()())])
         try:
             with transaction.atomic(using=writes.write_database(self.model)):
                 instance = self.get_object(arguments, ctx, for_update=True)
@@ -364,11 +370,6 @@ class ModelTools:
         return {"request": ctx.request, "mcp_context": ctx}
 
 
-def _writable(serializer: Any) -> list[str]:
-    """The fields a write may set: what the input schema lists (read-only ones are not)."""
-    return [name for name, field in serializer.fields.items() if not field.read_only]
-
-
 class _DRFView:
     """What DRF permission classes look for on a view: action, model queryset, kwargs."""
 
@@ -383,12 +384,3 @@ class _DRFView:
     @property
     def queryset(self) -> QuerySet[Any]:
         return self.get_queryset()
-
-
-def _instance_signature(key: str) -> inspect.Signature:
-    return inspect.Signature(
-        [
-            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
-            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=str),
-        ]
-    )
