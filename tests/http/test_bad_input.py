@@ -396,6 +396,14 @@ def test_duplicated_mcp_name_joined_by_the_server_is_a_mismatch(client, site):
         "http://127.evil.example.com",
         "http://127.0.0.1.evil.example.com:8000",
         "http://localhost.evil.example.com",
+        # RFC 6454 6.1: an origin has no userinfo, path, query or fragment; urlsplit reads
+        # the host after the last "@", so these would otherwise count as loopback.
+        "http://user@evil@localhost",
+        "http://evil.example.com@localhost",
+        "http://evil.example.com\\@localhost",
+        "http://localhost/evil",
+        "http://localhost?evil",
+        "http://localhost#evil",
     ],
 )
 def test_a_disallowed_origin_is_403(client, origin):
