@@ -16,6 +16,11 @@ from .errors import InvalidRequest, MCPError, ParseError
 
 RequestId: TypeAlias = str | int
 JSONRPC_VERSION: Final = "2.0"
+#: The longest id (and progress token) the server echoes, in characters (an integer's
+#: digits). Every response repeats the id, and every progress notification the token:
+#: unbounded, a client makes the server write a large value back many times (a 500 KB
+#: token went out four times).
+MAX_ID_CHARS: Final = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,11 @@ def is_valid_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+def is_oversized(value: str | int) -> bool:
+    """Whether an id or progress token is too large to echo (see :data:`MAX_ID_CHARS`)."""
+    return len(value if isinstance(value, str) else str(value)) > MAX_ID_CHARS
+
+
 def parse_message(body: bytes) -> Message:
     """Parse one JSON-RPC request or notification from ``body``."""
     document = decode_json(body)
@@ -89,6 +99,8 @@ def parse_message(body: bytes) -> Message:
     has_id = "id" in document
     raw_id = document.get("id")
     request_id = raw_id if is_valid_id(raw_id) else None
+    if request_id is not None and is_oversized(request_id):
+        raise MessageError(InvalidRequest('"id" is too large to echo'))  # so it is not
 
     def invalid(message: str) -> MessageError:
         return MessageError(InvalidRequest(message), request_id, is_notification=not has_id)
