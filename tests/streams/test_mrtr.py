@@ -18,9 +18,9 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from django.core import signing
 from django.test import Client
 
+from django_mcp.server import sealing
 from tests.helpers import (
     assert_error,
     mcp_post,
@@ -485,7 +485,7 @@ def test_an_expired_request_state_is_invalid_params(
     with override_mcp(REQUEST_STATE_MAX_AGE=60):
         state = first_state(client)
         later = time.time() + 61
-        monkeypatch.setattr(signing, "time", SimpleNamespace(time=lambda: later))
+        monkeypatch.setattr(sealing, "time", SimpleNamespace(time=lambda: later))
 
         response = tool(
             client,
@@ -505,7 +505,7 @@ def test_a_request_state_within_its_lifetime_is_accepted(
     with override_mcp(REQUEST_STATE_MAX_AGE=60):
         state = first_state(client)
         later = time.time() + 50
-        monkeypatch.setattr(signing, "time", SimpleNamespace(time=lambda: later))
+        monkeypatch.setattr(sealing, "time", SimpleNamespace(time=lambda: later))
 
         response = tool(
             client,
