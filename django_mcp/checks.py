@@ -128,6 +128,14 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: v is None or (_is_number(v) and v > 0),
         "Use None (no limit) or a positive number of seconds.",
     ),
+    "TOOL_TIMEOUT": (
+        lambda v: v is None or (_is_number(v) and v > 0),
+        "Use None (no limit) or a positive number of seconds.",
+    ),
+    "MAX_TOOL_ARGUMENT_BYTES": (
+        lambda v: v is None or (_is_int(v) and v >= 1),
+        "Use None (no limit) or a positive integer.",
+    ),
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")
         for key in (
@@ -136,6 +144,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
             "REQUEST_LOG_BUFFER_SIZE",
             "REQUEST_LOG_BATCH_SIZE",
             "REQUEST_LOG_PARAMS_MAX_CHARS",
+            "MAX_JSON_DEPTH",
         )
     },
     **{

@@ -34,6 +34,12 @@ DEFAULTS: Final[dict[str, Any]] = {
     # HTTP transport.
     "ALLOWED_ORIGINS": None,  # None: derived from ALLOWED_HOSTS plus loopback
     "MAX_REQUEST_BYTES": 4 * 1024 * 1024,
+    # Hardening (docs/guides/hardening.md): deepest JSON nesting a request may have, the
+    # largest tools/call arguments (bytes of JSON) and a per-call time limit in seconds
+    # (None: no limit).
+    "MAX_JSON_DEPTH": 64,
+    "MAX_TOOL_ARGUMENT_BYTES": 1024 * 1024,
+    "TOOL_TIMEOUT": None,
     # Lists and caching.
     "PAGE_SIZE": 100,
     "CURSOR_MAX_AGE": 86_400,  # seconds a pagination cursor stays valid

@@ -48,6 +48,13 @@ SETTING_MEANINGS: dict[str, str] = {
     "header; `None` checks the origin's host against `ALLOWED_HOSTS`. Loopback origins and "
     "requests without `Origin` are always allowed.",
     "MAX_REQUEST_BYTES": "Largest request body accepted; bigger bodies get HTTP 413.",
+    "MAX_JSON_DEPTH": "Deepest nesting of arrays and objects a request may have; deeper "
+    "bodies get -32600 before any handler runs.",
+    "MAX_TOOL_ARGUMENT_BYTES": "Largest `tools/call` arguments, in bytes of JSON (None: no "
+    "limit); larger ones are a tool execution error before the tool runs.",
+    "TOOL_TIMEOUT": "Seconds a tool call may run (None: no limit). An async tool is cancelled "
+    "at the limit; a sync tool is told to stop at its next cancellation check and its late "
+    "result is discarded. Either way the client gets a tool execution error.",
     "PAGE_SIZE": "Items per page of `tools/list`, `resources/list`, "
     "`resources/templates/list` and `prompts/list`.",
     "DISCOVER_TTL_MS": "`ttlMs` of `server/discover` results: how long clients may cache them.",

@@ -89,8 +89,27 @@ def is_oversized(value: str | int) -> bool:
     return len(value if isinstance(value, str) else str(value)) > MAX_ID_CHARS
 
 
-def parse_message(body: bytes) -> Message:
-    """Parse one JSON-RPC request or notification from ``body``."""
+def depth(document: Any) -> int:
+    """How deeply arrays and objects nest in ``document`` (a scalar is 0), without
+    recursion: the walk costs one step per value, however deep the value goes."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(document, 0)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, level + 1)
+            stack.extend((item, level + 1) for item in value if isinstance(item, dict | list))
+    return deepest
+
+
+def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
+    """Parse one JSON-RPC request or notification from ``body``.
+
+    A body nested deeper than ``max_depth`` is an invalid request: deep values cost every
+    later step (validation, logging, serialising an echo) time and stack.
+    """
     document = decode_json(body)
     if isinstance(document, list):
         raise MessageError(InvalidRequest("Batch requests are not supported"))
@@ -105,6 +124,8 @@ def parse_message(body: bytes) -> Message:
     def invalid(message: str) -> MessageError:
         return MessageError(InvalidRequest(message), request_id, is_notification=not has_id)
 
+    if max_depth is not None and depth(document) > max_depth:
+        raise invalid(f"The message nests deeper than {max_depth} levels")
     if document.get("jsonrpc") != JSONRPC_VERSION:
         raise invalid('"jsonrpc" must be "2.0"')
     if "method" not in document and ("result" in document or "error" in document):
