@@ -108,11 +108,14 @@ def test_the_content_type_is_not_enforced(client):
 
 
 def test_a_deep_but_parseable_argument_does_not_crash_the_server(client, site):
-    """Nested JSON just under the parser's limit must still give a JSON-RPC answer."""
+    """Nested JSON just under the parser's limit must still give a JSON-RPC answer: -32600
+    under the default MAX_JSON_DEPTH, and a result when the setting allows the depth."""
     deep: Any = "x"
     for _ in range(900):
         deep = [deep]
-    response = call_tool(client, "echo", {"payload": deep})
+    assert_error(call_tool(client, "echo", {"payload": deep}), 400, -32600)
+    with override_mcp(MAX_JSON_DEPTH=1000):
+        response = call_tool(client, "echo", {"payload": deep})
     assert response.status_code == 200
 
 
