@@ -147,6 +147,14 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a dict of the keys in docs/guides/oauth.md#settings: RESOURCE is the canonical "
         "https URI, the URLs are http(s), ALGORITHMS are asymmetric (RS256, ES256, ...).",
     ),
+    "TOOL_TIMEOUT": (
+        lambda v: v is None or (_is_number(v) and v > 0),
+        "Use None (no limit) or a positive number of seconds.",
+    ),
+    "MAX_TOOL_ARGUMENT_BYTES": (
+        lambda v: v is None or (_is_int(v) and v >= 1),
+        "Use None (no limit) or a positive integer.",
+    ),
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")
         for key in (
@@ -155,6 +163,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
             "REQUEST_LOG_BUFFER_SIZE",
             "REQUEST_LOG_BATCH_SIZE",
             "REQUEST_LOG_PARAMS_MAX_CHARS",
+            "MAX_JSON_DEPTH",
         )
     },
     **{

@@ -41,6 +41,12 @@ DEFAULTS: Final[dict[str, Any]] = {
     "RATE_LIMIT_IP": None,
     "RATE_LIMIT_CACHE": "default",
     "TRUSTED_PROXY_HOPS": 0,  # X-Forwarded-For entries appended by proxies you run
+    # Hardening (docs/guides/hardening.md): deepest JSON nesting a request may have, the
+    # largest tools/call arguments (bytes of JSON) and a per-call time limit in seconds
+    # (None: no limit).
+    "MAX_JSON_DEPTH": 64,
+    "MAX_TOOL_ARGUMENT_BYTES": 1024 * 1024,
+    "TOOL_TIMEOUT": None,
     # Lists and caching.
     "PAGE_SIZE": 100,
     "CURSOR_MAX_AGE": 86_400,  # seconds a pagination cursor stays valid

@@ -58,6 +58,13 @@ SETTING_MEANINGS: dict[str, str] = {
     "TRUSTED_PROXY_HOPS": "`0`: the client address is `REMOTE_ADDR`. `N`: the N-th entry from "
     "the right of `X-Forwarded-For`, for N reverse proxies of yours that append to it. "
     "Too high, and clients choose their own address.",
+    "MAX_JSON_DEPTH": "Deepest nesting of arrays and objects a request may have; deeper "
+    "bodies get -32600 before any handler runs.",
+    "MAX_TOOL_ARGUMENT_BYTES": "Largest `tools/call` arguments, in bytes of JSON (None: no "
+    "limit); larger ones are a tool execution error before the tool runs.",
+    "TOOL_TIMEOUT": "Seconds a tool call may run (None: no limit). An async tool is cancelled "
+    "at the limit; a sync tool is told to stop at its next cancellation check and its late "
+    "result is discarded. Either way the client gets a tool execution error.",
     "PAGE_SIZE": "Items per page of `tools/list`, `resources/list`, "
     "`resources/templates/list` and `prompts/list`.",
     "DISCOVER_TTL_MS": "`ttlMs` of `server/discover` results: how long clients may cache them.",
@@ -247,5 +254,18 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def setup_django() -> None:
+    """The tables read ``django_mcp`` modules that need configured Django apps."""
+    import os
+
+    import django
+
+    sys.path.insert(0, str(REPO))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "testproject.settings")
+    os.environ.setdefault("DJANGO_MCP_INSECURE", "1")  # the testproject's local-use key
+    django.setup()
+
+
 if __name__ == "__main__":
+    setup_django()
     sys.exit(main(sys.argv[1:]))

@@ -24,7 +24,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from django_mcp.protocol import errors
+from django_mcp.protocol import errors, jsonrpc
 
 if TYPE_CHECKING:
     from django.http import HttpResponse
@@ -338,7 +338,8 @@ class RequestInfo:
             return None
         value = self.document.get("id")
         if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-            return value
+            # The server does not echo an id too large to echo (jsonrpc.MAX_ID_CHARS).
+            return None if len(str(value)) > jsonrpc.MAX_ID_CHARS else value
         return None
 
     @classmethod

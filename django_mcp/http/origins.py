@@ -43,6 +43,13 @@ def origin_allowed(origin: str, allowed_origins: Sequence[str] | None) -> bool:
         return False
     if parts.scheme not in ("http", "https") or not hostname:
         return False
+    # An origin is scheme://host[:port] and nothing else (RFC 6454, section 6.1). urlsplit
+    # takes the host after the last "@", so "http://user@evil@localhost" would pass as
+    # loopback: userinfo, a path, a query or a fragment make the header invalid.
+    if "@" in parts.netloc or parts.path not in ("", "/") or parts.query or parts.fragment:
+        return False
+    if any(char in origin for char in "?#\\ ") or not origin.isprintable():
+        return False
     if is_loopback(hostname):
         return True
     if allowed_origins is not None:

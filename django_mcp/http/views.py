@@ -73,7 +73,7 @@ class MCPView(View):
         admission = exchange.admitted if exchange is not None else None
         if exchange is None or admission is None:
             logger.error(
-                "MCPView at %s ran without django_mcp.middleware.MCPMiddleware in MIDDLEWARE "
+                "MCPView at %r ran without django_mcp.middleware.MCPMiddleware in MIDDLEWARE "
                 "(system check django_mcp.E001); answering 500",
                 request.path,
             )

@@ -6,6 +6,7 @@ model these are tool execution errors it can correct, not protocol errors.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -13,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Field, Model
 
 from django_mcp.exceptions import ToolError
+from django_mcp.server.context import Context
 
 
 def reject_unknown(arguments: Mapping[str, Any], allowed: Iterable[str]) -> None:
@@ -33,6 +35,8 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
         raise ToolError(f"{name}: may not be null")
     if isinstance(value, dict | list):
         raise ToolError(f"{name}: expected a single value")
+    if isinstance(value, str):
+        refuse_nul(name, value)
     try:
         return target.to_python(value)
     except ValidationError as exc:
@@ -51,11 +55,38 @@ def integer(
     return value
 
 
-def text(arguments: Mapping[str, Any], name: str) -> str | None:
+def text(arguments: Mapping[str, Any], name: str, *, max_length: int) -> str | None:
+    """A string argument of at most ``max_length`` characters, without NUL (which
+    PostgreSQL refuses in any text, so it would fail in the database instead)."""
     value = arguments.get(name)
-    if value is not None and not isinstance(value, str):
+    if value is None:
+        return None
+    if not isinstance(value, str):
         raise ToolError(f"{name}: must be a string")
+    if len(value) > max_length:
+        raise ToolError(f"{name}: must be at most {max_length} characters")
+    refuse_nul(name, value)
     return value
+
+
+def refuse_nul(name: str, value: str) -> None:
+    if "\x00" in value:
+        raise ToolError(f"{name}: must not contain NUL characters")
+
+
+def writable(serializer: Any) -> list[str]:
+    """The fields a write may set: what the input schema lists (read-only ones are not)."""
+    return [name for name, field in serializer.fields.items() if not field.read_only]
+
+
+def instance_signature(key: str) -> inspect.Signature:
+    """The signature of an instance resource function: the context and the lookup key."""
+    return inspect.Signature(
+        [
+            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
+            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=str),
+        ]
+    )
 
 
 def serializer_errors(errors: Any, prefix: str = "") -> str:

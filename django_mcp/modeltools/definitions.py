@@ -98,13 +98,22 @@ def _list_schemas(
 
     properties: dict[str, Any] = {}
     if tools.search_fields:
-        properties["search"] = {"type": "string", "description": "Text to search for."}
+        properties["search"] = {
+            "type": "string",
+            "maxLength": tools.search_max_length,
+            "description": "Text to search for.",
+        }
     filters = output_schema(_filter_serializer(tools)) if tools.list_filter else {"properties": {}}
     for name in tools.list_filter:
         prop = dict(filters["properties"].get(name, {}))
         prop["description"] = f"Only rows whose {name} equals this value."
         properties[name] = prop
-    properties["page"] = {"type": "integer", "minimum": 1, "default": 1}
+    properties["page"] = {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": tools.list_max_page,
+        "default": 1,
+    }
     properties["page_size"] = {
         "type": "integer",
         "minimum": 1,

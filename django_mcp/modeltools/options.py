@@ -9,14 +9,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import router, transaction
+from django.db import transaction
 from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
 
 from django_mcp.declarations.permissions import has_django_perms, normalise_perms
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
-from django_mcp.modeltools import registration
+from django_mcp.modeltools import registration, writes
 from django_mcp.modeltools.spec import ModelActionSpec
 from django_mcp.server.context import Context
 
@@ -55,6 +55,9 @@ class ModelTools:
     ordering: ClassVar[Sequence[str] | None] = None
     list_per_page: ClassVar[int] = 20
     list_max_page_size: ClassVar[int] = 100
+    #: Bounds on list arguments, refused as tool errors before any query runs.
+    list_max_page: ClassVar[int] = 10_000
+    search_max_length: ClassVar[int] = 200
     list_select_related: ClassVar[Sequence[str]] = ()
     lookup_field: ClassVar[str] = "pk"
     name: ClassVar[str | None] = None
@@ -221,12 +224,12 @@ class ModelTools:
         if self.search_fields:
             allowed.append("search")
         args.reject_unknown(arguments, allowed)
-        page = args.integer(arguments, "page", 1, low=1, high=None)
+        page = args.integer(arguments, "page", 1, low=1, high=self.list_max_page)
         size = args.integer(
             arguments, "page_size", self.list_per_page, low=1, high=self.list_max_page_size
         )
         queryset = self.get_queryset(ctx)
-        search = args.text(arguments, "search")
+        search = args.text(arguments, "search", max_length=self.search_max_length)
         if search and self.search_fields:
             queryset = queryset.filter(
                 functools.reduce(
@@ -252,16 +255,23 @@ class ModelTools:
             "hasMore": start + len(rows) < count,
         }
 
-    def get_object(self, arguments: Mapping[str, Any], ctx: Context) -> Model:
-        """The row named by the lookup argument, within ``get_queryset``."""
+    def get_object(
+        self, arguments: Mapping[str, Any], ctx: Context, *, for_update: bool = False
+    ) -> Model:
+        """The row named by the lookup argument, within ``get_queryset``; with
+        ``for_update``, read on the write database and locked until the transaction ends
+        (see :mod:`.writes`)."""
         key = self.lookup_argument
         if key not in arguments:
             raise ToolError(f"{key}: this argument is required")
         value = args.field_value(self.model, key, arguments[key])
+        queryset = self.get_queryset(ctx)
+        if for_update:
+            queryset = writes.lock(queryset, writes.write_database(self.model))
         try:
-            instance: Model = self.get_queryset(ctx).get(**{key: value})
+            instance: Model = queryset.get(**{key: value})
         except ObjectDoesNotExist as exc:
-            raise ToolError(f"No {self.opts.verbose_name} has {key} {value!r}.") from exc
+            raise ToolError(self._not_found(arguments)) from exc
         except Http404 as exc:  # pragma: no cover - custom querysets may raise it
             raise ToolError(str(exc)) from exc
         return instance
@@ -274,8 +284,8 @@ class ModelTools:
         serializer = self.get_serializer_class()(
             data=dict(arguments), context=self._serializer_context(ctx)
         )
-        args.reject_unknown(arguments, _writable(serializer))
-        with transaction.atomic(using=router.db_for_write(self.model)):
+        args.reject_unknown(arguments, args.writable(serializer))
+        with transaction.atomic(using=writes.write_database(self.model)):
             if not serializer.is_valid():
                 raise ToolError(
                     f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
@@ -286,48 +296,46 @@ class ModelTools:
     def update_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         key = self.lookup_argument
         changes = {name: value for name, value in arguments.items() if name != key}
-        args.reject_unknown(arguments, [key, *_writable(self.get_serializer_class()())])
-        with transaction.atomic(using=router.db_for_write(self.model)):
-            instance = self.get_object(arguments, ctx)
-            serializer = self.get_serializer_class()(
-                instance, data=changes, partial=True, context=self._serializer_context(ctx)
-            )
-            if not serializer.is_valid():
-                raise ToolError(
-                    f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
+        args.reject_unknown(arguments, [key, *args.writable(self.get_serializer_class()())])
+        try:
+            with transaction.atomic(using=writes.write_database(self.model)):
+                instance = self.get_object(arguments, ctx, for_update=True)
+                serializer = self.get_serializer_class()(
+                    instance, data=changes, partial=True, context=self._serializer_context(ctx)
                 )
-            serializer.save()
+                if not serializer.is_valid():
+                    raise ToolError(
+                        f"Invalid {self.opts.verbose_name}: "
+                        f"{args.serializer_errors(serializer.errors)}"
+                    )
+                with writes.updates_only(instance):
+                    serializer.save()
+        except writes.Vanished as exc:
+            raise ToolError(self._not_found(arguments)) from exc
         return serializer.data
 
     def delete_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         args.reject_unknown(arguments, [self.lookup_argument])
-        with transaction.atomic(using=router.db_for_write(self.model)):
-            instance = self.get_object(arguments, ctx)
+        with transaction.atomic(using=writes.write_database(self.model)):
+            instance = self.get_object(arguments, ctx, for_update=True)
             value = args.field_value(
                 self.model, self.lookup_argument, arguments[self.lookup_argument]
             )
             try:
-                instance.delete()
+                deleted = writes.delete_once(instance)
             except (ProtectedError, RestrictedError) as exc:
-                raise ToolError(_still_referenced(self.opts.verbose_name, exc)) from exc
+                raise ToolError(writes.still_referenced(self.opts.verbose_name, exc)) from exc
+        if not deleted:  # another caller deleted it first: only one delete succeeds
+            raise ToolError(self._not_found(arguments))
         return {"deleted": True, self.lookup_argument: value}
+
+    def _not_found(self, arguments: Mapping[str, Any]) -> str:
+        key = self.lookup_argument
+        value = args.field_value(self.model, key, arguments[key])
+        return f"No {self.opts.verbose_name} has {key} {value!r}."
 
     def _serializer_context(self, ctx: Context) -> dict[str, Any]:
         return {"request": ctx.request, "mcp_context": ctx}
-
-
-def _still_referenced(verbose_name: Any, exc: ProtectedError | RestrictedError) -> str:
-    if isinstance(exc, ProtectedError):
-        objects: Any = exc.protected_objects
-    else:
-        objects = exc.restricted_objects
-    kinds = ", ".join(sorted({str(obj._meta.verbose_name_plural) for obj in objects}))
-    return f"Cannot delete this {verbose_name}: {kinds or 'other rows'} still refer to it."
-
-
-def _writable(serializer: Any) -> list[str]:
-    """The fields a write may set: what the input schema lists (read-only ones are not)."""
-    return [name for name, field in serializer.fields.items() if not field.read_only]
 
 
 class _DRFView:

@@ -4,11 +4,13 @@ each row as a resource with a change watcher when ``resource_uri`` is set."""
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import TYPE_CHECKING, Any
 
-from django_mcp.exceptions import InvalidDeclaration, MissingDependency
+from django.core.exceptions import ObjectDoesNotExist
+
+from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.listen.watch import unwatch, watch
+from django_mcp.modeltools.arguments import instance_signature
 from django_mcp.modeltools.definitions import permission_check
 from django_mcp.server.context import Context
 
@@ -51,10 +53,14 @@ def register_resources(tools: ModelTools) -> None:
         )
 
     def read_instance(ctx: Context, **variables: str) -> Any:
-        return tools.get_serializer_class()(tools.get_object(variables, ctx)).data
+        try:  # a missing or malformed key is "resource not found", not a tool error
+            instance = tools.get_object(variables, ctx)
+        except ToolError as exc:
+            raise ObjectDoesNotExist(str(exc)) from exc
+        return tools.get_serializer_class()(instance).data
 
     read_instance.__qualname__ = f"{type(tools).__qualname__}.read_instance"
-    read_instance.__signature__ = _instance_signature(key)  # type: ignore[attr-defined]
+    read_instance.__signature__ = instance_signature(key)  # type: ignore[attr-defined]
     read_instance.__annotations__ = {"ctx": Context, key: str, "return": Any}
     gated = functools.partial(permission_check, tools, "get") if tools.is_gated() else None
     tools.site.resource(
@@ -80,12 +86,3 @@ def unregister_resources(tools: ModelTools) -> None:
         tools.site.unregister(tools.resource_uri)
     if tools._watcher is not None:
         unwatch(tools.model, tools._watcher)
-
-
-def _instance_signature(key: str) -> inspect.Signature:
-    return inspect.Signature(
-        [
-            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
-            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, annotation=str),
-        ]
-    )

@@ -84,14 +84,17 @@ def admit(
     headers: Mapping[str, str] | None,
     catalogue: Catalogue,
     policy: RevisionPolicy,
+    *,
+    max_depth: int | None = None,
 ) -> Admission:
     """Turn one raw message into an :data:`Admission`.
 
     ``headers`` must already be :func:`headers.normalise`-d; ``None`` means the transport
-    has no headers (stdio), so the header rules do not apply.
+    has no headers (stdio), so the header rules do not apply. ``max_depth`` bounds the
+    JSON nesting (see :func:`~.jsonrpc.parse_message`).
     """
     try:
-        message = parse_message(body)
+        message = parse_message(body, max_depth=max_depth)
     except MessageError as exc:
         return Rejected(exc.error, exc.request_id, is_notification=exc.is_notification)
     if isinstance(message, Notification):

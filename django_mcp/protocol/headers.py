@@ -60,11 +60,18 @@ def decode_value(raw: str, header: str) -> str:
         and raw.endswith(_SENTINEL_SUFFIX)
         and len(raw) >= len(_SENTINEL_PREFIX) + len(_SENTINEL_SUFFIX)
     ):
-        encoded = raw[len(_SENTINEL_PREFIX) : len(raw) - len(_SENTINEL_SUFFIX)]
+        inner = raw[len(_SENTINEL_PREFIX) : len(raw) - len(_SENTINEL_SUFFIX)]
         try:
-            return base64.b64decode(encoded.encode("ascii"), validate=True).decode("utf-8")
+            encoded = inner.encode("ascii")
+            decoded = base64.b64decode(encoded, validate=True)
+            text = decoded.decode("utf-8")
         except (UnicodeError, binascii.Error, ValueError) as exc:
             raise HeaderMismatch(f"{header} header carries invalid base64") from exc
+        # Only the canonical encoding: extra or missing padding and stray low bits
+        # ("dGVzdB==" also decodes to "test") would let two spellings pass as one value.
+        if base64.b64encode(decoded) != encoded:
+            raise HeaderMismatch(f"{header} header carries invalid base64")
+        return text
     if not _PLAIN_VALUE.match(raw):
         raise HeaderMismatch(f"{header} header contains invalid characters")
     return raw

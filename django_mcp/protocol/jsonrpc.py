@@ -16,6 +16,11 @@ from .errors import InvalidRequest, MCPError, ParseError
 
 RequestId: TypeAlias = str | int
 JSONRPC_VERSION: Final = "2.0"
+#: The longest id (and progress token) the server echoes, in characters (an integer's
+#: digits). Every response repeats the id, and every progress notification the token:
+#: unbounded, a client makes the server write a large value back many times (a 500 KB
+#: token went out four times).
+MAX_ID_CHARS: Final = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +84,32 @@ def is_valid_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def parse_message(body: bytes) -> Message:
-    """Parse one JSON-RPC request or notification from ``body``."""
+def is_oversized(value: str | int) -> bool:
+    """Whether an id or progress token is too large to echo (see :data:`MAX_ID_CHARS`)."""
+    return len(value if isinstance(value, str) else str(value)) > MAX_ID_CHARS
+
+
+def depth(document: Any) -> int:
+    """How deeply arrays and objects nest in ``document`` (a scalar is 0), without
+    recursion: the walk costs one step per value, however deep the value goes."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(document, 0)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, level + 1)
+            stack.extend((item, level + 1) for item in value if isinstance(item, dict | list))
+    return deepest
+
+
+def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
+    """Parse one JSON-RPC request or notification from ``body``.
+
+    A body nested deeper than ``max_depth`` is an invalid request: deep values cost every
+    later step (validation, logging, serialising an echo) time and stack.
+    """
     document = decode_json(body)
     if isinstance(document, list):
         raise MessageError(InvalidRequest("Batch requests are not supported"))
@@ -89,10 +118,14 @@ def parse_message(body: bytes) -> Message:
     has_id = "id" in document
     raw_id = document.get("id")
     request_id = raw_id if is_valid_id(raw_id) else None
+    if request_id is not None and is_oversized(request_id):
+        raise MessageError(InvalidRequest('"id" is too large to echo'))  # so it is not
 
     def invalid(message: str) -> MessageError:
         return MessageError(InvalidRequest(message), request_id, is_notification=not has_id)
 
+    if max_depth is not None and depth(document) > max_depth:
+        raise invalid(f"The message nests deeper than {max_depth} levels")
     if document.get("jsonrpc") != JSONRPC_VERSION:
         raise invalid('"jsonrpc" must be "2.0"')
     if "method" not in document and ("result" in document or "error" in document):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .errors import InvalidRequestMeta
+from .jsonrpc import MAX_ID_CHARS, is_oversized
 
 PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
@@ -126,8 +127,13 @@ def _log_level(value: Any) -> str | None:
 
 
 def _progress_token(value: Any) -> str | int | None:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise InvalidRequestMeta(f"{PROGRESS_TOKEN_KEY} must be a string or an integer")
+    """The token every progress notification repeats: bounded like a request id."""
+    if value is None:
+        return None
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        raise InvalidRequestMeta(f"{PROGRESS_TOKEN_KEY} must be a string or an integer")
+    if is_oversized(value):
+        raise InvalidRequestMeta(
+            f"{PROGRESS_TOKEN_KEY} is too large (at most {MAX_ID_CHARS} characters)"
+        )
+    return value

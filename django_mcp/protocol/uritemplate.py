@@ -5,6 +5,16 @@ find the template it came from and the value of each variable. Supported operato
 ``{var}``, reserved ``{+var}``, fragment ``{#var}``, label ``{.var}``, path segment
 ``{/var}``, and the form-style query ``{?a,b}`` / continuation ``{&c}``. Values are
 percent-decoded.
+
+RFC 6570 defines expansion only, and reversing it is ambiguous: ``{+owner}/{+name}`` can
+split ``a/b/c`` two ways. A backtracking regular expression tries every split, which for
+three such variables costs cubic time in the URI's length (a 3 KB URI took seconds and
+stalled the worker). So the split is fixed instead: every variable but the last ends at the
+first character that begins what follows it (the next literal, or the next expression's
+``/``, ``.``, ``#`` or ``;``), matched possessively so nothing is ever retried; the last
+variable takes the rest, less the template's literal tail. Matching is then linear in the
+URI's length. Two expressions with nothing between them (``{a}{b}``) cannot be split and
+are refused when the template is declared.
 """
 
 from __future__ import annotations
@@ -57,52 +67,69 @@ def is_template(uri: str) -> bool:
     return _EXPRESSION.search(uri) is not None
 
 
+#: The literal that an operator writes before its value ("" for simple and reserved).
+_PREFIXES = {"": "", "+": "", "#": "#", ".": ".", "/": "/", ";": ";"}
+#: The characters each operator's value may hold (a regex character class body).
+_CLASSES = {"": "^/?#&", "+": "^?#", "#": "^\\n", ".": "^/?#.", "/": "^/?#", ";": "^/?#;"}
+
+
 def _compile(template: str) -> tuple[str, list[str], list[str]]:
-    parts: list[str] = []
-    variables: list[str] = []
+    literals: list[str] = []  # literals[i] precedes expressions[i]; one more for the tail
+    expressions: list[tuple[str, str]] = []
     query: list[str] = []
     position = 0
     for match in _EXPRESSION.finditer(template):
         literal = template[position : match.start()]
-        if "{" in literal or "}" in literal:
-            raise InvalidTemplate(f"Unbalanced braces in URI template {template!r}")
-        parts.append(re.escape(literal))
+        _check_literal(literal, template)
         operator, names = match.group(1), match.group(2).split(",")
         for name in names:
             if not _VARNAME.match(name):
                 raise InvalidTemplate(f"Unsupported variable {name!r} in URI template {template!r}")
+        position = match.end()
         if operator in ("?", "&"):
             if match.end() != len(template):
                 raise InvalidTemplate("Query expressions must end the URI template")
             query.extend(names)
-            variables.extend(names)
-        elif len(names) != 1:
+            literals.append(literal)
+            position = len(template)
+            break
+        if len(names) != 1:
             raise InvalidTemplate(f"Use one variable per expression in {template!r}")
-        else:
-            name = names[0]
-            parts.append(_variable_pattern(operator, name))
-            variables.append(name)
-        position = match.end()
+        if operator not in _PREFIXES:
+            raise InvalidTemplate(f"Unsupported operator {operator!r}")
+        literals.append(literal)
+        expressions.append((operator, names[0]))
+    else:
+        literals.append("")
     tail = template[position:]
-    if "{" in tail or "}" in tail:
-        raise InvalidTemplate(f"Unbalanced braces in URI template {template!r}")
-    parts.append(re.escape(tail))
+    _check_literal(tail, template)
+    literals[-1] += tail
+    variables = [name for _, name in expressions] + query
     if len(set(variables)) != len(variables):
         raise InvalidTemplate(f"A variable appears twice in URI template {template!r}")
-    return "".join(parts), variables, query
+    return _pattern(template, literals, expressions), variables, query
 
 
-def _variable_pattern(operator: str, name: str) -> str:
-    if operator == "":
-        return f"(?P<{name}>[^/?#&]+)"
-    if operator == "+":
-        return f"(?P<{name}>[^?#]+)"
-    if operator == "#":
-        return f"#(?P<{name}>.+)"
-    if operator == ".":
-        return rf"\.(?P<{name}>[^/?#.]+)"
-    if operator == "/":
-        return f"/(?P<{name}>[^/?#]+)"
-    if operator == ";":
-        return f";{name}=(?P<{name}>[^/?#;]*)"
-    raise InvalidTemplate(f"Unsupported operator {operator!r}")
+def _check_literal(literal: str, template: str) -> None:
+    if "{" in literal or "}" in literal:
+        raise InvalidTemplate(f"Unbalanced braces in URI template {template!r}")
+
+
+def _pattern(template: str, literals: list[str], expressions: list[tuple[str, str]]) -> str:
+    """The regular expression, with the fixed split described in the module docstring."""
+    parts = [re.escape(literals[0])]
+    for index, (operator, name) in enumerate(expressions):
+        chars = _CLASSES[operator]
+        value = "*" if operator == ";" else "+"
+        if index + 1 < len(expressions):
+            following = literals[index + 1] + _PREFIXES[expressions[index + 1][0]]
+            if not following:
+                raise InvalidTemplate(
+                    f"Expressions with nothing between them cannot be told apart in {template!r}"
+                )
+            chars += re.escape(following[0])
+            value += "+"  # possessive: the value can end at one place only
+        prefix = re.escape(_PREFIXES[operator] + (f"{name}=" if operator == ";" else ""))
+        parts.append(f"{prefix}(?P<{name}>[{chars}]{value})")
+        parts.append(re.escape(literals[index + 1]))
+    return "".join(parts)

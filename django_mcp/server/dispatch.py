@@ -112,7 +112,13 @@ class MCPServer:
         request: HttpRequest | None = None,
     ) -> Admission:
         """Apply every protocol rule to one raw message (see the protocol package)."""
-        return admit(body, headers, SiteCatalogue(self.site, request), mcp_settings.revision_policy)
+        return admit(
+            body,
+            headers,
+            SiteCatalogue(self.site, request),
+            mcp_settings.revision_policy,
+            max_depth=int(mcp_settings.MAX_JSON_DEPTH),
+        )
 
     def context_for(
         self,

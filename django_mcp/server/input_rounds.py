@@ -7,10 +7,14 @@ handler and the server returns ``resultType: "input_required"`` with the
 
 Only ``tools/call``, ``prompts/get`` and ``resources/read`` may return
 ``input_required``. The server keeps nothing between rounds: answers from earlier rounds
-travel inside the ``requestState``, signed with ``SECRET_KEY`` (HMAC-SHA256 via
-``django.core.signing``), time-limited, and bound to the caller, the method, the tool or
-prompt name or resource URI, and a digest of the arguments. A state that fails any of these
-checks is refused with -32602.
+travel inside the ``requestState``, encrypted and authenticated (AES-GCM, see
+:mod:`.sealing`), time-limited, and bound to the caller, the method, the tool or prompt name
+or resource URI, and a digest of the arguments. A state that fails any of these checks is
+refused with -32602.
+
+An answer carried by the state is final: a retry whose ``inputResponses`` answers the same
+key again does not replace it (the sealed answer is the one the handler gets), so a client
+cannot rewrite an answer the server has already accepted. To ask again, use a new key.
 """
 
 from __future__ import annotations
@@ -21,19 +25,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from django.core import signing
-
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol import methods
 from django_mcp.protocol.errors import InvalidParams, MissingRequiredClientCapability
 from django_mcp.protocol.meta import RequestMeta
+from django_mcp.server import sealing
 from django_mcp.server.input_requests import InputRequest
 
 if TYPE_CHECKING:
     from django_mcp.server.context import Context
 
-#: Kept from when this module was ``mrtr``: changing it would invalidate live states.
-_SALT: Final = "django_mcp.mrtr.request_state"
 INPUT_METHODS: Final = frozenset({methods.TOOLS_CALL, methods.PROMPTS_GET, methods.RESOURCES_READ})
 
 
@@ -77,6 +78,10 @@ class Binding:
     def as_list(self) -> list[str]:
         return [self.principal, self.method, self.target, self.arguments_digest]
 
+    def as_bytes(self) -> bytes:
+        """The associated data that binds a sealed state to this request."""
+        return json.dumps(self.as_list(), separators=(",", ":")).encode("utf-8")
+
 
 def arguments_digest(arguments: Any) -> str:
     canonical = json.dumps(
@@ -117,10 +122,10 @@ class Inputs:
 
     def answer(self, key: str, request: InputRequest) -> tuple[bool, Any]:
         """``(True, parsed answer)`` when ``key`` was answered, else ``(False, None)``."""
+        if key in self.earlier:  # answered in an earlier round: final
+            return True, request.parse(key, self.earlier[key])
         if key in self.current:
             return True, request.parse(key, self.current[key])
-        if key in self.earlier:
-            return True, request.parse(key, self.earlier[key])
         return False, None
 
     def collect(self, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
@@ -145,28 +150,32 @@ class Inputs:
         return answers
 
     def next_state(self) -> str:
-        """The state for the next round: every raw answer received so far, re-signed."""
-        answered = {**self.earlier, **self.current}
+        """The state for the next round: every raw answer received so far, sealed again
+        (an earlier answer is never replaced by a later one)."""
+        answered = {**self.current, **self.earlier}
         return dump_state(answered, self.binding)
 
 
 def dump_state(answers: Mapping[str, Any], binding: Binding) -> str:
-    return signing.dumps({"b": binding.as_list(), "a": dict(answers)}, salt=_SALT, compress=True)
+    return sealing.seal({"a": dict(answers)}, binding.as_bytes())
 
 
 def load_state(state: Any, binding: Binding, max_age: int) -> dict[str, Any]:
     if not isinstance(state, str):
         raise InvalidParams("params.requestState must be a string")
     try:
-        payload = signing.loads(state, salt=_SALT, max_age=max_age)
-    except signing.SignatureExpired as exc:
-        raise InvalidParams("requestState has expired; start the request again") from exc
-    except signing.BadSignature as exc:
-        raise InvalidParams("requestState failed its integrity check") from exc
-    if not isinstance(payload, dict) or payload.get("b") != binding.as_list():
-        raise InvalidParams("requestState belongs to another request or caller")
+        payload = sealing.unseal(state, binding.as_bytes(), max_age)
+    except sealing.StateError as exc:
+        raise InvalidParams(_STATE_ERRORS[exc.reason]) from exc
     answers = payload.get("a")
     return dict(answers) if isinstance(answers, dict) else {}
+
+
+_STATE_ERRORS: Final = {
+    "expired": "requestState has expired; start the request again",
+    "tampered": "requestState failed its integrity check",
+    "foreign": "requestState belongs to another request or caller",
+}
 
 
 def input_required_result(error: InputRequired, inputs: Inputs) -> dict[str, Any]:

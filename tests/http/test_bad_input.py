@@ -109,11 +109,14 @@ def test_the_content_type_is_not_enforced(client):
 
 
 def test_a_deep_but_parseable_argument_does_not_crash_the_server(client, site):
-    """Nested JSON just under the parser's limit must still give a JSON-RPC answer."""
+    """Nested JSON just under the parser's limit must still give a JSON-RPC answer: -32600
+    under the default MAX_JSON_DEPTH, and a result when the setting allows the depth."""
     deep: Any = "x"
     for _ in range(900):
         deep = [deep]
-    response = call_tool(client, "echo", {"payload": deep})
+    assert_error(call_tool(client, "echo", {"payload": deep}), 400, -32600)
+    with override_mcp(MAX_JSON_DEPTH=1000):
+        response = call_tool(client, "echo", {"payload": deep})
     assert response.status_code == 200
 
 
@@ -398,6 +401,14 @@ def test_duplicated_mcp_name_joined_by_the_server_is_a_mismatch(client, site):
         "http://127.evil.example.com",
         "http://127.0.0.1.evil.example.com:8000",
         "http://localhost.evil.example.com",
+        # RFC 6454 6.1: an origin has no userinfo, path, query or fragment; urlsplit reads
+        # the host after the last "@", so these would otherwise count as loopback.
+        "http://user@evil@localhost",
+        "http://evil.example.com@localhost",
+        "http://evil.example.com\\@localhost",
+        "http://localhost/evil",
+        "http://localhost?evil",
+        "http://localhost#evil",
     ],
 )
 def test_a_disallowed_origin_is_403(client, origin):

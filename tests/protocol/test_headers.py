@@ -61,6 +61,9 @@ def test_the_spec_encoding_examples_decode():
         "=?base64?SGVs*bG8=?=",  # invalid character
         "=?base64?SGVsbG8\u00e9?=",  # non-ASCII inside the sentinel
         "=?base64?/w==?=",  # valid base64, invalid UTF-8
+        "=?base64?dGVzdB==?=",  # stray low bits: also "test", not its canonical spelling
+        "=?base64?dGVzdA===?=",  # excess padding
+        "=?base64?dGVzdA==dGVzdA==?=",  # data after padding
     ],
 )
 def test_invalid_base64_inside_the_sentinel_is_a_header_mismatch(raw):

@@ -18,9 +18,9 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from django.core import signing
 from django.test import Client
 
+from django_mcp.server import sealing
 from tests.helpers import (
     assert_error,
     input_required,
@@ -103,7 +103,7 @@ def answer_name_later(client: Client, monkeypatch: pytest.MonkeyPatch, seconds: 
     with override_mcp(REQUEST_STATE_MAX_AGE=60):
         state = first_state(client)
         later = time.time() + seconds
-        monkeypatch.setattr(signing, "time", SimpleNamespace(time=lambda: later))
+        monkeypatch.setattr(sealing, "time", SimpleNamespace(time=lambda: later))
         return answer_name(client, state)
 
 

@@ -3,6 +3,8 @@
 Argument validation failures and :class:`~django_mcp.exceptions.ToolError` are *tool
 execution errors*: a normal result with ``isError: true`` so the model can correct itself.
 Protocol failures (unknown tool, malformed params) are JSON-RPC errors raised earlier.
+Arguments over ``MAX_TOOL_ARGUMENT_BYTES`` and calls over ``TOOL_TIMEOUT`` are tool
+execution errors too (see :mod:`django_mcp.server.limits`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from django_mcp.declarations import content
 from django_mcp.exceptions import ToolError
 from django_mcp.protocol import methods
 from django_mcp.protocol.errors import InvalidParams
+from django_mcp.server import limits
 from django_mcp.server.listing import listing
 
 if TYPE_CHECKING:
@@ -30,9 +33,11 @@ def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> di
     spec = server.site.get_tool(params["name"], context)
     if spec is None:  # admission checked this; a concurrent unregister can still race it
         raise InvalidParams(f"Unknown tool: {params['name']}", data={"name": params["name"]})
+    arguments = params.get("arguments") or {}
     try:
-        value = spec.call(params.get("arguments") or {}, context)
-    except ToolError as exc:
+        limits.check_argument_size(spec.name, arguments)
+        value = limits.within_time_limit(spec.name, context, lambda: spec.call(arguments, context))
+    except (ToolError, limits.LimitExceeded) as exc:
         return error_result(str(exc))
     return spec.result(value)
 

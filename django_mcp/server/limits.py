@@ -1,0 +1,77 @@
+"""Limits on one tool call: the size of its arguments and how long it may run.
+
+Both are refused as *tool execution errors* (``isError: true``, server/tools.mdx, "Error
+Handling"): the call was well-formed, and the model can react (send less, ask for less).
+
+The time limit, ``TOOL_TIMEOUT`` seconds, works through the request's cancellation:
+
+* an ``async def`` tool is cancelled at the limit (its task gets ``CancelledError``);
+* a plain ``def`` tool cannot be stopped from outside its thread. At the limit the request
+  is marked cancelled, so the tool's next ``ctx.check_cancelled()``, ``ctx.report_progress``
+  or ``ctx.log`` raises and it stops there; it sends nothing more. If it never looks, it
+  runs to its end, and the client then gets the timeout error, not the late result: the
+  worker does not report a success that came after the limit. Side effects it made before
+  stopping (rows written, mail sent) are not undone.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from django_mcp.conf import mcp_settings
+from django_mcp.exceptions import RequestCancelled
+
+if TYPE_CHECKING:
+    from django_mcp.server.context import Context
+
+T = TypeVar("T")
+
+
+class LimitExceeded(Exception):
+    """A tool call went over a limit; the message says which, for the model to read."""
+
+
+def check_argument_size(name: str, arguments: Mapping[str, Any]) -> None:
+    """Refuse arguments whose JSON is over ``MAX_TOOL_ARGUMENT_BYTES``, before validation."""
+    limit = mcp_settings.MAX_TOOL_ARGUMENT_BYTES
+    if limit is None:
+        return
+    size = len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    if size > limit:
+        raise LimitExceeded(
+            f"The arguments of tool {name} are too large ({size} bytes; the limit is {limit})."
+        )
+
+
+def within_time_limit(name: str, context: Context, call: Callable[[], T]) -> T:
+    """Run ``call`` under ``TOOL_TIMEOUT`` (see the module docstring)."""
+    timeout = mcp_settings.TOOL_TIMEOUT
+    if timeout is None:
+        return call()
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        context.cancel()
+
+    timer = threading.Timer(float(timeout), expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        result = call()
+    except RequestCancelled:
+        if expired.is_set():
+            raise LimitExceeded(_timed_out(name, timeout)) from None
+        raise
+    finally:
+        timer.cancel()
+    if expired.is_set():
+        raise LimitExceeded(_timed_out(name, timeout))
+    return result
+
+
+def _timed_out(name: str, timeout: float) -> str:
+    return f"Tool {name} timed out after {timeout:g} seconds."

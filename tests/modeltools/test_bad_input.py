@@ -1,0 +1,112 @@
+"""Hostile input to ModelTools: answered with the spec's error, never -32603, never a
+traceback in the server log, never a forged log line.
+
+The bookshop's ``AuthorTools`` on the default site at ``/mcp`` serves ``authors://{id}``
+and ``author_list`` with ``search``; the module is its own URLconf, adding the example site
+of docs/examples/modeltools_example.py (books looked up by ``isbn``) at ``/example/mcp``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.urls import include, path
+
+from docs.examples import modeltools_example
+from testproject.books.models import Author
+from tests.helpers import assert_error, call_tool, mcp_post, result_of
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+urlpatterns = [
+    path("mcp", include("django_mcp.urls")),
+    path("example/mcp", modeltools_example.site.urls),
+]
+
+pytestmark = pytest.mark.urls(__name__)
+
+
+@pytest.fixture
+def server_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+def problems_logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "authors://999999",  # no such row
+        "authors://abc",  # not an integer
+        "authors://1%0AERROR forged line",  # a newline for the log
+        "authors://%00",
+    ],
+)
+def test_a_missing_or_malformed_instance_is_resource_not_found(
+    client: Client, server_log: pytest.LogCaptureFixture, uri: str
+) -> None:
+    """server/resources.mdx, "Error Handling": a resource that does not exist is -32602
+    with the URI in ``data`` -- not -32603, and nothing for the server log."""
+    error = assert_error(mcp_post(client, "resources/read", {"uri": uri}), 200, -32602)
+
+    assert error["data"] == {"uri": uri}
+    assert problems_logged(server_log) == []
+
+
+@pytest.mark.django_db
+def test_an_instance_that_exists_is_read(client: Client) -> None:
+    author = Author.objects.create(name="Ada")
+    result = result_of(mcp_post(client, "resources/read", {"uri": f"authors://{author.pk}"}))
+
+    assert '"Ada"' in result["contents"][0]["text"]
+
+
+def tool_error(response: Any) -> str:
+    result = result_of(response)
+    assert result.get("isError") is True, result
+    text: str = result["content"][0]["text"]
+    return text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"page": 10**18}, "page: must be between 1 and 10000"),
+        ({"page": 0}, "page: must be between 1 and 10000"),
+        ({"search": "a\x00b"}, "search: must not contain NUL characters"),
+        ({"search": "x" * 201}, "search: must be at most 200 characters"),
+        ({"search": "x" * 1_000_000}, "search: must be at most 200 characters"),
+    ],
+)
+def test_list_arguments_are_bounded_before_the_database(
+    client: Client, server_log: pytest.LogCaptureFixture, arguments: dict[str, Any], message: str
+) -> None:
+    """server/tools.mdx, "Error Handling": argument validation failures are tool
+    execution errors (``isError: true``) the model can correct -- never a database error
+    answered as -32603."""
+    assert tool_error(call_tool(client, "author_list", arguments)) == message
+    assert problems_logged(server_log) == []
+
+
+@pytest.mark.django_db
+def test_a_nul_in_a_lookup_is_a_tool_error(client: Client) -> None:
+    """PostgreSQL refuses NUL in any text; the argument check refuses it first."""
+    message = tool_error(call_tool(client, "book_get", {"isbn": "978\x00"}, path="/example/mcp"))
+
+    assert message == "isbn: must not contain NUL characters"
+
+
+@pytest.mark.django_db
+def test_search_within_bounds_still_works(client: Client) -> None:
+    Author.objects.create(name="Ursula K. Le Guin")
+    result = result_of(call_tool(client, "author_list", {"search": "le guin", "page": 1}))
+
+    assert [row["name"] for row in result["structuredContent"]["results"]] == ["Ursula K. Le Guin"]

@@ -1,0 +1,76 @@
+"""Matching URIs against RFC 6570 templates: correct, and linear in the URI's length.
+
+server/resources.mdx, "Resource Templates": templates follow RFC 6570. RFC 6570 defines
+expansion; the reverse split here is fixed (every variable but the last ends at the first
+character of what follows it), so matching never backtracks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate
+
+#: Three reserved expansions: a backtracking matcher tries every split (cubic time).
+REPO = "repo://{+owner}/{+name}/{+path}"
+
+
+@pytest.mark.parametrize(
+    ("template", "uri", "expected"),
+    [
+        (
+            REPO,
+            "repo://django/django/docs/index.txt",
+            {"owner": "django", "name": "django", "path": "docs/index.txt"},
+        ),
+        ("paths://{+rest}", "paths://a/b%20c", {"rest": "a/b c"}),
+        ("books://{isbn}", "books://978%2D0", {"isbn": "978-0"}),
+        ("files://{+path}.txt", "files://a.b.txt", {"path": "a.b"}),
+        ("x://{a}-{b}", "x://p-q-r", {"a": "p", "b": "q-r"}),
+        ("x://{a}{/b}{.ext}", "x://root/name.json", {"a": "root", "b": "name", "ext": "json"}),
+        ("x://{a}{;v}", "x://q;v=1", {"a": "q", "v": "1"}),
+        ("x://page{#frag}", "x://page#top/more", {"frag": "top/more"}),
+        ("search://books{?q,limit}", "search://books?q=dune&limit=3", {"q": "dune", "limit": "3"}),
+    ],
+)
+def test_matches_and_decodes(template: str, uri: str, expected: dict[str, str]) -> None:
+    """RFC 6570 section 3.2: each supported operator; values are percent-decoded."""
+    assert URITemplate(template).match(uri) == expected
+
+
+@pytest.mark.parametrize(
+    ("template", "uri"),
+    [
+        (REPO, "repo://django/django"),  # a variable with no value
+        (REPO, "repo://a/b/c?x"),  # "?" is never part of a path
+        ("books://{isbn}", "books://a/b"),  # a simple value holds no "/"
+        ("files://{+path}.txt", "files://a.md"),
+        ("x://{a}-{b}", "x://pq"),
+    ],
+)
+def test_refuses_what_does_not_match(template: str, uri: str) -> None:
+    assert URITemplate(template).match(uri) is None
+
+
+@pytest.mark.parametrize("template", ["x://{a}{b}", "x://{+a}{b}", "x://{a}{+b}"])
+def test_adjacent_expressions_are_refused_when_declared(template: str) -> None:
+    """Nothing separates the two values, so no split is more right than another."""
+    with pytest.raises(InvalidTemplate, match="cannot be told apart"):
+        URITemplate(template)
+
+
+@pytest.mark.timeout(5)
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "repo://" + "a/" * 1500 + "?",  # 3,008 characters that almost match
+        "repo://" + "a/" * 1500,
+        "repo://" + "/" * 3000,
+        "repo://" + "a" * 100_000 + "/b/" + "c/" * 50_000,
+    ],
+)
+def test_pathological_uris_match_in_linear_time(uri: str) -> None:
+    """The 3 KB URI that took 9.5 s (and stalled the worker) with a backtracking regex.
+    The per-test timeout is the guard: a super-linear matcher cannot finish in it."""
+    for _ in range(20):
+        URITemplate(REPO).match(uri)

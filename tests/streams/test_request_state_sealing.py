@@ -1,0 +1,98 @@
+"""``requestState`` is encrypted and bound, and an accepted answer is final.
+
+basic/patterns/mrtr.mdx, "Security": treat the state as attacker-controlled; protect its
+integrity (HMAC or AEAD); bind the principal, a short expiry and the originating request;
+encrypt it (AEAD) when it holds what the client should not read.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.helpers import assert_error, error_of
+
+from .test_mrtr import ADA, first_state, input_required, text, tool
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+pytestmark = pytest.mark.usefixtures("streams_urls")
+
+MULTI = "test_input_required_result_multi_round"
+BLUE = {"action": "accept", "content": {"color": "blue"}}
+RED = {"action": "accept", "content": {"color": "red"}}
+EVE = {"action": "accept", "content": {"name": "Eve"}}
+
+
+def decoded(state: str) -> bytes:
+    return base64.urlsafe_b64decode(state + "=" * (-len(state) % 4))
+
+
+def test_earlier_answers_cannot_be_read_from_the_state(client: Client) -> None:
+    """basic/patterns/mrtr.mdx [rec]: encrypt a state that holds what the client should not
+    read -- "Base64 JSON is readable by the client"."""
+    first = input_required(tool(client, MULTI))
+    second = input_required(
+        tool(client, MULTI, responses={"step1": ADA}, state=first["requestState"], id=2)
+    )
+
+    assert b"Ada" not in decoded(second["requestState"])
+    assert "Ada" not in second["requestState"]
+
+
+def test_a_later_answer_does_not_replace_an_accepted_one(client: Client) -> None:
+    """An answer the state carries is final: answering the same key again in a retry keeps
+    the sealed answer (the handler sees Ada, not Eve)."""
+    first = input_required(tool(client, MULTI))
+    second = input_required(
+        tool(client, MULTI, responses={"step1": ADA}, state=first["requestState"], id=2)
+    )
+    third = tool(
+        client,
+        MULTI,
+        responses={"step1": EVE, "step2": BLUE},
+        state=second["requestState"],
+        id=3,
+    )
+
+    assert text(third) == "Ada likes blue."
+
+
+def test_a_state_sealed_under_a_fallback_secret_still_opens(client: Client, settings: Any) -> None:
+    """Rotating ``SECRET_KEY`` with the old one in ``SECRET_KEY_FALLBACKS`` keeps rounds in
+    flight working; without the fallback the state is refused."""
+    old = settings.SECRET_KEY
+    state = first_state(client)
+    settings.SECRET_KEY = "a-new-secret-key-for-rotation-tests"
+    retry = {"responses": {"user_name": ADA}, "state": state, "id": 2}
+
+    settings.SECRET_KEY_FALLBACKS = [old]
+    assert text(tool(client, "test_input_required_result_elicitation", **retry)) == "Hello, Ada!"
+
+    settings.SECRET_KEY_FALLBACKS = []
+    assert_error(tool(client, "test_input_required_result_elicitation", **retry), 200, -32602)
+
+
+def test_the_refusals_say_why(client: Client) -> None:
+    """[rec] -32602 on verification failure; the message tells a developer which check
+    failed: a changed byte is tampering, a state for other arguments is foreign."""
+    state = first_state(client, "two_questions", arguments={"topic": "a"}, path="/streams/mcp")
+    raw = bytearray(decoded(state))
+    raw[-1] ^= 1
+    tampered = base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+    answer = {"name": ADA}
+
+    def retry(arguments: dict[str, Any], sent: str) -> dict[str, Any]:
+        response = tool(
+            client, "two_questions", arguments, responses=answer, state=sent, path="/streams/mcp"
+        )
+        assert_error(response, 200, -32602)
+        return error_of(response)
+
+    assert retry({"topic": "a"}, tampered)["message"] == "requestState failed its integrity check"
+    assert retry({"topic": "b"}, state)["message"] == (
+        "requestState belongs to another request or caller"
+    )
