@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias, TypeVar
 
+from django_mcp.protocol.meta import SERVER_INFO_KEY
 from django_mcp.test import results as r
 from django_mcp.test import wire
 
@@ -153,8 +154,6 @@ class ClientCore:
     # -- operations ------------------------------------------------------------------
 
     def discover(self) -> Operation[r.DiscoverResult]:
-        from django_mcp.protocol.meta import SERVER_INFO_KEY
-
         result, _ = yield from self.request("server/discover")
         return r.DiscoverResult(
             supported_versions=list(result.get("supportedVersions") or []),
