@@ -18,6 +18,15 @@ from django.urls import path
 from django_mcp.http.exchange import exchange_of
 from django_mcp.requestlog import recorder
 from django_mcp.sites import MCPSite
+
+# The django_mcp pytest plugin's fixtures (mcp_client, async_mcp_client, mcp_endpoint). Where
+# the package is installed with its pytest11 entry point these same fixtures come from the
+# plugin too; defining them here as well is harmless and works from a plain checkout.
+from django_mcp.test.pytest_plugin import (  # noqa: F401
+    async_mcp_client,
+    mcp_client,
+    mcp_endpoint,
+)
 from testproject.books.models import Author, Book
 from tests import urls as test_urls
 from tests.helpers import ExchangeLog, RequestInfo, validate_mcp_response

@@ -68,25 +68,26 @@ def call_result(client: Any, name: str, arguments: dict[str, Any] | None = None)
 # -- sync, async and Context -----------------------------------------------------------------
 
 
-def test_a_sync_tool_is_called_with_its_arguments(client, mcp_site):
+def test_a_sync_tool_is_called_with_its_arguments(mcp_client, mcp_site):
     """server/tools.mdx "Calling Tools": tools/call with name and arguments."""
 
     @mcp_site.tool
     def add(a: int, b: int) -> str:
         return str(a + b)
 
-    result = call_result(client, "add", {"a": 2, "b": 40})
-    assert result["content"] == [{"type": "text", "text": "42"}]
-    assert result.get("isError", False) is False
+    result = mcp_client.call_tool("add", a=2, b=40)
+    assert result.content == [{"type": "text", "text": "42"}]
+    assert result.is_error is False
+    assert "isError" not in result.raw or result.raw["isError"] is False
 
 
-def test_an_async_tool_is_awaited(client, mcp_site):
+def test_an_async_tool_is_awaited(mcp_client, mcp_site):
     @mcp_site.tool
     async def slow_add(a: int, b: int) -> str:
         await asyncio.sleep(0)
         return str(a + b)
 
-    assert call_result(client, "slow_add", {"a": 1, "b": 2})["content"][0]["text"] == "3"
+    assert mcp_client.call_tool("slow_add", a=1, b=2).content[0]["text"] == "3"
 
 
 def test_context_is_injected_and_never_part_of_the_input_schema(client, mcp_site):
@@ -156,17 +157,17 @@ def test_context_carries_what_this_request_declared_and_nothing_earlier(client, 
 
 
 @pytest.mark.django_db
-def test_context_user_is_the_authenticated_django_user(client, mcp_site, django_user_model):
+def test_context_user_is_the_authenticated_django_user(mcp_client, mcp_site, django_user_model):
     """basic/index.mdx "Statelessness": authentication happens on every request; the tool
     sees the Django user of this request."""
     user = django_user_model.objects.create(username="ada")
-    client.force_login(user)
+    mcp_client.force_authenticate(user)
 
     @mcp_site.tool
     def whoami(ctx: Context) -> str:
         return ctx.user.get_username() if ctx.user and ctx.user.is_authenticated else "anon"
 
-    assert call_result(client, "whoami")["content"][0]["text"] == "ada"
+    assert mcp_client.call_tool("whoami").content[0]["text"] == "ada"
 
 
 def test_a_client_cannot_pass_the_context_parameter_as_an_argument(client, mcp_site):
@@ -334,7 +335,7 @@ def test_valid_arguments_use_defaults(client, search_tool):
     assert call_result(client, "search", {"query": "x"})["content"][0]["text"] == "x:10"
 
 
-def test_a_tool_error_is_an_is_error_result(client, mcp_site):
+def test_a_tool_error_is_an_is_error_result(mcp_client, mcp_site):
     """server/tools.mdx "Error Handling": business-logic failures are reported in the result
     with ``isError: true``."""
 
@@ -342,9 +343,10 @@ def test_a_tool_error_is_an_is_error_result(client, mcp_site):
     def refuse() -> str:
         raise ToolError("No book has that ISBN.")
 
-    result = call_result(client, "refuse")
-    assert result["isError"] is True
-    assert result["content"] == [{"type": "text", "text": "No book has that ISBN."}]
+    result = mcp_client.call_tool("refuse")
+    assert result.raw["isError"] is True
+    assert result.is_error is True
+    assert result.content == [{"type": "text", "text": "No book has that ISBN."}]
 
 
 @pytest.fixture

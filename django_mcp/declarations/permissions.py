@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from django_mcp.server.context import Context
 
 PermissionCheck = Callable[["Context"], bool]
+#: The attribute on a combined check that keeps what it was built from, for
+#: ``manage.py mcp_inspect``: ``(permission_required, custom check or None)``.
+PERMISSION_SOURCE = "mcp_permission_source"
 
 
 def normalise_perms(permission_required: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -45,4 +48,5 @@ def combine(
             return False
         return permission is None or bool(permission(context))
 
+    setattr(check, PERMISSION_SOURCE, (perms, permission))
     return check

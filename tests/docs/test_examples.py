@@ -103,7 +103,7 @@ def test_every_example_file_of_the_readme_tutorial_and_tools_guide_is_shown():
     shown = sync_docs.referenced_examples()
     examples = {
         str(path.relative_to(REPO))
-        for pattern in ("install/*", "tutorial/*", "tools/*", "curl_*", "sdk_client*")
+        for pattern in ("install/*", "tutorial/*", "tools/*", "testing/*", "curl_*", "sdk_client*")
         for path in EXAMPLES.glob(pattern)
         if path.is_file()
     }
@@ -370,3 +370,24 @@ def test_registration_api_registers_and_replaces_tools(
     assert sorted(tools_of(client)) == ["search", "word_count"]
     assert replaced["content"][0]["text"] == "better results"
     assert mcp_site.is_registered("word_count")
+
+
+# -- guides/testing.md ------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_testing_guide_example_tests_pass(
+    run_example: Callable[..., ModuleType], mcp_site: MCPSite, django_user_model: Any
+):
+    """Each test function of the guide's example file passes against its tools, with the
+    fixtures the django_mcp pytest plugin and pytest-django provide."""
+    import inspect
+
+    from django_mcp.test import MCPClient
+
+    module = run_example("testing/test_bookshop.py")
+    tests = [value for name, value in vars(module).items() if name.startswith("test_")]
+    assert len(tests) == 5
+    for test in tests:
+        fixtures = {"mcp_client": MCPClient(site=mcp_site), "django_user_model": django_user_model}
+        test(**{name: fixtures[name] for name in inspect.signature(test).parameters})

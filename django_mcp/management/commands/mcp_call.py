@@ -1,0 +1,43 @@
+"""``manage.py mcp_call <tool> --arguments JSON [--user NAME] [--site NAME]``: call one tool
+through the server's admission and dispatch and print the JSON-RPC response (see
+:mod:`django_mcp.cli.call` for the exit statuses)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from django_mcp.cli.call import call
+from django_mcp.cli.identity import USER_ENVIRONMENT, resolve_user, site_named
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
+
+
+class Command(BaseCommand):
+    help = "Call one MCP tool as a client would and print the JSON-RPC response."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("tool", help="The tool's name.")
+        parser.add_argument(
+            "--arguments", default="{}", help="The arguments as a JSON object (default {})."
+        )
+        parser.add_argument(
+            "--user", help=f"Call as this user (default: ${USER_ENVIRONMENT}, else anonymous)."
+        )
+        parser.add_argument("--site", help="The site's name (default: the default site).")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            arguments = json.loads(options["arguments"])
+        except ValueError as exc:
+            raise CommandError(f"--arguments is not JSON: {exc}") from exc
+        site = site_named(options["site"])
+        user = resolve_user(options["user"])
+        status, message = call(site, options["tool"], arguments, user)
+        self.stdout.write(json.dumps(message, indent=2, ensure_ascii=False))
+        if status:
+            sys.exit(status)

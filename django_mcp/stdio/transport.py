@@ -1,0 +1,178 @@
+"""The stdio transport: newline-delimited JSON-RPC on stdin and stdout
+(basic/transports/stdio.mdx).
+
+Each line read is one message, handed with no headers (``None``) to the same
+``MCPServer.admit`` the HTTP middleware uses, so every protocol rule and error text is the
+server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to lines:
+
+- ``Rejected``: a JSON-RPC error line, except for a notification, which is never answered.
+- ``NotificationAccepted``: nothing is written; ``notifications/cancelled`` cancels the
+  in-flight request it names (the stdio way to cancel, basic/patterns/cancellation.mdx).
+- ``Admitted``: the request runs in a worker thread, so later lines (a cancellation) are
+  read while it works. Its progress and log notifications are written as lines before its
+  response; a cancelled request gets no response at all. A ``subscriptions/listen``
+  stream writes its acknowledgement and change notifications as lines until the server
+  ends it with its result, or the client cancels it.
+
+Only protocol messages go to stdout; anything else a handler prints is sent to stderr.
+The caller is fixed for the process (from ``--user`` or the environment): stdio carries no
+credentials of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, TYPE_CHECKING, Any, Final, assert_never
+
+from django.db import close_old_connections, connections
+from django.http import HttpRequest
+
+from django_mcp.protocol import jsonrpc, methods
+from django_mcp.protocol.admission import Admitted, NotificationAccepted, Rejected
+from django_mcp.protocol.errors import InternalError, MCPError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from django_mcp.server.context import Context
+    from django_mcp.server.dispatch import MCPServer
+
+logger = logging.getLogger("django_mcp.stdio")
+
+#: Requests (and listen streams) handled at once; further ones wait for a free worker.
+MAX_WORKERS: Final = 8
+_DATA: Final = b"data:"
+
+
+def stdio_request(user: Any) -> HttpRequest:
+    """The stand-in ``HttpRequest`` handlers and permission checks see: no headers, the
+    process's user (``AnonymousUser`` when none was given)."""
+    request = HttpRequest()
+    request.method = "POST"
+    request.META["SERVER_PROTOCOL"] = "stdio"
+    request.user = user
+    return request
+
+
+class StdioServer:
+    """Serve one site over a pair of byte streams until the input ends."""
+
+    def __init__(
+        self, server: MCPServer, output: IO[bytes], *, user: Any, max_workers: int = MAX_WORKERS
+    ) -> None:
+        self.server = server
+        self.output = output
+        self.request = stdio_request(user)
+        self._write_lock = threading.Lock()
+        self._inflight: dict[jsonrpc.RequestId, Context] = {}
+        self._streams: dict[jsonrpc.RequestId, threading.Event] = {}
+        self._closing = threading.Event()
+        self._inflight_lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-stdio")
+
+    def serve(self, lines: Iterable[bytes]) -> None:
+        """Handle every line of ``lines``; return once each request has been answered."""
+        try:
+            for line in lines:
+                if line.strip():
+                    self.receive(line.strip())
+        finally:
+            self._closing.set()  # open listen streams end; requests finish and answer
+            self._pool.shutdown(wait=True)
+
+    def write(self, message: dict[str, Any]) -> None:
+        """One message, one line (compact JSON never contains a raw newline)."""
+        self.write_line(jsonrpc.dumps(message))
+
+    def write_line(self, data: bytes) -> None:
+        with self._write_lock:
+            self.output.write(data + b"\n")
+            self.output.flush()
+
+    def receive(self, line: bytes) -> None:
+        admission = self.server.admit(line, None, request=self.request)
+        match admission:
+            case Rejected():
+                if not admission.is_notification:
+                    self.write(jsonrpc.error_response(admission.error, admission.request_id))
+            case NotificationAccepted():
+                if admission.notification.method == methods.NOTIFICATION_CANCELLED:
+                    self.cancel((admission.notification.params or {}).get("requestId"))
+            case Admitted():
+                if admission.request.method == methods.SUBSCRIPTIONS_LISTEN:
+                    self._pool.submit(self.listen, admission)
+                else:
+                    self._pool.submit(self.run, admission)
+            case _:
+                assert_never(admission)
+
+    def cancel(self, request_id: Any) -> None:
+        """Cancel the in-flight request ``request_id``; an unknown or finished one is
+        ignored (the race is allowed)."""
+        with self._inflight_lock:
+            context = self._inflight.get(request_id)
+            stream = self._streams.get(request_id)
+        if context is not None:
+            context.cancel()
+        if stream is not None:
+            stream.set()
+
+    def listen(self, admitted: Admitted) -> None:
+        """Write a ``subscriptions/listen`` stream's messages as lines, until the server
+        ends it (with its result), the client cancels it or the input ends. The stream
+        wakes at least every ``LISTEN_KEEPALIVE_SECONDS`` (a keep-alive, not written
+        here), which bounds how long a cancellation takes to notice."""
+        request_id = admitted.request.id
+        try:
+            listener = self.server.open_listen(admitted)
+        except MCPError as exc:
+            self.write(jsonrpc.error_response(exc, request_id))
+            return
+        stop = threading.Event()
+        with self._inflight_lock:
+            self._streams[request_id] = stop
+        events = listener.sync_events()
+        try:
+            for chunk in events:
+                if stop.is_set() or self._closing.is_set():
+                    return
+                if chunk.startswith(_DATA):  # one event, one message; comments are skipped
+                    self.write_line(chunk[len(_DATA) :].strip())
+        finally:
+            getattr(events, "close", lambda: None)()  # a generator: run its cleanup now
+            with self._inflight_lock:
+                self._streams.pop(request_id, None)
+
+    def run(self, admitted: Admitted) -> None:
+        """Handle one request in a worker thread and write its notifications and reply."""
+        request_id = admitted.request.id
+        context: Context | None = None
+
+        def on_context(ctx: Context) -> None:
+            nonlocal context
+            context = ctx
+            with self._inflight_lock:
+                self._inflight[request_id] = ctx
+
+        def emit(note: dict[str, Any]) -> None:
+            if context is None or not context.cancelled:
+                self.write(jsonrpc.notification(note["method"], note.get("params")))
+
+        close_old_connections()
+        try:
+            reply = self.server.handle(
+                admitted, request=self.request, emit=emit, on_context=on_context
+            )
+            if context is not None and context.cancelled:
+                logger.info("request %r was cancelled; no response is sent", request_id)
+                return
+            self.write(reply.to_message())
+        except Exception:  # a worker must not die silently: the client would wait forever
+            logger.exception("stdio request %r failed", request_id)
+            self.write(jsonrpc.error_response(InternalError(), request_id))
+        finally:
+            with self._inflight_lock:
+                self._inflight.pop(request_id, None)
+            connections.close_all()

@@ -1,0 +1,36 @@
+"""Tools the stdio tests call in an ``mcp_stdio`` process."""
+
+from __future__ import annotations
+
+import threading
+
+import django_mcp
+from django_mcp import Context
+
+#: Upper bound on how long ``wait_for_cancel`` waits: a test that fails never hangs.
+WAIT_SECONDS = 30.0
+
+
+@django_mcp.tool
+def wait_for_cancel(ctx: Context) -> str:
+    """Report progress once, then wait until the request is cancelled."""
+    cancelled = threading.Event()
+    ctx.on_cancel(cancelled.set)
+    ctx.report_progress(1, total=2)
+    cancelled.wait(WAIT_SECONDS)
+    ctx.check_cancelled()
+    return "not cancelled"
+
+
+@django_mcp.tool
+def caller(ctx: Context) -> str:
+    """The username of the caller, or ``anonymous``."""
+    user = ctx.user
+    return user.get_username() if user is not None and user.is_authenticated else "anonymous"
+
+
+@django_mcp.tool
+def noisy() -> str:
+    """Print to stdout, which must never reach the protocol stream."""
+    print("noise from a tool")
+    return "quiet"

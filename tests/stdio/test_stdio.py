@@ -1,0 +1,260 @@
+"""``manage.py mcp_stdio``: the stdio transport (basic/transports/stdio.mdx), driven as a
+subprocess, by the official ``mcp`` SDK's stdio client and by raw lines.
+
+Each process serves ``tests.stdio.settings`` on a migrated SQLite file of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.live import REPO, migrate, server_env
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+SETTINGS = "tests.stdio.settings"
+DEADLINE = 30.0  # seconds for one SDK session
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+@pytest.fixture(scope="module")
+def stdio_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of an ``mcp_stdio`` process: a migrated database with user ada."""
+    database: Path = tmp_path_factory.mktemp("stdio") / "db.sqlite3"
+    extra = {"DJANGO_MCP_SQLITE": str(database)}
+    migrate(SETTINGS, extra)
+    env = server_env(SETTINGS, extra)
+    env.pop("DJANGO_MCP_USER", None)
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from django.contrib.auth.models import User; User.objects.create(username='ada')",
+        ],
+        env=env,
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return env
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "manage.py", "mcp_stdio", *args]
+
+
+def request(id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": method,
+        "params": {"_meta": META, **(params or {})},
+    }
+
+
+class Process:
+    """One ``mcp_stdio`` process spoken to line by line."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.popen = subprocess.Popen(
+            command(*args),
+            env=env,
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        assert self.popen.stdin is not None
+        data = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.popen.stdin.write(data + b"\n")
+        self.popen.stdin.flush()
+
+    def lines(self) -> Iterator[dict[str, Any]]:
+        """Each line written to stdout, parsed (fails on one that is not JSON)."""
+        assert self.popen.stdout is not None
+        for raw in self.popen.stdout:
+            yield json.loads(raw)
+
+    def kill(self) -> None:
+        """End the process if a failed test left it running, and close its pipes."""
+        if self.popen.poll() is None:
+            self.popen.kill()
+        self.popen.communicate(timeout=DEADLINE)
+
+    def finish(self) -> tuple[list[dict[str, Any]], str]:
+        """Close stdin; the rest of stdout and all of stderr once the process exited 0."""
+        stdout, stderr = self.popen.communicate(timeout=DEADLINE)
+        assert self.popen.returncode == 0, stderr.decode()
+        return [json.loads(line) for line in stdout.splitlines()], stderr.decode()
+
+
+@pytest.fixture
+def start(stdio_env: dict[str, str]) -> Iterator[Any]:
+    """Start ``mcp_stdio`` processes; each one still running at the end is killed."""
+    started: list[Process] = []
+
+    def start_process(*args: str) -> Process:
+        started.append(Process(stdio_env, *args))
+        return started[-1]
+
+    yield start_process
+    for process in started:
+        process.kill()
+
+
+def run_sdk(env: dict[str, str], body: Any, *args: str) -> Any:
+    parameters = StdioServerParameters(
+        command=sys.executable, args=["manage.py", "mcp_stdio", *args], env=env, cwd=str(REPO)
+    )
+
+    async def main() -> Any:
+        with anyio.fail_after(DEADLINE):
+            client_info = types.Implementation(name="stdio-test", version="1.0")
+            async with Client(parameters, mode="auto", client_info=client_info) as client:
+                return await body(client)
+
+    return anyio.run(main)
+
+
+def test_the_sdk_discovers_lists_and_calls_tools_with_progress(stdio_env):
+    """basic/transports/stdio.mdx, with the official SDK's stdio client: it probes
+    ``server/discover`` (a modern server), lists tools and calls one whose
+    ``notifications/progress`` lines reach its progress callback before the result
+    (basic/patterns/progress.mdx)."""
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async def body(client: Client) -> tuple[list[str], Any, Any]:
+        tools = [tool.name for tool in (await client.list_tools()).tools]
+        progress = await client.call_tool(
+            "test_tool_with_progress", {}, progress_callback=on_progress
+        )
+        failing = await client.call_tool("test_error_handling", {})
+        return tools, progress, failing
+
+    tools, progress, failing = run_sdk(stdio_env, body)
+
+    assert {"search_books", "wait_for_cancel", "caller"} <= set(tools)
+    assert progress.is_error is False
+    assert seen == [0, 50, 100]
+    assert failing.is_error is True
+
+
+def test_the_user_comes_from_the_option_or_the_environment(stdio_env):
+    """basic/authorization.mdx: a stdio server takes credentials from its environment;
+    ``--user`` names the user too, and without either the caller is anonymous."""
+
+    async def body(client: Client) -> str:
+        result = await client.call_tool("caller", {})
+        return result.content[0].text
+
+    assert run_sdk(stdio_env, body, "--user", "ada") == "ada"
+    assert run_sdk({**stdio_env, "DJANGO_MCP_USER": "ada"}, body) == "ada"
+    assert run_sdk(stdio_env, body) == "anonymous"
+
+
+def test_an_unknown_user_stops_the_command_before_serving(stdio_env):
+    """A user that does not exist is an error, never a silent anonymous session."""
+    result = subprocess.run(
+        command("--user", "nobody"),
+        env=stdio_env,
+        cwd=REPO,
+        input=b"",
+        capture_output=True,
+        timeout=DEADLINE,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert result.stdout == b""
+    assert b"No active user is named 'nobody'" in result.stderr
+
+
+def test_malformed_lines_get_error_lines_and_notifications_get_none(start):
+    """basic/transports/stdio.mdx and the JSON-RPC rules: a line that is not JSON gets a
+    -32700 error without an id; a notification is never answered (even an unknown one);
+    a request without ``_meta`` gets -32602 with its id; nothing but JSON reaches stdout,
+    even when a tool prints."""
+    process = start()
+    process.send(b"{not json")
+    process.send({"jsonrpc": "2.0", "method": "notifications/unknown"})
+    process.send({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}})
+    process.send(request(8, "tools/call", {"name": "noisy", "arguments": {}}))
+    process.send(request(9, "initialize"))
+    lines, stderr = process.finish()
+
+    by_id = {line.get("id"): line for line in lines}
+    assert len(lines) == 4
+    assert by_id[None]["error"]["code"] == -32700
+    assert by_id[7]["error"]["code"] == -32602
+    assert by_id[8]["result"]["content"][0]["text"] == "quiet"
+    assert by_id[9]["error"]["code"] == -32601
+    assert "noise from a tool" in stderr
+
+
+def test_a_cancelled_request_stops_and_gets_no_response(start):
+    """basic/patterns/cancellation.mdx: on stdio the client cancels with
+    ``notifications/cancelled {requestId}``; the server stops the request and sends
+    nothing more for it, while it goes on answering other requests."""
+    process = start()
+    lines = process.lines()
+    process.send(
+        request(
+            1,
+            "tools/call",
+            {"name": "wait_for_cancel", "arguments": {}, "_meta": {**META, "progressToken": "w"}},
+        )
+    )
+    first = next(lines)
+    assert first["method"] == "notifications/progress"  # the tool is running
+    process.send(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 1, "reason": "user pressed stop"},
+        }
+    )
+    process.send(request(2, "server/discover"))
+    answered = next(lines)
+    rest, _ = process.finish()
+
+    assert answered["id"] == 2
+    assert "result" in answered
+    assert [line for line in rest if line.get("id") == 1] == []
+
+
+def test_listen_streams_lines_until_cancelled(start):
+    """basic/patterns/subscriptions.mdx over stdio: the acknowledgement comes as a line;
+    ``notifications/cancelled`` for the listen id ends the stream, and the process ends
+    cleanly when its input closes."""
+    process = start()
+    lines = process.lines()
+    process.send(request(5, "subscriptions/listen", {"notifications": {"toolsListChanged": True}}))
+    ack = next(lines)
+    process.send(
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+    )
+    rest, _ = process.finish()
+
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"toolsListChanged": True}
+    assert rest == []

@@ -1,0 +1,149 @@
+"""``manage.py mcp_call`` and ``mcp_inspect``: the operator's view of a site, through the
+same admission and dispatch as every transport."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from typing import Annotated
+
+import pytest
+from django.core.checks import Error, register
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+import django_mcp.sites
+from django_mcp import Context, MCPHeader, ToolError
+
+
+@pytest.fixture
+def site(mcp_site, monkeypatch):
+    """The commands' default site is a fresh one."""
+    monkeypatch.setattr(django_mcp.sites, "site", mcp_site)
+    monkeypatch.setattr("django_mcp.cli.identity.site", mcp_site)
+    monkeypatch.setattr("django_mcp.management.commands.mcp_inspect.site", mcp_site)
+    return mcp_site
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    try:
+        call_command(*args, stdout=out, stderr=err)
+    except SystemExit as exit:
+        return int(exit.code or 0), out.getvalue(), err.getvalue()
+    return 0, out.getvalue(), err.getvalue()
+
+
+def test_mcp_call_prints_the_result_and_exits_by_outcome(site):
+    """server/tools.mdx: a result exits 0, ``isError`` 1, a protocol error (unknown tool,
+    -32602) 2; header-bound arguments need no headers (there are none off HTTP)."""
+
+    @site.tool
+    def add(a: int, region: Annotated[str, MCPHeader("Region")] = "eu") -> str:
+        return f"{a + 1} in {region}"
+
+    @site.tool
+    def fail() -> str:
+        raise ToolError("no")
+
+    status, out, _ = run("mcp_call", "add", "--arguments", '{"a": 41, "region": "Zürich"}')
+    assert status == 0
+    assert json.loads(out)["result"]["content"][0]["text"] == "42 in Zürich"
+
+    status, out, _ = run("mcp_call", "fail")
+    assert (status, json.loads(out)["result"]["isError"]) == (1, True)
+
+    status, out, _ = run("mcp_call", "missing")
+    assert (status, json.loads(out)["error"]["code"]) == (2, -32602)
+
+    status, out, _ = run("mcp_call", "add", "--arguments", '{"a": "x"}')
+    assert status == 1  # invalid arguments are a tool execution error
+
+    with pytest.raises(CommandError, match="not JSON"):
+        call_command("mcp_call", "add", "--arguments", "{nope")
+
+
+@pytest.mark.django_db
+def test_mcp_call_runs_as_the_named_user(site, django_user_model, monkeypatch):
+    """basic/authorization.mdx: off HTTP the caller comes from the environment or
+    ``--user``; a gated tool is unknown to anyone else."""
+    django_user_model.objects.create(username="ada", is_superuser=True)
+
+    @site.tool(permission_required="books.add_book")
+    def who(ctx: Context) -> str:
+        return ctx.user.get_username()
+
+    assert run("mcp_call", "who", "--user", "ada")[0] == 0
+    monkeypatch.setenv("DJANGO_MCP_USER", "ada")
+    assert json.loads(run("mcp_call", "who")[1])["result"]["content"][0]["text"] == "ada"
+    monkeypatch.delenv("DJANGO_MCP_USER")
+    assert run("mcp_call", "who")[0] == 2
+    with pytest.raises(CommandError, match="No active user"):
+        call_command("mcp_call", "who", "--user", "nobody")
+
+
+def test_mcp_inspect_lists_every_declaration_with_access_and_annotations(site):
+    """Every tool, resource, template and prompt of the site, with its schemas, its
+    permissions (Django permissions and custom checks) and annotations."""
+
+    def staff_only(ctx: Context) -> bool:
+        return bool(ctx.user and ctx.user.is_staff)
+
+    @site.tool(read_only=True)
+    def search(query: str) -> str:
+        return query
+
+    @site.tool(permission_required="books.add_book", permission=staff_only)
+    def add_book(title: str) -> str:
+        return title
+
+    site.resource("notes://about")(lambda: "about")
+    site.resource("notes://{id}")(lambda id: id)
+    site.prompt(name="greet")(lambda: "hi")
+
+    status, out, _ = run("mcp_inspect", "--site", site.name, "--format", "json")
+    [report] = json.loads(out)
+
+    assert status == 0
+    tools = {tool["name"]: tool for tool in report["tools"]}
+    assert tools["search"]["annotations"] == {"readOnlyHint": True}
+    assert tools["search"]["inputSchema"]["required"] == ["query"]
+    assert tools["search"]["access"] == {"public": True}
+    assert tools["add_book"]["access"]["permission_required"] == ["books.add_book"]
+    assert tools["add_book"]["access"]["custom_check"].endswith("staff_only")
+    assert [r["uri"] for r in report["resources"]] == ["notes://about"]
+    assert [t["uriTemplate"] for t in report["resource_templates"]] == ["notes://{id}"]
+    assert [p["name"] for p in report["prompts"]] == ["greet"]
+
+    status, table, _ = run("mcp_inspect", "--site", site.name)
+    assert "add_book" in table
+    assert "perms=books.add_book" in table
+
+
+def test_mcp_inspect_exits_non_zero_when_checks_report_errors(site):
+    """A system check error is printed after the listing and fails the command."""
+
+    def broken(app_configs, **kwargs):
+        return [Error("broken on purpose", id="tests.E999")]
+
+    register(broken)
+    try:
+        status, out, err = run("mcp_inspect", "--site", site.name)
+    finally:
+        from django.core.checks.registry import registry
+
+        registry.registered_checks.discard(broken)
+    assert status == 1
+    assert "Site" in out
+    assert "tests.E999" in err
+
+
+def test_mcp_inspect_lists_the_demo_models_as_tools():
+    """ModelTools: the model, its action tools and the permissions of each action."""
+    status, out, _ = run("mcp_inspect", "--format", "json")
+    assert status == 0
+    [default] = [r for r in json.loads(out) if r["site"] == django_mcp.sites.site.name]
+    [authors] = default["model_tools"]
+    assert authors["model"] == "books.Author"
+    assert "author_create" in authors["tools"]
+    assert authors["permissions"]["create"] == ["books.add_author"]
