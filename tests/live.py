@@ -1,4 +1,5 @@
-"""A real ASGI server (Daphne or uvicorn) on a loopback port, for tests that need one.
+"""A real server (Daphne or uvicorn; gunicorn for WSGI) on a loopback port, for tests that
+need one.
 
 :func:`live_server` starts ``<server> testproject.asgi:application`` in a subprocess with the
 given settings module and environment on a free 127.0.0.1 port, waits until it answers an
@@ -34,7 +35,10 @@ APPLICATION = "testproject.asgi:application"
 START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
 STOP_TIMEOUT = 5.0
 START_ATTEMPTS = 3
-SERVERS = ("daphne", "uvicorn")
+WSGI_APPLICATION = "testproject.wsgi:application"
+SERVERS = ("daphne", "uvicorn", "gunicorn", "gunicorn-sync")
+#: Threads of the one threaded (gthread) gunicorn worker.
+GUNICORN_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,34 @@ def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
             "1",
             "--log-level",
             "warning",
+        ]
+    if kind.startswith("gunicorn"):
+        # One worker, so a test sees the whole server: threaded (gthread) or "sync" (one
+        # request at a time). The WSGI application, whatever ``application`` names.
+        worker = (
+            ["--worker-class", "sync"]
+            if kind == "gunicorn-sync"
+            else [
+                "--worker-class",
+                "gthread",
+                "--threads",
+                str(GUNICORN_THREADS),
+            ]
+        )
+        return [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "1",
+            *worker,
+            "--graceful-timeout",
+            "1",
+            "--log-level",
+            "warning",
+            WSGI_APPLICATION,
         ]
     raise ValueError(f"unknown server {kind!r}; choose from {SERVERS}")
 

@@ -30,6 +30,8 @@ STATUS_BY_ERROR: Final[dict[type[errors.MCPError], int]] = {
     errors.HeaderMismatch: 400,
     errors.MissingRequiredClientCapability: 400,
     errors.UnsupportedProtocolVersion: 400,
+    errors.TooManyCallerStreams: 429,
+    errors.ListenUnavailable: 503,
 }
 
 

@@ -22,6 +22,9 @@ INTERNAL_ERROR: Final = -32603
 HEADER_MISMATCH: Final = -32020
 MISSING_REQUIRED_CLIENT_CAPABILITY: Final = -32021
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+#: django-mcp's own code (application-defined, outside -32768..-32000): a
+#: ``subscriptions/listen`` stream was refused because a stream limit is reached.
+LISTEN_LIMIT_REACHED: Final = -31000
 
 JSONRPC_STANDARD_CODES: Final = frozenset(
     {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR}
@@ -181,6 +184,29 @@ class UnsupportedProtocolVersion(MCPError):
         super().__init__(data={"supported": list(supported), "requested": requested})
 
 
+class TooManyCallerStreams(MCPError):
+    """This caller already holds as many ``subscriptions/listen`` streams as one caller
+    may (HTTP 429). ``data.limit`` names the limit; refused before any stream opens."""
+
+    code = LISTEN_LIMIT_REACHED
+    default_message = "This caller holds too many listen streams"
+
+    def __init__(self, limit: str, message: str | None = None) -> None:
+        super().__init__(message, data={"limit": limit})
+
+
+class ListenUnavailable(MCPError):
+    """The server cannot hold another ``subscriptions/listen`` stream now (HTTP 503): the
+    process is at its limit, or it is a WSGI worker that may not hold one. ``data.limit``
+    names the limit; refused before any stream opens."""
+
+    code = LISTEN_LIMIT_REACHED
+    default_message = "The server cannot hold another listen stream now"
+
+    def __init__(self, limit: str, message: str | None = None) -> None:
+        super().__init__(message, data={"limit": limit})
+
+
 #: Every concrete error class the server can raise; the code-walk test iterates over it.
 ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     ParseError,
@@ -195,4 +221,6 @@ ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     HeaderMismatch,
     MissingRequiredClientCapability,
     UnsupportedProtocolVersion,
+    TooManyCallerStreams,
+    ListenUnavailable,
 )
