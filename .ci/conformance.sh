@@ -3,27 +3,36 @@
 #
 #   .ci/conformance.sh [RESULTS_DIR]
 #
-# Starts the testproject's ASGI app under daphne on 127.0.0.1 and a free port, with a fresh
-# SQLite database (migrated first), waits until it answers server/discover, then runs
+# Runs the suite twice against the testproject, with a fresh SQLite database (migrated
+# first), on 127.0.0.1 and a free port:
+#   1. its ASGI app under daphne;
+#   2. its WSGI app under gunicorn, the documented WSGI settings (docs/deployment.md): one
+#      threaded worker (gthread, GUNICORN_THREADS threads) that may hold
+#      LISTEN_WSGI_STREAMS listen streams, while .ci/hold_listen.py holds HELD_STREAMS of
+#      them open for the whole run. The suite's own listen scenarios use the rest: a stream
+#      its client closes keeps its thread until the next keep-alive write fails (WSGI).
+# Each time it waits until the server answers server/discover, then runs
 #
 #   conformance server --url http://localhost:PORT/mcp --requirements 2026-07-28 \
-#       --expected-failures EMPTY_BASELINE -o RESULTS_DIR
+#       --expected-failures EMPTY_BASELINE -o RESULTS_DIR[/gunicorn]
 #
 # Every required scenario must pass: the expected-failures list is empty (and its file is
 # gone), but an empty baseline is still given to the suite, because with a baseline a
 # WARNING fails the run as well as a FAILURE. The server is always stopped. The script
 # prints the suite's summary plus the count of required scenarios that passed, and exits
-# with the suite's exit code: 0 when no required check fails or warns, 1 otherwise. Other
-# codes mean the harness itself could not run.
+# with the suite's exit code (the worse of the two runs): 0 when no required check fails or
+# warns, 1 otherwise. Other codes mean the harness itself could not run.
 #
 # Environment:
 #   PYTHON           the interpreter with Django and daphne (default: .venv/bin/python)
 #   CONFORMANCE_DIR  where the pinned suite lives; installed there by
 #                    .ci/conformance-install.sh when missing (default: .ci/.tools/conformance)
 #   READY_TIMEOUT    seconds to wait for the server to answer (default: 30)
+#   GUNICORN_THREADS, LISTEN_WSGI_STREAMS, HELD_STREAMS  the gunicorn run (default: 16, 8, 2)
 #
 # RESULTS_DIR (default: a new temporary directory) receives one checks.json per scenario,
-# plus server.log and suite.log.
+# plus server.log and suite.log; RESULTS_DIR/gunicorn the same for the gunicorn run, plus
+# holder.log.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -32,6 +41,9 @@ repo="$(pwd)"
 PYTHON="${PYTHON:-$repo/.venv/bin/python}"
 CONFORMANCE_DIR="${CONFORMANCE_DIR:-$repo/.ci/.tools/conformance}"
 READY_TIMEOUT="${READY_TIMEOUT:-30}"
+GUNICORN_THREADS="${GUNICORN_THREADS:-16}"
+LISTEN_WSGI_STREAMS="${LISTEN_WSGI_STREAMS:-8}"
+HELD_STREAMS="${HELD_STREAMS:-2}"
 
 die() {
     echo "conformance: $*" >&2
@@ -53,7 +65,15 @@ BASELINE="$workdir/no-expected-failures.yml"
 printf 'server: []\n' >"$BASELINE"
 server_pid=""
 suite_pid=""
+holder_pid=""
 
+stop_holder() {
+    if [ -n "$holder_pid" ]; then
+        kill "$holder_pid" 2>/dev/null || true
+        wait "$holder_pid" 2>/dev/null || true
+    fi
+    holder_pid=""
+}
 stop_server() {
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill "$server_pid" 2>/dev/null || true
@@ -65,14 +85,15 @@ stop_server() {
         wait "$server_pid" 2>/dev/null || true
     fi
     server_pid=""
-    rm -rf "$workdir"
 }
 cleanup() {
     if [ -n "$suite_pid" ]; then
         kill "$suite_pid" 2>/dev/null || true
         wait "$suite_pid" 2>/dev/null || true
     fi
+    stop_holder
     stop_server
+    rm -rf "$workdir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -86,54 +107,79 @@ export DJANGO_MCP_SQLITE="$workdir/db.sqlite3"
 "$PYTHON" manage.py migrate --noinput >"$results/migrate.log" 2>&1 \
     || { cat "$results/migrate.log" >&2; die "migrate failed"; }
 
-# A free loopback port (released just before daphne binds it).
-port="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-url="http://localhost:$port/mcp"
+# run_suite NAME OUT SERVER-COMMAND...: start the server on $port, wait until it answers,
+# optionally hold listen streams (NAME gunicorn), run the suite into OUT, stop everything.
+# Sets run_status to the suite's exit status.
+run_suite() {
+    local name="$1" out="$2"
+    shift 2
+    mkdir -p "$out"
+    "$@" >"$out/server.log" 2>&1 &
+    server_pid=$!
 
-"$PYTHON" -m daphne -b 127.0.0.1 -p "$port" testproject.asgi:application \
-    >"$results/server.log" 2>&1 &
-server_pid=$!
-
-# Ready when server/discover answers 200; poll every 0.1 s for at most READY_TIMEOUT s.
-discover='{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
-ready=""
-deadline=$((SECONDS + READY_TIMEOUT))
-while [ "$SECONDS" -lt "$deadline" ]; do
-    kill -0 "$server_pid" 2>/dev/null || break
-    status="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -X POST "http://127.0.0.1:$port/mcp" \
-        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
-        --data "$discover" || true)"
-    if [ "$status" = "200" ]; then
-        ready=1
-        break
+    # Ready when server/discover answers 200; poll every 0.1 s for at most READY_TIMEOUT s.
+    local discover='{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+    local ready="" status deadline=$((SECONDS + READY_TIMEOUT))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        kill -0 "$server_pid" 2>/dev/null || break
+        status="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -X POST "http://127.0.0.1:$port/mcp" \
+            -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+            -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \
+            --data "$discover" || true)"
+        if [ "$status" = "200" ]; then
+            ready=1
+            break
+        fi
+        sleep 0.1
+    done
+    if [ -z "$ready" ]; then
+        cat "$out/server.log" >&2
+        if kill -0 "$server_pid" 2>/dev/null; then
+            die "$name did not answer server/discover at $url within ${READY_TIMEOUT}s"
+        fi
+        die "$name exited before answering (its log is above)"
     fi
-    sleep 0.1
-done
-if [ -z "$ready" ]; then
-    cat "$results/server.log" >&2
-    if kill -0 "$server_pid" 2>/dev/null; then
-        die "the server did not answer server/discover at $url within ${READY_TIMEOUT}s"
+    echo "conformance: testproject serving $url ($name pid $server_pid); results in $out"
+
+    if [ "$name" = "gunicorn" ]; then
+        "$PYTHON" "$repo/.ci/hold_listen.py" "$url" "$HELD_STREAMS" >"$out/holder.log" 2>&1 &
+        holder_pid=$!
+        # The holder prints its line once every stream is acknowledged (it gives up in 15 s).
+        for _ in $(seq 200); do
+            grep -q "^holding" "$out/holder.log" 2>/dev/null && break
+            kill -0 "$holder_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        grep -q "^holding" "$out/holder.log" || { cat "$out/holder.log" >&2; die "could not hold listen streams"; }
+        echo "conformance: $(cat "$out/holder.log") during the gunicorn run"
     fi
-    die "the server exited before answering (its log is above)"
-fi
-echo "conformance: testproject serving $url (daphne pid $server_pid); results in $results"
 
-# In the background and waited for, so that a signal stops the run at once.
-"$conformance" server --url "$url" --requirements 2026-07-28 \
-    --expected-failures "$BASELINE" -o "$results" >"$results/suite.log" 2>&1 &
-suite_pid=$!
-suite_status=0
-wait "$suite_pid" || suite_status=$?
-suite_pid=""
+    # In the background and waited for, so that a signal stops the run at once.
+    "$conformance" server --url "$url" --requirements 2026-07-28 \
+        --expected-failures "$BASELINE" -o "$out" >"$out/suite.log" 2>&1 &
+    suite_pid=$!
+    run_status=0
+    wait "$suite_pid" || run_status=$?
+    suite_pid=""
 
-stop_server
+    if [ -n "$holder_pid" ] && ! kill -0 "$holder_pid" 2>/dev/null; then
+        cat "$out/holder.log" >&2
+        echo "conformance: the held listen streams did not stay open" >&2
+        run_status=1
+    fi
+    stop_holder
+    stop_server
+    summarize "$out/suite.log"
+    echo "conformance: $name: suite exit status $run_status (checks.json per scenario in $out)"
+}
 
-# The suite's summary (from "=== SUMMARY ===" on), without colour codes.
-sed -e 's/\x1b\[[0-9;]*m//g' "$results/suite.log" | sed -n '/=== SUMMARY ===/,$p'
-# The required scenarios are the `server:` list of the suite's frozen requirements file.
-requirements="$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml"
-"$PYTHON" - "$results/suite.log" "$requirements" <<'EOF'
+# summarize SUITE_LOG: the suite's summary plus the count of required scenarios that passed.
+summarize() {
+    # The suite's summary (from "=== SUMMARY ===" on), without colour codes.
+    sed -e 's/\x1b\[[0-9;]*m//g' "$1" | sed -n '/=== SUMMARY ===/,$p'
+    # The required scenarios are the `server:` list of the suite's frozen requirements file.
+    requirements="$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml"
+    "$PYTHON" - "$1" "$requirements" <<'EOF'
 import re
 import sys
 
@@ -161,5 +207,25 @@ missing = [name for name in required if name not in rows]
 if missing:
     print("Required scenarios missing from the run: " + ", ".join(missing))
 EOF
-echo "conformance: suite exit status $suite_status (checks.json per scenario in $results)"
+}
+
+free_port() {  # a free loopback port (released just before the server binds it)
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+port="$(free_port)"
+url="http://localhost:$port/mcp"
+run_suite daphne "$results" "$PYTHON" -m daphne -b 127.0.0.1 -p "$port" testproject.asgi:application
+daphne_status=$run_status
+
+port="$(free_port)"
+url="http://localhost:$port/mcp"
+export DJANGO_MCP_LISTEN_WSGI_STREAMS="$LISTEN_WSGI_STREAMS"
+run_suite gunicorn "$results/gunicorn" \
+    "$PYTHON" -m gunicorn --bind "127.0.0.1:$port" --workers 1 --worker-class gthread \
+    --threads "$GUNICORN_THREADS" --graceful-timeout 2 testproject.wsgi:application
+gunicorn_status=$run_status
+
+suite_status=$((daphne_status > gunicorn_status ? daphne_status : gunicorn_status))
+echo "conformance: daphne $daphne_status, gunicorn $gunicorn_status; exit status $suite_status"
 exit "$suite_status"

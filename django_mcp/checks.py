@@ -13,6 +13,7 @@ from django_mcp.auth.oauth.config import problems as oauth_problems
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
 from django_mcp.http.ratelimit import is_rate
+from django_mcp.listen.limits import check_wsgi_streams
 from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
 from django_mcp.sites import all_sites
 
@@ -139,8 +140,8 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a positive number of seconds.",
     ),
     "LISTEN_MAX_SECONDS": (
-        lambda v: v is None or (_is_number(v) and v > 0),
-        "Use None (no limit) or a positive number of seconds.",
+        lambda v: _is_number(v) and v > 0,
+        "Use a positive number of seconds: every listen stream ends (None is refused).",
     ),
     "OAUTH": (
         lambda v: not oauth_problems(v),
@@ -155,6 +156,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: v is None or (_is_int(v) and v >= 1),
         "Use None (no limit) or a positive integer.",
     ),
+    "LISTEN_WSGI_STREAMS": (lambda v: _is_int(v) and v >= 0, "Use an integer, 0 or more."),
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")
         for key in (
@@ -164,6 +166,8 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
             "REQUEST_LOG_BATCH_SIZE",
             "REQUEST_LOG_PARAMS_MAX_CHARS",
             "MAX_JSON_DEPTH",
+            "LISTEN_MAX_STREAMS",
+            "LISTEN_MAX_STREAMS_PER_CALLER",
         )
     },
     **{
@@ -181,6 +185,12 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
                 Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
             )
     return errors
+
+
+@register(Tags.compatibility)
+def check_listen_limits(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.W013: listen under WSGI holds worker threads (see listen.limits)."""
+    return check_wsgi_streams()
 
 
 @register(Tags.models)

@@ -55,10 +55,15 @@ DEFAULTS: Final[dict[str, Any]] = {
     "RESOURCE_TTL_MS": 0,  # default for resources/read; per-declaration ttl_ms overrides
     # Multi round-trip requests: how long a requestState stays valid, in seconds.
     "REQUEST_STATE_MAX_AGE": 600,
-    # subscriptions/listen: keep-alive comment interval and optional maximum stream life
-    # (the server then sends the closing result and ends the stream; None: no limit).
+    # subscriptions/listen (docs/guides/subscriptions.md): keep-alive comment interval and
+    # the longest life of a stream (the server then sends the closing result; always bounded).
     "LISTEN_KEEPALIVE_SECONDS": 15.0,
-    "LISTEN_MAX_SECONDS": None,
+    "LISTEN_MAX_SECONDS": 300.0,
+    # Open listen streams one process holds at once, in all and per caller.
+    "LISTEN_MAX_STREAMS": 500,
+    "LISTEN_MAX_STREAMS_PER_CALLER": 5,
+    # Listen streams a threaded WSGI worker process may hold (0: listen refused under WSGI).
+    "LISTEN_WSGI_STREAMS": 0,
     # Errors.
     "EXCEPTION_HANDLER": "django_mcp.exceptions.exception_handler",
     # Request log (docs/guides/records.md).

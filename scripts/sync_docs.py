@@ -78,7 +78,14 @@ SETTING_MEANINGS: dict[str, str] = {
     "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a `subscriptions/listen` "
     "stream.",
     "LISTEN_MAX_SECONDS": "Longest life of a listen stream before the server sends the closing "
-    "result; `None`: no limit.",
+    "result and ends it; always bounded (`None` is refused by check E004).",
+    "LISTEN_MAX_STREAMS": "Listen streams one process holds at once; one more is refused with "
+    "HTTP 503 and error -31000.",
+    "LISTEN_MAX_STREAMS_PER_CALLER": "Listen streams one caller (a signed-in user, else a client "
+    "IP) holds at once in one process; one more is refused with HTTP 429 and error -31000.",
+    "LISTEN_WSGI_STREAMS": "Listen streams a threaded WSGI worker process may hold, each one a "
+    "worker thread; 0 refuses listen under WSGI (HTTP 503). Keep it below the threads per "
+    "worker (docs/deployment.md).",
     "EXCEPTION_HANDLER": "Dotted path of `handler(exc, context) -> MCPError` for exceptions "
     "from your code; the default masks details as -32603 unless `DEBUG`.",
     "REQUEST_LOG": '`"all"`, `"errors"` or `"off"`: which MCP requests are recorded in the '

@@ -118,6 +118,9 @@ STATIC_URL = "static/"
 DJANGO_MCP = {
     "SERVER_NAME": "django-mcp-demo",
     "INSTRUCTIONS": "A small bookshop: search the catalogue with search_books.",
+    # Listen streams a threaded WSGI worker may hold (0: refused); .ci/conformance.sh sets
+    # it for its gunicorn run.
+    "LISTEN_WSGI_STREAMS": int(os.environ.get("DJANGO_MCP_LISTEN_WSGI_STREAMS", "0")),
 }
 
 # A co-hosted OAuth authorization server (testproject/oauth_server.py) when

@@ -1,4 +1,5 @@
-"""A real server (Daphne or uvicorn, or gunicorn for WSGI) on a loopback port, for tests.
+"""A real server (Daphne or uvicorn; gunicorn for WSGI) on a loopback port, for tests that
+need one.
 
 :func:`live_server` starts ``<server> testproject.asgi:application`` in a subprocess with the
 given settings module and environment on a free 127.0.0.1 port, waits until it answers an
@@ -35,7 +36,9 @@ WSGI_APPLICATION = "testproject.wsgi:application"
 START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
 STOP_TIMEOUT = 5.0
 START_ATTEMPTS = 3
-SERVERS = ("daphne", "uvicorn", "gunicorn")
+SERVERS = ("daphne", "uvicorn", "gunicorn", "gunicorn-sync")
+#: Threads of the one threaded (gthread) gunicorn worker.
+GUNICORN_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,20 @@ def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
             "--log-level",
             "warning",
         ]
-    if kind == "gunicorn":  # WSGI: pass application=WSGI_APPLICATION
+    if kind.startswith("gunicorn"):
+        # One worker, so a test sees the whole server: threaded (gthread) or "sync" (one
+        # request at a time). WSGI: the testproject's WSGI application unless one is named.
+        worker = (
+            ["--worker-class", "sync"]
+            if kind == "gunicorn-sync"
+            else [
+                "--worker-class",
+                "gthread",
+                "--threads",
+                str(GUNICORN_THREADS),
+            ]
+        )
+        wsgi_application = WSGI_APPLICATION if application == APPLICATION else application
         return [
             sys.executable,
             "-m",
@@ -131,9 +147,12 @@ def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
             f"127.0.0.1:{port}",
             "--workers",
             "1",
+            *worker,
             "--graceful-timeout",
             "1",
-            application,
+            "--log-level",
+            "warning",
+            wsgi_application,
         ]
     raise ValueError(f"unknown server {kind!r}; choose from {SERVERS}")
 

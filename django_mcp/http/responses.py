@@ -31,6 +31,8 @@ STATUS_BY_ERROR: Final[dict[type[errors.MCPError], int]] = {
     errors.MissingRequiredClientCapability: 400,
     errors.UnsupportedProtocolVersion: 400,
     errors.RateLimited: 429,
+    errors.TooManyCallerStreams: 429,
+    errors.ListenUnavailable: 503,
 }
 
 

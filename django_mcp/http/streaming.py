@@ -46,8 +46,10 @@ def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
     return sse.accepts_event_stream(request.headers.get("Accept"))
 
 
-def event_stream_response(content: Any) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(content, content_type=sse.CONTENT_TYPE)
+def event_stream_response(
+    content: Any, response_class: type[StreamingHttpResponse] = StreamingHttpResponse
+) -> StreamingHttpResponse:
+    response = response_class(content, content_type=sse.CONTENT_TYPE)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

@@ -21,16 +21,12 @@ from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
 from django_mcp.http.exchange import exchange_of
+from django_mcp.http.listening import listen_response
 from django_mcp.http.responses import error_response, json_response, method_not_allowed
-from django_mcp.http.streaming import (
-    event_stream_response,
-    is_asgi,
-    respond_streaming,
-    wants_stream,
-)
+from django_mcp.http.streaming import respond_streaming, wants_stream
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.admission import Admitted
-from django_mcp.protocol.errors import InternalError, MCPError
+from django_mcp.protocol.errors import InternalError
 from django_mcp.protocol.methods import SUBSCRIPTIONS_LISTEN
 from django_mcp.server.dispatch import MCPServer, Reply
 from django_mcp.server.outage import resolved_user
@@ -105,13 +101,9 @@ class MCPView(View):
         request: HttpRequest,
         render: Callable[[Reply | None], HttpResponse],
     ) -> HttpResponseBase:
-        """Open a ``subscriptions/listen`` stream (ASGI: async; WSGI: one thread per stream)."""
-        try:
-            listener = server.open_listen(admission)
-        except MCPError as exc:
-            return render(Reply(admission.request.id, error=exc))
-        content = listener.events() if is_asgi(request) else listener.sync_events()
-        return event_stream_response(content)
+        """Open a ``subscriptions/listen`` stream within the stream limits (ASGI: async;
+        WSGI: one thread per stream); see :mod:`django_mcp.http.listening`."""
+        return listen_response(server, admission, request, render)
 
     def render(self, reply: Reply) -> HttpResponse:
         """The reply as one JSON-RPC response body."""

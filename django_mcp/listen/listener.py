@@ -1,48 +1,94 @@
 """One ``subscriptions/listen`` stream (basic/utilities/subscriptions.mdx): the
 acknowledgement first, then the changes its filter asked for, with keep-alives, until the
-client leaves, the stream's lifetime ends or the server shuts down.
+client leaves, the stream's lifetime (``LISTEN_MAX_SECONDS``) ends or the server shuts down.
 
 The events arrive through the site's group on the channel layer (:mod:`.fanout`), so a
-change made in any process reaches a listener in every process.
+change made in any process reaches a listener in every process. A
+``notifications/resources/updated`` is delivered only for a URI the stream subscribed to
+(exactly, or through a declared template) and that its caller may read: the same
+``find_resource`` check as ``resources/read``, run in a worker thread because a permission
+may query the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from asgiref.sync import sync_to_async
+
 from django_mcp.conf import mcp_settings
-from django_mcp.listen import shutdown
+from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
+from django_mcp.protocol.uritemplate import is_template
 
 if TYPE_CHECKING:
+    from django_mcp.server.context import Context
     from django_mcp.sites import MCPSite
+
+logger = logging.getLogger("django_mcp")
+#: Longest wait of a WSGI stream's loop before it looks for events again.
+WSGI_POLL_SECONDS = 0.25
 
 
 class Listener:
     """One ``subscriptions/listen`` stream: acknowledgement, filtered changes, keep-alives."""
 
     def __init__(
-        self, site: MCPSite, subscription_id: Any, wanted: proto.SubscriptionFilter
+        self,
+        site: MCPSite,
+        subscription_id: Any,
+        wanted: proto.SubscriptionFilter,
+        context: Context | None = None,
     ) -> None:
         self.site = site
         self.subscription_id = subscription_id
         self.filter = wanted
+        self.context = context  # the listener's caller: what it may read
         self.group = group_name(site.name)
+        #: The stream's place in the open-stream counts, given back when the stream ends.
+        self.slot: limits.Slot | None = None
 
     def acknowledgement(self) -> bytes:
         return sse.event(proto.acknowledgement(self.subscription_id, self.filter))
 
-    def render(self, event: dict[str, Any]) -> bytes | None:
+    async def render(self, event: dict[str, Any]) -> bytes | None:
+        """The frame for one change event, or None when this stream must not get it."""
         method, uri = event.get("method"), event.get("uri")
-        if not isinstance(method, str) or not self.filter.wants(method, uri):
+        if not isinstance(method, str):
+            return None
+        if method == proto.RESOURCE_UPDATED:
+            if not isinstance(uri, str) or not self.filter.resource_subscriptions:
+                return None
+            readable = sync_to_async(self.may_receive_update, thread_sensitive=False)
+            if not await readable(uri):
+                return None
+        elif not self.filter.wants(method, uri):
             return None
         return sse.event(proto.change_notification(self.subscription_id, method, uri))
 
-    async def events(self) -> AsyncGenerator[bytes, None]:
+    def may_receive_update(self, uri: str) -> bool:
+        """Whether ``uri`` is subscribed (exactly or by a declared template) and the
+        caller may read it, as ``resources/read`` would decide. Runs in a worker thread,
+        whose database connections are closed before it returns."""
+        try:
+            templates: list[str] = []
+            if any(is_template(s) for s in self.filter.resource_subscriptions or ()):
+                templates = [t.uri for t in self.site.get_resource_templates(self.context)]
+            if not self.filter.subscribes_to(uri, templates):
+                return False
+            return self.site.find_resource(uri, self.context) is not None
+        except Exception:  # a failing permission check withholds the update, never the stream
+            logger.exception("Could not decide whether a listener may read %s", uri)
+            return False
+        finally:
+            limits.release_connections()
+
+    async def events(self, poll: float | None = None) -> AsyncGenerator[bytes, None]:
         """The stream under ASGI; the client closing it ends the loop (cancellation).
 
         A keep-alive comment goes out after every ``LISTEN_KEEPALIVE_SECONDS`` without a
@@ -62,17 +108,15 @@ class Listener:
             last_frame = _now()
             while True:
                 now = _now()
-                if stopping.done() or (deadline is not None and now >= deadline):
+                if stopping.done() or now >= deadline:
                     yield sse.event(proto.closing_result(self.subscription_id))
                     return
-                wake = last_frame + keep_alive
-                if deadline is not None:
-                    wake = min(wake, deadline)
+                wake = min(last_frame + keep_alive, deadline)
                 if receiving is None:
                     receiving = asyncio.ensure_future(layer.receive(channel))
                 done, _ = await asyncio.wait(
                     {receiving, stopping},
-                    timeout=max(0.0, wake - now),
+                    timeout=max(0.0, wake - now if poll is None else min(wake - now, poll)),
                     return_when=asyncio.FIRST_COMPLETED,
                 )
                 if receiving not in done:
@@ -81,12 +125,14 @@ class Listener:
                         last_frame = _now()
                     continue
                 event, receiving = receiving.result(), None
-                frame = self.render(event)
+                frame = await self.render(event)
                 if frame is not None:
                     yield frame
                     last_frame = _now()
         finally:
             stopping.cancel()
+            if self.slot is not None:
+                self.slot.release()
             if receiving is not None:
                 await _abandon(receiving)
             await layer.group_discard(self.group, channel)
@@ -98,7 +144,10 @@ class Listener:
         layer's queues and connections belong to the loop that first used them.
         """
         loop = asyncio.new_event_loop()
-        agen = self.events()
+        # The in-memory channel layer hands an event over from the publishing thread without
+        # waking this loop: it is seen at the loop's next turn, at most WSGI_POLL_SECONDS on.
+        agen = self.events(poll=WSGI_POLL_SECONDS)
+        limits.release_connections()  # this worker thread waits for events holding none
         try:
             while True:
                 try:
@@ -126,6 +175,5 @@ def _now() -> float:
     return time.monotonic()
 
 
-def _deadline() -> float | None:
-    seconds = mcp_settings.LISTEN_MAX_SECONDS
-    return None if seconds is None else _now() + float(seconds)
+def _deadline() -> float:
+    return _now() + limits.max_seconds()

@@ -2,7 +2,8 @@
 
 ``watch(Book, uri=lambda book: f"books://{book.isbn}")`` connects ``post_save`` and
 ``post_delete``: once the transaction commits, ``notifications/resources/updated`` goes to
-every stream subscribed to that URI (or to a parent of it), in every process.
+every stream subscribed to that URI (or to a declared template matching it) whose
+caller may read it, in every process.
 """
 
 from __future__ import annotations

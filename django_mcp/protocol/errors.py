@@ -25,6 +25,9 @@ UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 #: django-mcp's own, application-defined code (outside -32768..-32000, as the allocation
 #: policy requires of anything the spec does not define): "429" in its last digits.
 RATE_LIMITED: Final = -31429
+#: django-mcp's own code (application-defined, outside -32768..-32000): a
+#: ``subscriptions/listen`` stream was refused because a stream limit is reached.
+LISTEN_LIMIT_REACHED: Final = -31000
 
 JSONRPC_STANDARD_CODES: Final = frozenset(
     {PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR}
@@ -197,6 +200,29 @@ class RateLimited(MCPError):
         self.retry_after = retry_after
 
 
+class TooManyCallerStreams(MCPError):
+    """This caller already holds as many ``subscriptions/listen`` streams as one caller
+    may (HTTP 429). ``data.limit`` names the limit; refused before any stream opens."""
+
+    code = LISTEN_LIMIT_REACHED
+    default_message = "This caller holds too many listen streams"
+
+    def __init__(self, limit: str, message: str | None = None) -> None:
+        super().__init__(message, data={"limit": limit})
+
+
+class ListenUnavailable(MCPError):
+    """The server cannot hold another ``subscriptions/listen`` stream now (HTTP 503): the
+    process is at its limit, or it is a WSGI worker that may not hold one. ``data.limit``
+    names the limit; refused before any stream opens."""
+
+    code = LISTEN_LIMIT_REACHED
+    default_message = "The server cannot hold another listen stream now"
+
+    def __init__(self, limit: str, message: str | None = None) -> None:
+        super().__init__(message, data={"limit": limit})
+
+
 #: Every concrete error class the server can raise; the code-walk test iterates over it.
 ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     ParseError,
@@ -212,4 +238,6 @@ ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     MissingRequiredClientCapability,
     UnsupportedProtocolVersion,
     RateLimited,
+    TooManyCallerStreams,
+    ListenUnavailable,
 )

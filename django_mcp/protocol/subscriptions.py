@@ -7,13 +7,14 @@ honours; every notification on the stream carries the listen request's id as
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from . import jsonrpc
 from .errors import InvalidParams
 from .meta import SUBSCRIPTION_ID_KEY
+from .uritemplate import URITemplate
 
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 TOOLS_LIST_CHANGED: Final = "notifications/tools/list_changed"
@@ -83,26 +84,35 @@ class SubscriptionFilter:
             data["resourceSubscriptions"] = list(self.resource_subscriptions)
         return data
 
-    def wants(self, method: str, uri: str | None = None) -> bool:
-        """Whether a change notification ``method`` (for ``uri``) passes this filter."""
+    def wants(self, method: str, uri: str | None = None, templates: Collection[str] = ()) -> bool:
+        """Whether a change notification ``method`` (for ``uri``) passes this filter;
+        ``templates`` are the resource templates the server declares (see
+        :meth:`subscribes_to`)."""
         if method == TOOLS_LIST_CHANGED:
             return self.tools_list_changed
         if method == PROMPTS_LIST_CHANGED:
             return self.prompts_list_changed
         if method == RESOURCES_LIST_CHANGED:
             return self.resources_list_changed
-        if method == RESOURCE_UPDATED and uri is not None and self.resource_subscriptions:
-            return any(covers(subscribed, uri) for subscribed in self.resource_subscriptions)
+        if method == RESOURCE_UPDATED and uri is not None:
+            return self.subscribes_to(uri, templates)
         return False
 
+    def subscribes_to(self, uri: str, templates: Collection[str] = ()) -> bool:
+        """Whether an update of ``uri`` concerns this stream's ``resourceSubscriptions``.
 
-def covers(subscribed: str, uri: str) -> bool:
-    """Whether an update of ``uri`` concerns a subscription to ``subscribed`` (itself or a
-    sub-resource below it)."""
-    if uri == subscribed:
-        return True
-    base = subscribed if subscribed.endswith("/") else subscribed + "/"
-    return uri.startswith(base)
+        A subscription names a resource exactly, or is one of the server's declared
+        resource ``templates`` (an RFC 6570 URI template), whose matching URIs are its
+        sub-resources. Never a string prefix: a subscription to ``authors://`` is not a
+        subscription to ``authors://81``.
+        """
+        subscribed = self.resource_subscriptions or ()
+        if uri in subscribed:
+            return True
+        return any(
+            template in subscribed and URITemplate(template).match(uri) is not None
+            for template in templates
+        )
 
 
 def acknowledgement(

@@ -172,9 +172,11 @@ class MCPServer:
             return Reply(admitted.request.id, error=error)
         return Reply(admitted.request.id, result=self.finish_result(result))
 
-    def open_listen(self, admitted: Admitted) -> Listener:
+    def open_listen(self, admitted: Admitted, *, request: HttpRequest | None = None) -> Listener:
         """Validate a ``subscriptions/listen`` request and prepare its stream; the
         transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter.
+        The listener keeps the request's :class:`Context`: resource updates reach it only
+        for URIs its caller may read.
         """
         wanted = SubscriptionFilter.parse(admitted.request.params or {})
         offered = capabilities(self.site)
@@ -184,7 +186,8 @@ class MCPServer:
             "resourcesListChanged": "resources" in offered,
             "resourceSubscriptions": "resources" in offered,
         }
-        return Listener(self.site, admitted.request.id, wanted.honoured(supported))
+        context = self.context_for(admitted, request=request)
+        return Listener(self.site, admitted.request.id, wanted.honoured(supported), context)
 
     def finish_result(self, result: dict[str, Any]) -> dict[str, Any]:
         """Add ``resultType`` and ``_meta[serverInfo]``, which every result carries."""

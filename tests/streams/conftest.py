@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.http import HttpResponse
+from django.test import Client
 
 from tests.helpers import validate_mcp_response
 from tests.live import LiveServer, live_server, migrate
@@ -126,3 +127,19 @@ def live(request: pytest.FixtureRequest) -> LiveServer:
     """Each ASGI server in turn."""
     server: LiveServer = request.getfixturevalue(request.param)
     return server
+
+
+# -- the in-process WSGI path -------------------------------------------------------------------
+
+
+@pytest.fixture
+def client() -> Client:
+    """The test client as a threaded WSGI server's request (``wsgi.multithread``): a
+    single-threaded worker refuses listen streams (django_mcp.listen.limits)."""
+    return Client(**{"wsgi.multithread": True})
+
+
+@pytest.fixture(autouse=True)
+def _wsgi_listen(settings: Any) -> None:
+    """The in-process stream tests run the WSGI path: let it hold a few listen streams."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 4}

@@ -15,11 +15,14 @@ from testproject.settings import DJANGO_MCP
 
 ROOT_URLCONF = "tests.streams.urls"
 
-_max_seconds = os.environ.get("STREAMS_LISTEN_MAX_SECONDS")
 DJANGO_MCP = {
     **DJANGO_MCP,
     "LISTEN_KEEPALIVE_SECONDS": float(os.environ.get("STREAMS_KEEPALIVE_SECONDS", "0.2")),
-    "LISTEN_MAX_SECONDS": float(_max_seconds) if _max_seconds else None,
+    "LISTEN_MAX_SECONDS": float(os.environ.get("STREAMS_LISTEN_MAX_SECONDS", "300")),
+    # Every test client is anonymous on 127.0.0.1; a closed stream is given back a moment
+    # after the client leaves, so the tests that do not test the limits keep clear of them.
+    "LISTEN_MAX_STREAMS_PER_CALLER": int(os.environ.get("STREAMS_LISTEN_PER_CALLER", "50")),
+    "LISTEN_WSGI_STREAMS": int(os.environ.get("STREAMS_LISTEN_WSGI_STREAMS", "0")),
     "REQUEST_LOG": "off",
 }
 

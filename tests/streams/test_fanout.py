@@ -71,7 +71,7 @@ def test_a_change_committed_through_one_process_reaches_a_listener_on_the_other(
         stack.callback(forget_keys, prefix)
         a = stack.enter_context(live_server(SETTINGS, tmp_path, env=env))
         b = stack.enter_context(live_server(SETTINGS, tmp_path, env=env))
-        notifications = {"toolsListChanged": True, "resourceSubscriptions": ["authors://"]}
+        notifications = {"toolsListChanged": True, "resourceSubscriptions": ["authors://{id}"]}
         _, on_a = stack.enter_context(listening(a, notifications, path="/mcp"))
         _, on_b = stack.enter_context(listening(b, {"promptsListChanged": True}, id="on-b"))
 

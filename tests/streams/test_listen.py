@@ -143,20 +143,35 @@ def test_each_notify_function_reaches_streams_that_asked_for_it(
 
 
 @pytest.mark.live
-def test_resource_updates_reach_the_subscribed_uri_and_its_sub_resources_only(
-    daphne: LiveServer,
-):
-    """basic/patterns/subscriptions.mdx: ``notifications/resources/updated`` with ``{uri}``;
-    "The URI may be a sub-resource of a subscribed URI". Other URIs, including one that
-    merely starts with the same characters, are not delivered."""
-    with listening(daphne, {"resourceSubscriptions": ["secret://a"]}) as (_, reader):
-        for uri in ("secret://b", "secret://ab", "secret://a/part", "secret://a"):
+def test_resource_updates_match_a_subscribed_uri_exactly_never_by_prefix(daphne: LiveServer):
+    """basic/patterns/subscriptions.mdx: ``resourceSubscriptions`` names "these resource
+    URIs"; an update goes to a stream subscribed to that URI. A subscription is not a
+    string prefix: ``secret://a`` does not cover ``secret://ab`` nor ``secret://a/part``, and
+    ``plain://`` (no declared resource) covers nothing. The later update proves the earlier
+    ones were dropped, not late."""
+    subscriptions = ["secret://a", "plain://"]
+    with listening(daphne, {"resourceSubscriptions": subscriptions}) as (_, reader):
+        for uri in ("secret://b", "secret://ab", "secret://a/part", "plain://note", "secret://a"):
             call(daphne, "notify", {"kind": "updated", "uri": uri})
 
-        first, second = change(reader), change(reader)
+        first = change(reader)
 
-    assert [first["params"]["uri"], second["params"]["uri"]] == ["secret://a/part", "secret://a"]
     assert first["method"] == "notifications/resources/updated"
+    assert first["params"]["uri"] == "secret://a"
+
+
+@pytest.mark.live
+def test_a_subscribed_resource_template_covers_the_uris_it_matches(daphne: LiveServer):
+    """basic/patterns/subscriptions.mdx: "The URI may be a sub-resource of a subscribed
+    URI". Subscribing to the declared template ``secret://{name}`` covers each URI that the
+    template matches, and nothing else (``plain://note`` is another resource)."""
+    with listening(daphne, {"resourceSubscriptions": ["secret://{name}"]}) as (_, reader):
+        for uri in ("plain://note", "secret://a/part", "secret://b", "secret://c"):
+            call(daphne, "notify", {"kind": "updated", "uri": uri})
+
+        uris = [change(reader)["params"]["uri"], change(reader)["params"]["uri"]]
+
+    assert uris == ["secret://b", "secret://c"]
 
 
 @pytest.mark.live
@@ -211,7 +226,8 @@ def test_model_tools_saves_reach_a_listener_after_commit_and_never_on_rollback(
     """basic/patterns/subscriptions.mdx: ModelTools ``resource_uri = "authors://{id}"``
     (testproject.books) announces a committed save; a rolled-back save (published first)
     never reaches the stream, so the two messages are exactly the two committed saves."""
-    with listening(daphne, {"resourceSubscriptions": ["authors://"]}, path="/mcp") as (_, reader):
+    authors = {"resourceSubscriptions": ["authors://{id}"]}
+    with listening(daphne, authors, path="/mcp") as (_, reader):
         rolled_back = remote.result(
             daphne.url(STREAMS), remote.tool_call("save_author", {"name": "Ghost", "fail": True})
         )

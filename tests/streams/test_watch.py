@@ -119,7 +119,7 @@ def test_unregistering_a_model_stops_its_announcements(published: list[Any]):
 
 @pytest.mark.usefixtures("streams_urls")
 def test_a_listen_stream_receives_the_committed_update_only(client: Client, settings: Any):
-    """basic/patterns/subscriptions.mdx: a stream subscribed to ``authors://`` gets
+    """basic/patterns/subscriptions.mdx: a stream subscribed to the template ``authors://{id}`` gets
     ``resources/updated`` for a committed Author, with its subscriptionId; during the open
     transaction it only sees keep-alives, and a rolled-back save never shows (WSGI path,
     in-memory channel layer)."""
@@ -129,7 +129,7 @@ def test_a_listen_stream_receives_the_committed_update_only(client: Client, sett
         "id": "authors",
         "method": "subscriptions/listen",
         "params": {
-            "notifications": {"resourceSubscriptions": ["authors://"]},
+            "notifications": {"resourceSubscriptions": ["authors://{id}"]},
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": {},

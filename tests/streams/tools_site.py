@@ -284,6 +284,12 @@ def plain_note() -> str:
     return "note"
 
 
+@site.resource("staff://{name}", mime_type="text/plain", permission_required="books.view_author")
+def staff_note(name: str) -> str:
+    """A resource only callers with ``books.view_author`` may read (or hear about)."""
+    return f"staff note {name}"
+
+
 site.serving = True
 
 #: A site with tools only: it cannot deliver prompt or resource notifications.

@@ -1,0 +1,148 @@
+"""How many ``subscriptions/listen`` streams a process holds, and for how long.
+
+A listen stream is a request that does not end: left unbounded, a few clients hold every
+worker of a WSGI server, thousands of anonymous streams exhaust a process, and one user's
+streams each pin a database connection. So every stream
+
+- takes a slot before it opens: at most ``LISTEN_MAX_STREAMS`` per process and
+  ``LISTEN_MAX_STREAMS_PER_CALLER`` per caller (see :func:`caller_key`); under WSGI at most
+  ``LISTEN_WSGI_STREAMS`` per process, and none in a worker that serves one request at a
+  time (the stream would hold the whole worker). Over a limit the request is refused
+  before any stream opens, with an error that says which limit;
+- ends by itself after ``LISTEN_MAX_SECONDS`` (:func:`max_seconds`), with its closing
+  result;
+- holds no database connection while it waits (:func:`release_connections`).
+
+The counts are per process: several processes each hold up to these numbers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Final
+
+from django.core.checks import CheckMessage, Warning
+from django.db import connections
+
+from django_mcp.conf import DEFAULTS, mcp_settings
+from django_mcp.protocol.errors import ListenUnavailable, MCPError, TooManyCallerStreams
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+#: Seconds a refused client is asked to wait (``Retry-After``) before it tries again.
+RETRY_AFTER_SECONDS: Final = 30
+
+_lock = threading.Lock()
+_open = 0
+_open_wsgi = 0
+_by_caller: Counter[str] = Counter()
+
+
+def caller_key(request: HttpRequest) -> str:
+    """Whom a stream is counted against: the signed-in user, else the client's address.
+
+    The address is ``REMOTE_ADDR`` as the server saw it (behind a proxy, the proxy's: every
+    anonymous client then shares one count; set ``REMOTE_ADDR`` from a trusted header in a
+    middleware of your own if you need finer counts).
+    """
+    user = getattr(request, "user", None)
+    if user is not None and getattr(user, "is_authenticated", False):
+        return f"user:{user.pk}"
+    return "ip:" + str(request.META.get("REMOTE_ADDR") or "unknown")
+
+
+class Slot:
+    """One open stream's place in the counts; :meth:`release` gives it back, once."""
+
+    def __init__(self, key: str, *, wsgi: bool) -> None:
+        self.key = key
+        self.wsgi = wsgi
+        self._released = False
+
+    def release(self) -> None:
+        global _open, _open_wsgi
+        with _lock:
+            if self._released:
+                return
+            self._released = True
+            _open -= 1
+            _open_wsgi -= int(self.wsgi)
+            _by_caller[self.key] -= 1
+            if _by_caller[self.key] <= 0:
+                del _by_caller[self.key]
+
+
+def acquire(request: HttpRequest, *, asgi: bool) -> Slot:
+    """A slot for one more stream of this request's caller, or the refusal (an
+    :class:`~django_mcp.protocol.errors.MCPError` to answer with)."""
+    global _open, _open_wsgi
+    key = caller_key(request)
+    wsgi = not asgi
+    if wsgi and request.META.get("wsgi.multithread") is False:
+        raise ListenUnavailable(
+            "wsgi-single-threaded",
+            "This WSGI worker serves one request at a time; a listen stream would hold it. "
+            "Serve subscriptions/listen from ASGI or from threaded workers.",
+        )
+    with _lock:
+        if wsgi and _open_wsgi >= int(mcp_settings.LISTEN_WSGI_STREAMS):
+            raise ListenUnavailable(
+                "wsgi",
+                "This WSGI server holds no more listen streams (LISTEN_WSGI_STREAMS); "
+                "serve subscriptions/listen from ASGI.",
+            )
+        if _open >= int(mcp_settings.LISTEN_MAX_STREAMS):
+            raise ListenUnavailable("process")
+        if _by_caller[key] >= int(mcp_settings.LISTEN_MAX_STREAMS_PER_CALLER):
+            raise TooManyCallerStreams("caller")
+        _open += 1
+        _open_wsgi += int(wsgi)
+        _by_caller[key] += 1
+    return Slot(key, wsgi=wsgi)
+
+
+def open_streams() -> int:
+    """Streams this process holds now (for tests and monitoring)."""
+    with _lock:
+        return _open
+
+
+def is_refusal(error: MCPError) -> bool:
+    return isinstance(error, TooManyCallerStreams | ListenUnavailable)
+
+
+def max_seconds() -> float:
+    """``LISTEN_MAX_SECONDS``; a value the checks refuse (such as None) means the default:
+    a stream is never unbounded."""
+    value: Any = mcp_settings.LISTEN_MAX_SECONDS
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        value = DEFAULTS["LISTEN_MAX_SECONDS"]
+    return float(value)
+
+
+def release_connections() -> None:
+    """Close this thread's database connections, so a stream waiting for events holds
+    none; a later query opens a new one. A connection inside a transaction is left alone:
+    closing it would break the transaction (a test's, or ``ATOMIC_REQUESTS``' view)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+def check_wsgi_streams() -> list[CheckMessage]:
+    """django_mcp.W013: listen is enabled under WSGI, where each stream holds a thread."""
+    streams = mcp_settings.LISTEN_WSGI_STREAMS
+    if not isinstance(streams, int) or streams <= 0:
+        return []
+    return [
+        Warning(
+            f"subscriptions/listen is enabled under WSGI (LISTEN_WSGI_STREAMS={streams}): "
+            f"each open stream holds a worker thread for up to {max_seconds():g} s.",
+            hint="Run threaded workers (gunicorn --worker-class gthread --threads N) with N "
+            "well above LISTEN_WSGI_STREAMS, or serve listen from ASGI and set it to 0. "
+            "Silence this check once the threads are sized.",
+            id="django_mcp.W013",
+        )
+    ]

@@ -1,0 +1,135 @@
+"""Listen streams are bounded: a per-process and a per-caller limit, a WSGI limit, a
+lifetime, and no database connection held while a stream waits.
+
+basic/patterns/subscriptions.mdx: a listen stream stays open until the client leaves or the
+server ends it, first sending the listen request's result. A stream the server cannot hold
+is refused before it opens (basic/transports/streamable-http.mdx: errors chosen before a
+stream starts keep their HTTP status), with HTTP 429 (this caller holds too many) or 503
+(the server holds too many), ``Retry-After`` (RFC 9110 section 10.2.3) and a JSON-RPC error
+whose code is application-defined, outside -32768..-32000 (basic/index.mdx, "Error
+codes"). The in-process tests run the WSGI path as a threaded worker (see conftest).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.checks import run_checks
+from django.db import connections
+from django.test import Client
+
+from django_mcp.listen import limits
+from tests.helpers import assert_error
+
+from . import sse
+from .test_listen import post_listen
+
+pytestmark = pytest.mark.usefixtures("streams_urls")
+TOOLS = {"toolsListChanged": True}
+
+
+def assert_refused(response: Any, status: int, limit: str) -> None:
+    assert_error(response, status, -31000)
+    assert response.json()["error"]["data"] == {"limit": limit}
+    assert response["Retry-After"] == str(limits.RETRY_AFTER_SECONDS)
+
+
+@pytest.fixture
+def held() -> Any:
+    """Streams a test opens; each is given back at the end, as a server closing it would."""
+    streams: list[Any] = []
+    yield streams
+    for response in streams:
+        response.slot.release()
+
+
+def test_a_caller_over_its_limit_is_refused_with_429_while_others_still_listen(
+    client: Client, settings: Any, held: list[Any], db: None
+):
+    """Two anonymous streams from one address are its limit; a third is refused (429).
+    Another caller, a signed-in user, still gets a stream."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_STREAMS_PER_CALLER": 2}
+    held += [post_listen(client, TOOLS), post_listen(client, TOOLS)]
+    assert [r["Content-Type"] for r in held] == ["text/event-stream"] * 2
+
+    assert_refused(post_listen(client, TOOLS), 429, "caller")
+
+    signed_in = Client(**{"wsgi.multithread": True})
+    signed_in.force_login(User.objects.create_user("listener"))
+    held.append(post_listen(signed_in, TOOLS))
+    assert held[-1]["Content-Type"] == "text/event-stream"
+
+
+def test_the_process_limit_refuses_any_caller_with_503(
+    client: Client, settings: Any, held: list[Any]
+):
+    """``LISTEN_MAX_STREAMS`` counts every caller of the process."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_STREAMS": 1}
+    held.append(post_listen(client, TOOLS, REMOTE_ADDR="192.0.2.1"))
+    assert held[0]["Content-Type"] == "text/event-stream"
+
+    assert_refused(post_listen(client, TOOLS, REMOTE_ADDR="192.0.2.2"), 503, "process")
+
+
+def test_a_closed_stream_gives_its_place_back(client: Client, settings: Any, db: None):
+    """Closing the response (what a server does when the stream ends) frees the slot."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_STREAMS_PER_CALLER": 1}
+    first = post_listen(client, TOOLS)
+    assert limits.open_streams() == 1
+    first.close()
+    assert limits.open_streams() == 0
+
+    again = post_listen(client, TOOLS)
+    assert again["Content-Type"] == "text/event-stream"
+    again.close()
+
+
+def test_a_single_threaded_wsgi_worker_refuses_listen(settings: Any):
+    """A worker serving one request at a time (gunicorn sync: ``wsgi.multithread`` false)
+    would be held whole by a stream: refused (503), whatever ``LISTEN_WSGI_STREAMS`` says."""
+    assert_refused(post_listen(Client(), TOOLS), 503, "wsgi-single-threaded")
+
+
+def test_listen_under_wsgi_is_refused_by_default(client: Client, settings: Any):
+    """``LISTEN_WSGI_STREAMS`` is 0 by default: serve listen from ASGI."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 0}
+    assert_refused(post_listen(client, TOOLS), 503, "wsgi")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_stream_holds_no_database_connection(client: Client):
+    """The signed-in caller's session was read from the database by the view; once the
+    stream is open and waiting, this thread (the worker's) holds no connection. (An
+    in-memory SQLite database cannot be closed without losing it: PostgreSQL run only.)"""
+    if getattr(connections["default"], "is_in_memory_db", lambda: False)():
+        pytest.skip("an in-memory SQLite connection is never closed")
+    client.force_login(User.objects.create_user("idle"))
+    response = post_listen(client, TOOLS)
+    chunks = iter(response.streaming_content)
+    try:
+        [ack] = sse.parse(next(chunks))
+        assert ack.message is not None
+
+        assert connections["default"].connection is None
+    finally:
+        response.close()
+
+
+def test_an_unbounded_lifetime_is_refused_by_the_checks(settings: Any):
+    """``LISTEN_MAX_SECONDS = None`` is an error (E004); a stream still ends, after the
+    default lifetime."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_SECONDS": None}
+    ids = {message.id for message in run_checks()}
+
+    assert "django_mcp.E004" in ids
+    assert limits.max_seconds() == 300.0
+
+
+def test_listen_under_wsgi_is_reported_by_a_warning(settings: Any):
+    """django_mcp.W013: enabling listen under WSGI says what each stream costs."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 2}
+    assert "django_mcp.W013" in {message.id for message in run_checks()}
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 0}
+    assert "django_mcp.W013" not in {message.id for message in run_checks()}

@@ -1,0 +1,137 @@
+"""Listen streams under a real gunicorn: they can never stall the server.
+
+basic/patterns/subscriptions.mdx: a listen stream stays open until the client leaves or the
+server ends it. Under WSGI each open stream holds a worker thread, so a process holds at
+most ``LISTEN_WSGI_STREAMS`` of them (2 here, of the worker's 4 threads), a worker that
+serves one request at a time (gunicorn sync) holds none, and every stream ends by itself
+after ``LISTEN_MAX_SECONDS`` with its closing result. Ordinary requests keep being
+answered: each assertion is that a ``tools/call`` completes within the client's bounded
+timeout, never a measured duration.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.live import GUNICORN_THREADS
+
+from . import sse
+from .conftest import _serve
+from .remote import STREAMS, call, change, listen, listening, post
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from tests.live import LiveServer
+
+WSGI_STREAMS = 2
+LIFETIME_SECONDS = 1.0
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture(scope="module")
+def gthread(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
+    """One threaded gunicorn worker that may hold two listen streams (in-memory layer)."""
+    assert WSGI_STREAMS < GUNICORN_THREADS
+    yield from _serve(
+        "gunicorn",
+        streams_workdir,
+        sqlite_template,
+        STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
+    )
+
+
+@pytest.fixture(scope="module")
+def quiet(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
+    """The same with keep-alives a minute apart: nothing but an event wakes a stream."""
+    yield from _serve(
+        "gunicorn",
+        streams_workdir,
+        sqlite_template,
+        STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
+        STREAMS_KEEPALIVE_SECONDS="60",
+    )
+
+
+@pytest.fixture(scope="module")
+def short_lived(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
+    """The same, its streams living one second."""
+    yield from _serve(
+        "gunicorn",
+        streams_workdir,
+        sqlite_template,
+        STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
+        STREAMS_LISTEN_MAX_SECONDS=str(LIFETIME_SECONDS),
+    )
+
+
+@pytest.fixture(scope="module")
+def sync_worker(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
+    """One gunicorn sync worker (one request at a time), listen enabled in the settings."""
+    yield from _serve(
+        "gunicorn-sync",
+        streams_workdir,
+        sqlite_template,
+        STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
+    )
+
+
+def refused(server: LiveServer) -> dict[str, object]:
+    response = post(server.url(STREAMS), listen({"toolsListChanged": True}, id="over"))
+    assert response.status_code == 503, (response.status_code, response.text)
+    assert response.headers["retry-after"]
+    error: dict[str, object] = response.json()["error"]
+    assert error["code"] == -31000
+    return error
+
+
+def test_streams_up_to_the_limit_leave_tools_calls_answered_and_one_more_is_refused(
+    gthread: LiveServer,
+):
+    """With the WSGI limit of streams open, a tools/call is answered and a further listen
+    is refused (503, -31000) before any stream opens."""
+    with ExitStack() as streams:
+        for number in range(WSGI_STREAMS):
+            streams.enter_context(listening(gthread, {"toolsListChanged": True}, id=number))
+
+        assert call(gthread, "notify", {"kind": "prompts"}) == "sent"
+        assert refused(gthread)["data"] == {"limit": "wsgi"}
+        assert call(gthread, "notify", {"kind": "prompts"}) == "sent"
+
+
+def test_a_change_made_in_another_thread_reaches_the_stream(quiet: LiveServer):
+    """basic/patterns/subscriptions.mdx: changes are sent "as changes happen". The tool
+    that publishes runs in another thread of the worker than the stream; the in-memory
+    channel layer does not wake the stream's loop, which still sees the event within its
+    poll interval, long before its next keep-alive (60 s here)."""
+    with listening(quiet, {"toolsListChanged": True}) as (_, reader):
+        assert call(quiet, "notify", {"kind": "tools"}) == "sent"
+
+        note = change(reader)
+
+    assert note["method"] == "notifications/tools/list_changed"
+
+
+def test_a_stream_ends_by_itself_at_its_lifetime(short_lived: LiveServer):
+    """After ``LISTEN_MAX_SECONDS`` the server sends the listen request's result, then
+    closes (the read ends): the worker thread is free again, and so is the stream's place,
+    once more than the limit of streams have come and gone."""
+    for number in range(WSGI_STREAMS + 1):
+        with listening(short_lived, {"toolsListChanged": True}, id=number) as (_, reader):
+            closing = reader.message(deadline=LIFETIME_SECONDS + 10)
+            rest = reader.rest()
+        sse.check_message(closing, "subscriptions/listen")
+        assert closing["id"] == number
+        assert all(frame.is_comment for frame in rest)
+
+
+def test_a_sync_worker_refuses_listen_and_keeps_answering(sync_worker: LiveServer):
+    """A gunicorn sync worker serves one request at a time: one listen stream would hold
+    the whole server, so it is refused, and the next tools/call is answered."""
+    assert refused(sync_worker)["data"] == {"limit": "wsgi-single-threaded"}
+    assert call(sync_worker, "notify", {"kind": "prompts"}) == "sent"
