@@ -19,7 +19,7 @@ import pytest
 from tests.live import GUNICORN_THREADS
 
 from . import sse
-from .conftest import _serve
+from .conftest import serve_streams
 from .remote import STREAMS, call, change, listen, listening, post
 
 if TYPE_CHECKING:
@@ -38,47 +38,55 @@ pytestmark = pytest.mark.live
 def gthread(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """One threaded gunicorn worker that may hold two listen streams (in-memory layer)."""
     assert WSGI_STREAMS < GUNICORN_THREADS
-    yield from _serve(
+    with serve_streams(
         "gunicorn",
         streams_workdir,
         sqlite_template,
+        database="gthread",
         STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
-    )
+    ) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def quiet(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """The same with keep-alives a minute apart: nothing but an event wakes a stream."""
-    yield from _serve(
+    with serve_streams(
         "gunicorn",
         streams_workdir,
         sqlite_template,
         STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
         STREAMS_KEEPALIVE_SECONDS="60",
-    )
+        database="gthread",
+    ) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def short_lived(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """The same, its streams living one second."""
-    yield from _serve(
+    with serve_streams(
         "gunicorn",
         streams_workdir,
         sqlite_template,
         STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
         STREAMS_LISTEN_MAX_SECONDS=str(LIFETIME_SECONDS),
-    )
+        database="short_lived",
+    ) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def sync_worker(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
     """One gunicorn sync worker (one request at a time), listen enabled in the settings."""
-    yield from _serve(
+    with serve_streams(
         "gunicorn-sync",
         streams_workdir,
         sqlite_template,
         STREAMS_LISTEN_WSGI_STREAMS=str(WSGI_STREAMS),
-    )
+        database="sync_worker",
+    ) as server:
+        yield server
 
 
 def refused(server: LiveServer) -> dict[str, object]:
