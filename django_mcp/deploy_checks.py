@@ -1,4 +1,4 @@
-"""Deployment checks (``manage.py check --deploy``): stable ids ``django_mcp.W001``..``W004``.
+"""Deployment checks (``manage.py check --deploy``): stable ids ``django_mcp.W001``..``W003``.
 
 They warn about settings that are fine on a laptop and dangerous once the endpoint is
 reachable from other machines (docs/security.md has the whole checklist):
@@ -9,8 +9,10 @@ reachable from other machines (docs/security.md has the whole checklist):
   pages show settings and tracebacks.
 * W003: ``ALLOWED_HOSTS`` names a host other than loopback and no MCP authenticator is
   configured: every tool is open to whoever can reach the server.
-* W004: the project is served over WSGI (no ``ASGI_APPLICATION``) and listen streams are
-  not bounded: each open ``subscriptions/listen`` stream holds a worker thread for ever.
+
+``subscriptions/listen`` needs no deployment check: streams always end (``LISTEN_MAX_SECONDS``
+may not be None), are capped per process and per caller, and are refused under WSGI unless
+``LISTEN_WSGI_STREAMS`` opts in, which check ``django_mcp.W013`` reports.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, Final
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, Warning, register
 
-from django_mcp.conf import SETTINGS_NAME, mcp_settings
+from django_mcp.conf import SETTINGS_NAME
 
 #: Secret keys published with django-mcp (the demo project's); never valid in production.
 PUBLIC_SECRET_KEYS: Final = frozenset({"django-mcp-demo-not-secret"})
@@ -39,17 +41,6 @@ def authenticators() -> list[Any]:
     if not isinstance(configured, dict):
         return []
     return list(configured.get("AUTHENTICATORS") or [])
-
-
-def listen_is_bounded() -> bool:
-    """Whether every ``subscriptions/listen`` stream ends by itself: the one place that
-    decides it, so each new cap on listen streams is added here."""
-    return mcp_settings.LISTEN_MAX_SECONDS is not None
-
-
-def served_over_wsgi() -> bool:
-    """Whether the project looks WSGI-served: it names no ``ASGI_APPLICATION``."""
-    return not getattr(settings, "ASGI_APPLICATION", None)
 
 
 @register(Tags.security, deploy=True)
@@ -81,15 +72,6 @@ def check_deployment(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
                 "['AUTHENTICATORS'] is empty: anyone who reaches the server may call every "
                 "tool. Configure authentication (docs/security.md).",
                 id="django_mcp.W003",
-            )
-        )
-    if served_over_wsgi() and not listen_is_bounded():
-        messages.append(
-            Warning(
-                "subscriptions/listen streams are unbounded under WSGI.",
-                hint="Each open listen stream holds a worker thread until the client leaves. "
-                f"Set {SETTINGS_NAME}['LISTEN_MAX_SECONDS'], or serve with ASGI.",
-                id="django_mcp.W004",
             )
         )
     return messages

@@ -68,12 +68,6 @@ def test_is_loopback_only(hosts, loopback):
     assert is_loopback_only(hosts) is loopback
 
 
-def test_w004_for_unbounded_listen_under_wsgi():
-    assert warnings(ASGI_APPLICATION=None) == ["django_mcp.W004"]
-    with override_mcp(LISTEN_MAX_SECONDS=3600):
-        assert warnings(ASGI_APPLICATION=None) == []
-
-
 def test_manage_py_check_deploy_reports_them():
     with override_settings(**{**SAFE, "DEBUG": True}), pytest.raises(SystemCheckError) as info:
         call_command("check", deploy=True, fail_level="WARNING", tags=["security"])

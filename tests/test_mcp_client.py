@@ -226,7 +226,7 @@ def test_discover_prompts_resources_and_completion(mcp, mcp_site):
 def test_listen_yields_the_acknowledgement_then_changes(mcp, mcp_site, settings):
     """basic/patterns/subscriptions.mdx: the first message acknowledges the filter; a
     change the client opted into follows; closing the stream ends the subscription."""
-    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_SECONDS": 5}
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_SECONDS": 5, "LISTEN_WSGI_STREAMS": 1}
     mcp_site.tool(name="t")(lambda: "x")
 
     with mcp.listen(toolsListChanged=True) as stream:

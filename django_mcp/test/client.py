@@ -94,11 +94,16 @@ class MCPClient(BaseMCPClient):
     second positional argument for arguments named like an option (``answer``, ``meta``,
     ``headers``). ``answer`` answers input requests: ``{key: response}`` or
     ``(key, request) -> response``.
+
+    Its requests look like a threaded WSGI server's (``wsgi.multithread``), so ``listen``
+    follows the WSGI listen settings: a test that listens sets ``LISTEN_WSGI_STREAMS``
+    (or uses :class:`AsyncMCPClient`, the ASGI path).
     """
 
     def __init__(self, path: str | None = None, *, client: Client | None = None, **kw: Any) -> None:
         super().__init__(path, **kw)
-        self.client = client if client is not None else Client()
+        threaded: dict[str, Any] = {"wsgi.multithread": True}
+        self.client = client if client is not None else Client(**threaded)
 
     def force_authenticate(self, user: Any) -> None:
         """Make ``user`` the caller of every following request (None signs out).
