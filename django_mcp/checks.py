@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 from django.utils.module_loading import import_string
 
+from django_mcp.auth.checks import AUTH_VALIDATORS
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
 from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
@@ -128,6 +129,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: v is None or (_is_number(v) and v > 0),
         "Use None (no limit) or a positive number of seconds.",
     ),
+    **AUTH_VALIDATORS,
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")
         for key in (
