@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.contrib.auth.models import Permission
-from django.urls import path
 from django.utils import timezone
 
 from django_mcp import Context
@@ -39,10 +38,10 @@ def auth_site(mcp_site: MCPSite) -> MCPSite:
         """Needs a Django permission."""
         return "gated"
 
-    @mcp_site.prompt(scopes_required="prompts:use")
-    def scoped_prompt() -> str:
+    @mcp_site.prompt(scopes_required="prompts:use", complete={"topic": lambda value: [value]})
+    def scoped_prompt(topic: str) -> str:
         """A prompt behind a scope."""
-        return "hi"
+        return f"about {topic}"
 
     test_urls.urlpatterns.extend(protected_resource_urls("mcp", mcp_site))
     return mcp_site

@@ -41,6 +41,8 @@ class LiveServer:
     url: str
     port: int
     log: Path
+    #: The server's environment (its database), for commands such as mcp_create_token.
+    env: dict[str, str]
 
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
@@ -72,4 +74,4 @@ def daphne_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     env = demo_env(workdir / "db.sqlite3")
     setup_database(env)
     with live_server(SETTINGS, workdir, kind="daphne", env=env) as server:
-        yield LiveServer(url=server.url("/mcp"), port=server.port, log=server.log)
+        yield LiveServer(url=server.url("/mcp"), port=server.port, log=server.log, env=env)
