@@ -9,6 +9,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
 from django.test import AsyncClient
 
 from django_mcp.server.dispatch import MCPServer
@@ -51,6 +53,9 @@ def call(headers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any,
             content_type="application/json",
             headers={**mcp_headers(body), **headers},
         )
+        # The test client keeps Django from closing connections at the end of a request;
+        # close the one the authentication thread opened, or the test database stays busy.
+        await sync_to_async(connections.close_all)()
         return response, threading.get_ident()
 
     response, loop_thread = asyncio.run(run())
