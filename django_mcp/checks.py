@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 from django.utils.module_loading import import_string
 
+from django_mcp.auth.checks import AUTH_VALIDATORS
 from django_mcp.auth.oauth.config import problems as oauth_problems
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
@@ -157,6 +158,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use None (no limit) or a positive integer.",
     ),
     "LISTEN_WSGI_STREAMS": (lambda v: _is_int(v) and v >= 0, "Use an integer, 0 or more."),
+    **AUTH_VALIDATORS,
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")
         for key in (

@@ -78,6 +78,19 @@ DEFAULTS: Final[dict[str, Any]] = {
     # OAuth 2.1 resource server: the token validators of django_mcp.auth.oauth
     # (docs/guides/oauth.md lists the keys of this dict and their defaults).
     "OAUTH": {},
+    # Authentication (docs/guides/authentication.md): tried in order, once per request.
+    "AUTHENTICATORS": [
+        "django_mcp.auth.tokens.TokenAuthenticator",
+        "django_mcp.auth.session.SessionAuthenticator",
+    ],
+    "REQUIRE_AUTHENTICATION": False,  # per site: MCPSite(require_authentication=...)
+    "DRF_AUTHENTICATION_CLASSES": None,  # None: DRF's DEFAULT_AUTHENTICATION_CLASSES
+    "TOKEN_LAST_USED_INTERVAL": 60,  # seconds between writes of AccessToken.last_used_at
+    # Protected resource metadata (RFC 9728).
+    "RESOURCE": None,  # None: the endpoint's absolute URL
+    "RESOURCE_NAME": None,
+    "AUTHORIZATION_SERVERS": [],
+    "SCOPES_SUPPORTED": None,  # None: every scope a declaration requires
     # Registry.
     "AUTODISCOVER_MODULE": "mcp",
     "SITE_CLASS": "django_mcp.sites.MCPSite",

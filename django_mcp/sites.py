@@ -56,8 +56,10 @@ class MCPSite:
     #: The ``ModelTools`` class used when ``register(Model)`` names none.
     default_model_tools: str = "django_mcp.modeltools.ModelTools"
 
-    def __init__(self, name: str = "mcp") -> None:
+    def __init__(self, name: str = "mcp", *, require_authentication: bool | None = None) -> None:
         self.name = name
+        #: True: anonymous requests get the 401 challenge (None: ``REQUIRE_AUTHENTICATION``).
+        self.require_authentication = require_authentication
         self._registry = Registry()
         #: Incremented by every registration change: derived state is cached per value.
         self.generation = 0
@@ -304,6 +306,12 @@ class MCPSite:
         if check is None:
             return True
         return context is not None and bool(check(context))
+
+    @property
+    def requires_authentication(self) -> bool:
+        if self.require_authentication is not None:
+            return self.require_authentication
+        return bool(mcp_settings.REQUIRE_AUTHENTICATION)
 
     def varies_by_caller(self) -> bool:
         """Whether lists may differ per caller, which makes their ``cacheScope`` private."""

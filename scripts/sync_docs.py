@@ -104,6 +104,23 @@ SETTING_MEANINGS: dict[str, str] = {
     "OAUTH": "The OAuth token validators' configuration (`RESOURCE`, `ISSUER`, `JWKS_URL`, "
     "`INTROSPECTION_URL`, `USER_CLAIM`, ...); the OAuth guide (`docs/guides/oauth.md`) lists "
     "every key and its default.",
+    "AUTHENTICATORS": "Dotted paths of the authenticator classes tried in order on every "
+    "request; the first that recognises credentials wins, invalid credentials are a 401 "
+    "(see the authentication guide).",
+    "REQUIRE_AUTHENTICATION": "Answer anonymous requests with the 401 challenge; "
+    "`MCPSite(require_authentication=...)` decides per site.",
+    "DRF_AUTHENTICATION_CLASSES": "Authentication classes (dotted paths) `DRFAuthenticator` "
+    "runs; `None`: DRF's `DEFAULT_AUTHENTICATION_CLASSES`.",
+    "TOKEN_LAST_USED_INTERVAL": "Seconds between two writes of an access token's "
+    "`last_used_at`, so a burst of requests costs one write.",
+    "RESOURCE": "Canonical URI of the MCP endpoint (RFC 8707), e.g. `https://example.com/mcp`: "
+    "the metadata's `resource` and the base of `resource_metadata`; `None`: the request's "
+    "own URL.",
+    "RESOURCE_NAME": "`resource_name` of the protected resource metadata; `None` leaves it out.",
+    "AUTHORIZATION_SERVERS": "Issuer URLs of the OAuth authorization servers, listed as "
+    "`authorization_servers` in the protected resource metadata.",
+    "SCOPES_SUPPORTED": "`scopes_supported` of the protected resource metadata; `None`: every "
+    "scope a declaration of the site requires.",
     "AUTODISCOVER_MODULE": "Module imported from every installed app at startup, like `admin.py`.",
     "SITE_CLASS": "Dotted path of the class of the default site (`django_mcp.site`).",
 }

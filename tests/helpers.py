@@ -460,8 +460,9 @@ def _validate_error(message: dict[str, Any], status: int, request: RequestInfo) 
         assert status >= 400, status
     elif "id" in message:
         assert message["id"] == request.readable_id, (message["id"], request.readable_id)
-    elif request.readable_id is not None and status not in (403, 413):
-        # 403 (Origin) and 413 (size) are decided before the body is read.
+    elif request.readable_id is not None and status not in (401, 403, 413):
+        # 403 (Origin), 413 (size) and 401 (credentials: basic/authorization.mdx puts
+        # authentication before the body) are decided before the body is read.
         raise AssertionError(f"error response dropped the readable id {request.readable_id!r}")
 
 

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +50,8 @@ class LiveServer:
     port: int
     log: Path
     process: subprocess.Popen[bytes]
+    #: What the server's environment adds (its database), for commands run beside it.
+    env: dict[str, str] = field(default_factory=dict)
 
     def url(self, path: str = "/mcp") -> str:
         return self.base_url + path
@@ -229,7 +231,7 @@ def start(
             stdout=sink,
             stderr=subprocess.STDOUT,
         )
-    return LiveServer(kind, f"http://127.0.0.1:{port}", port, log, process)
+    return LiveServer(kind, f"http://127.0.0.1:{port}", port, log, process, dict(env or {}))
 
 
 @contextmanager

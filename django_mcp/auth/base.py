@@ -48,3 +48,10 @@ class Authenticator:
     def challenge(self, request: HttpRequest) -> str | None:
         """The ``WWW-Authenticate`` value to send with a 401, or None for no challenge."""
         return None
+
+    def has_credentials(self, request: HttpRequest) -> bool:
+        """Whether ``request`` may carry credentials of this kind, decided from headers
+        and cookies alone (no database). When no authenticator says yes, the request is
+        anonymous without calling :meth:`authenticate`, so under ASGI it needs no thread.
+        The default, True, is always safe."""
+        return True

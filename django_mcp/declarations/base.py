@@ -41,6 +41,9 @@ class Declaration:
     icons: Sequence[Mapping[str, Any]] | None = None
     meta: Mapping[str, Any] | None = None
     permission: PermissionCheck | None = None
+    #: OAuth-style scopes the caller's credential must grant to use it (checked against
+    #: ``Caller.has_scopes``; a caller lacking them gets 401/403, see ADR 0005).
+    scopes_required: frozenset[str] = frozenset()
 
     #: Names the kind in error messages ("Tool", "Prompt", ...).
     label: ClassVar[str] = "Declaration"

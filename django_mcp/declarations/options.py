@@ -30,6 +30,8 @@ class CommonOptions(TypedDict, total=False):
     permission_required: str | Sequence[str] | None
     #: A custom check ``(Context) -> bool``; both must pass when both are given.
     permission: PermissionCheck | None
+    #: Scope(s) the credential must grant (a token's scopes); a session is not limited.
+    scopes_required: str | Sequence[str] | None
 
 
 class ToolOptions(CommonOptions, total=False):

@@ -27,12 +27,21 @@ def normalise_perms(permission_required: str | Sequence[str] | None) -> tuple[st
     return tuple(permission_required)
 
 
+def normalise_scopes(scopes_required: str | Sequence[str] | None) -> frozenset[str]:
+    """``scopes_required`` as a set; a string may hold several space-separated scopes."""
+    if scopes_required is None:
+        return frozenset()
+    if isinstance(scopes_required, str):
+        return frozenset(scopes_required.split())
+    return frozenset(scope for item in scopes_required for scope in item.split())
+
+
 def has_django_perms(context: Context, perms: Sequence[str]) -> bool:
     """Whether the request's user holds every Django permission in ``perms``."""
     user = context.user
     if user is None or not user.is_active:
         return False
-    return bool(user.has_perms(perms))  # type: ignore[union-attr]
+    return bool(user.has_perms(perms))
 
 
 def combine(

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from django_mcp.declarations import content, invoke
 from django_mcp.declarations.base import Declaration, check_options, describe
 from django_mcp.declarations.options import PromptOptions, option_names
-from django_mcp.declarations.permissions import combine
+from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol.errors import InvalidParams
 
@@ -77,6 +77,7 @@ class PromptSpec(Declaration):
             meta=options.get("meta"),
             completers=dict(options.get("complete") or {}),
             permission=combine(options.get("permission_required"), options.get("permission")),
+            scopes_required=normalise_scopes(options.get("scopes_required")),
         )
 
     @cached_property

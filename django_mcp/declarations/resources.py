@@ -22,7 +22,7 @@ from django_mcp.declarations import invoke
 from django_mcp.declarations.base import Declaration, check_options, describe
 from django_mcp.declarations.content import Annotations, ResourceContents
 from django_mcp.declarations.options import CacheScope, ResourceOptions, option_names
-from django_mcp.declarations.permissions import combine
+from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol.errors import ResourceNotFound
 from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate, is_template
@@ -187,6 +187,7 @@ def resource_from_options(
         "cache_scope": options.get("cache_scope"),
         "completers": dict(options.get("complete") or {}),
         "permission": combine(options.get("permission_required"), options.get("permission")),
+        "scopes_required": normalise_scopes(options.get("scopes_required")),
     }
     if is_template(uri):
         if options.get("size") is not None:

@@ -21,7 +21,7 @@ from pydantic_core import to_jsonable_python
 from django_mcp.declarations import content, invoke
 from django_mcp.declarations.base import Declaration, check_options, describe
 from django_mcp.declarations.options import ToolOptions, option_names
-from django_mcp.declarations.permissions import combine
+from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.declarations.signature import (
     json_schema,
     return_annotation,
@@ -100,6 +100,7 @@ class ToolSpec(Declaration):
             meta=options.get("meta"),
             structured_output=options.get("structured_output"),
             permission=combine(options.get("permission_required"), options.get("permission")),
+            scopes_required=normalise_scopes(options.get("scopes_required")),
         )
 
     @property

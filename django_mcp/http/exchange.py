@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from django.http import HttpRequest, HttpResponseBase
 
+    from django_mcp.auth.caller import Caller
     from django_mcp.server.dispatch import MCPServer, Reply
     from django_mcp.sites import MCPSite
 
@@ -47,6 +48,8 @@ class Exchange:
     streamed: bool = False
     #: Set by the view, which runs where the database may be used: the caller, for the log.
     user: AbstractBaseUser | AnonymousUser | None = None
+    #: Set by the middleware before admission: who is asking (``AUTHENTICATORS``).
+    caller: Caller | None = None
 
     @property
     def admitted(self) -> Admitted | None:
@@ -83,7 +86,7 @@ class Exchange:
             request_id = "" if admission.request_id is None else str(admission.request_id)
             declared = admission.declared_revision or ""
             error_code = admission.error.code
-        user = self.user
+        user = self.caller.user if self.caller is not None else self.user
         authenticated = bool(user is not None and user.is_authenticated)
         return RequestRecord(
             started_at=self.started_at,

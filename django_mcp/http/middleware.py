@@ -2,15 +2,16 @@
 
 For requests routed to an :class:`~django_mcp.http.views.MCPView` only, it answers
 non-POST with 405, checks ``Origin`` (403) and ``Host``, reads the body once under a size
-limit, asks the view's server to admit the message (``MCP-Protocol-Version``,
+limit, authenticates the caller (401, :mod:`django_mcp.http.auth`), asks the view's server
+to admit the message (``MCP-Protocol-Version``,
 ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` are checked there, against the body) and
 answers every rejection before the view runs. After the response it records the exchange.
 Other URLs are never touched.
 
 It is sync and async capable, so under ASGI Django adapts nothing around it: the
 admission runs on the event loop, and hands off to a thread only where it may need the
-database (a site whose declarations are gated by permissions, see
-:meth:`~django_mcp.sites.MCPSite.varies_by_caller`).
+database (a request carrying credentials, or a site whose declarations are gated by
+permissions, see :meth:`~django_mcp.sites.MCPSite.varies_by_caller`).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from django.http import HttpRequest, HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
 
 from django_mcp.conf import mcp_settings
+from django_mcp.http import auth
 from django_mcp.http.body import read_at_most
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
-from django_mcp.http.throttle import athrottle, throttle
+from django_mcp.http.throttle import rate_limited_at_all, throttle
 from django_mcp.protocol.admission import Admission
 from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
 from django_mcp.protocol.headers import normalise
@@ -121,11 +123,7 @@ class MCPMiddleware:
         exchange, body, early = self.before_admission(request, view_func)
         if exchange is None or body is None:
             return early
-        limited = throttle(request, exchange, body)
-        if limited is not None:
-            return limited
-        admission = exchange.server.admit(body, normalise(request.headers), request=request)
-        return self.admitted(exchange, admission)
+        return self.admit(exchange, request, body)
 
     async def aprocess_view(
         self,
@@ -137,16 +135,30 @@ class MCPMiddleware:
         exchange, body, early = self.before_admission(request, view_func)
         if exchange is None or body is None:
             return early
-        limited = await athrottle(request, exchange, body)
+        # Credentials, permission checks and rate-limit counters (a blocking cache client)
+        # may query the database or the network: off the event loop.
+        if (
+            auth.needs_database(request)
+            or exchange.site.varies_by_caller()
+            or rate_limited_at_all()
+        ):
+            return await sync_to_async(self.admit)(exchange, request, body)
+        return self.admit(exchange, request, body)
+
+    def admit(
+        self, exchange: Exchange, request: HttpRequest, body: bytes
+    ) -> HttpResponseBase | None:
+        """Authenticate (401), count against the rate limits (429), admit, then check the
+        target's scopes (401/403)."""
+        refused = auth.authenticate(request, exchange)
+        if refused is not None:
+            return refused
+        limited = throttle(request, exchange, body)
         if limited is not None:
             return limited
-        headers = normalise(request.headers)
-        admit = exchange.server.admit
-        if exchange.site.varies_by_caller():  # permission checks may query the database
-            admission = await sync_to_async(admit)(body, headers, request=request)
-        else:
-            admission = admit(body, headers, request=request)
-        return self.admitted(exchange, admission)
+        admission = exchange.server.admit(body, normalise(request.headers), request=request)
+        answered = self.admitted(exchange, admission)
+        return answered or auth.authorize(request, exchange, admission)
 
     def before_admission(
         self, request: HttpRequest, view_func: Callable[..., Any]

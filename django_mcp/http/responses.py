@@ -23,6 +23,8 @@ STATUS_BY_ERROR: Final[dict[type[errors.MCPError], int]] = {
     errors.InvalidRequest: 400,
     errors.RequestTooLarge: 413,
     errors.ForbiddenOrigin: 403,
+    errors.Unauthenticated: 401,
+    errors.InsufficientScope: 403,
     errors.MethodNotFound: 404,
     errors.InvalidParams: 200,
     errors.InvalidRequestMeta: 400,

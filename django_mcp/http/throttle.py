@@ -9,17 +9,14 @@ The spec asks servers to rate-limit tool invocations (server/tools.mdx, "Securit
 Considerations"); django-mcp limits every MCP request, before admission, so refused
 traffic costs no parsing beyond the body read and no database query.
 
-Under ASGI the counting runs in a thread (``sync_to_async``): the cache may be Redis, whose
-client blocks, and resolving ``request.user`` for a per-user limit may query the database;
-neither may run on the event loop. Nothing happens, and no thread is used, while no limit
-is configured.
+Under ASGI the counting runs in a thread, with authentication (the middleware decides
+with :func:`rate_limited_at_all`): the cache may be Redis, whose client blocks. Nothing
+happens, and no thread is used, while no limit is configured.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-
-from asgiref.sync import sync_to_async
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import ratelimit
@@ -59,15 +56,17 @@ def refusal(exceeded: ratelimit.Exceeded, body: bytes) -> Rejected:
 def throttle(request: HttpRequest, exchange: Exchange, body: bytes) -> HttpResponse | None:
     """Count the request; None to go on, or the 429 that ends the exchange.
 
-    Runs where the database may be used (a sync request, or a thread under ASGI): a
-    per-user limit evaluates ``request.user``, which Django resolves lazily.
+    Runs after authentication, where the database may be used (a sync request, or a
+    thread under ASGI): the caller the authenticators resolved names the user and the
+    credential (a token) that the per-user and per-token limits count.
     """
     limits = ratelimit.configured_limits()
     if not limits:
         return None
+    caller = exchange.caller
     exceeded = ratelimit.hit(
-        user=user_key(getattr(request, "user", None)) if "user" in limits else None,
-        credential=None,  # set from the request's Caller once authentication provides one
+        user=user_key(caller.user if caller is not None else None) if "user" in limits else None,
+        credential=caller.credential if caller is not None else None,
         ip=client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS)),
         limits=limits,
     )
@@ -81,8 +80,7 @@ def throttle(request: HttpRequest, exchange: Exchange, body: bytes) -> HttpRespo
     return response
 
 
-async def athrottle(request: HttpRequest, exchange: Exchange, body: bytes) -> HttpResponse | None:
-    """:func:`throttle` for the event loop: in a thread, and only when a limit is set."""
-    if not any(getattr(mcp_settings, name) for name in ratelimit.LIMIT_SETTINGS.values()):
-        return None
-    return await sync_to_async(throttle)(request, exchange, body)
+def rate_limited_at_all() -> bool:
+    """Whether any rate limit is configured: then, under ASGI, admission runs in a thread
+    (the cache client may block); with none, the event loop is never left for it."""
+    return any(getattr(mcp_settings, name) for name in ratelimit.LIMIT_SETTINGS.values())

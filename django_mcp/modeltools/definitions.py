@@ -47,6 +47,7 @@ def build_tools(tools: ModelTools) -> list[ModelActionSpec]:
                 or _describe(tools, action, verbose, plural),
                 annotations=action_annotations(action),
                 permission=functools.partial(permission_check, tools, action) if gated else None,
+                scopes_required=tools.scopes_for(action),
                 handler=getattr(tools, f"{action}_action"),
                 action=action,
                 action_input_schema=in_schema,

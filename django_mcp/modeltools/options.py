@@ -13,7 +13,11 @@ from django.db import transaction
 from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
 
-from django_mcp.declarations.permissions import has_django_perms, normalise_perms
+from django_mcp.declarations.permissions import (
+    has_django_perms,
+    normalise_perms,
+    normalise_scopes,
+)
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
 from django_mcp.modeltools import registration, writes
@@ -68,6 +72,9 @@ class ModelTools:
         str | Sequence[str] | Mapping[str, str | Sequence[str]] | None
     ] = None
     permission_classes: ClassVar[Sequence[type[Any]]] = ()
+    #: Scopes the credential must grant: one set for every action, or a mapping of action
+    #: to scopes (like ``permission_required``). Sessions are not limited by scopes.
+    scopes_required: ClassVar[str | Sequence[str] | Mapping[str, str | Sequence[str]] | None] = None
     #: Serve each row as a resource at this RFC 6570 template (e.g. ``"books://{isbn}"``,
     #: whose one variable is the lookup argument), and announce saves and deletes to
     #: ``subscriptions/listen`` streams subscribed to it.
@@ -173,6 +180,12 @@ class ModelTools:
         if isinstance(required, Mapping):
             return normalise_perms(required.get(action))
         return normalise_perms(required)
+
+    def scopes_for(self, action: str) -> frozenset[str]:
+        required = self.scopes_required
+        if isinstance(required, Mapping):
+            return normalise_scopes(required.get(action))
+        return normalise_scopes(required)
 
     def _drf_allows(self, permission: Any, ctx: Context, action: str) -> bool:
         if ctx.request is None:

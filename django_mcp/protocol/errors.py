@@ -120,6 +120,21 @@ class ForbiddenOrigin(InvalidRequest):
     default_message = "Origin is not allowed"
 
 
+class Unauthenticated(InvalidRequest):
+    """No valid credentials: none were sent where they are required, or the token is
+    invalid, expired or revoked (HTTP 401 with ``WWW-Authenticate``, basic/authorization.mdx).
+    The status and challenge carry the meaning; the body is a courtesy."""
+
+    default_message = "Authentication required"
+
+
+class InsufficientScope(InvalidRequest):
+    """The credential is valid but lacks scopes the operation needs (HTTP 403 with
+    ``WWW-Authenticate: Bearer error="insufficient_scope"``, RFC 6750 section 3.1)."""
+
+    default_message = "Insufficient scope"
+
+
 class MethodNotFound(MCPError):
     """Unknown, removed, or capability-gated method the server does not advertise."""
 
@@ -229,6 +244,8 @@ ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     InvalidRequest,
     RequestTooLarge,
     ForbiddenOrigin,
+    Unauthenticated,
+    InsufficientScope,
     MethodNotFound,
     InvalidParams,
     InvalidRequestMeta,

@@ -1,8 +1,9 @@
 """The per-request :class:`Context` a handler can ask for by annotating a parameter.
 
 It carries what MCP 2026-07-28 sends on every request (declared revision, client info and
-capabilities) and what Django knows (the ``HttpRequest`` and its user). Nothing in it
-survives the request: the protocol is stateless.
+capabilities) and what Django knows (the ``HttpRequest`` and the :class:`Caller` the
+authenticators resolved for it). Nothing in it survives the request: the protocol is
+stateless.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from django_mcp.auth.caller import Caller
+from django_mcp.auth.resolve import caller_of
 from django_mcp.declarations.signature import Injected
 from django_mcp.exceptions import RequestCancelled
 from django_mcp.protocol import methods
@@ -49,6 +52,7 @@ class Context(Injected):
         request: HttpRequest | None = None,
         user: AbstractBaseUser | AnonymousUser | None = None,
         emit: Emitter | None = None,
+        caller: Caller | None = None,
     ) -> None:
         self.site = site
         self.method = method
@@ -56,7 +60,14 @@ class Context(Injected):
         self.meta = meta
         self.revision = revision
         self.request = request
-        self.user = user if user is not None else getattr(request, "user", None)
+        if caller is None:
+            caller = caller_of(request) if user is None else None
+        if caller is None:  # no authentication ran: a bare user, limited by no scope
+            given = user if user is not None else getattr(request, "user", None)
+            caller = Caller(user=given, method="request")
+        #: Who is asking: the user, the scopes their credential grants, its id.
+        self.caller = caller
+        self.user = caller.user
         self._emit = emit
         self._last_progress: float | None = None
         self.cancelled = False
@@ -79,13 +90,15 @@ class Context(Injected):
         return self.meta.client_capabilities
 
     @property
+    def scopes(self) -> frozenset[str] | None:
+        """The scopes the caller's credential grants; None when it is not scope-limited."""
+        return self.caller.scopes
+
+    @property
     def principal(self) -> str:
-        """Who is asking, as bound into signed cursors and request state: the
-        authenticated user's primary key, else ``anonymous``."""
-        user = self.user
-        if user is not None and user.is_authenticated:
-            return f"user:{user.pk}"
-        return "anonymous"
+        """Who is asking, as bound into signed cursors and request state
+        (:attr:`Caller.principal`): ``user:<pk>``, else ``anonymous``."""
+        return self.caller.principal
 
     @property
     def can_stream(self) -> bool:

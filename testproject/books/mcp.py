@@ -43,6 +43,21 @@ def get_book(isbn: str) -> BookOut:
     return _out(book)
 
 
+# [docs:demo-write]
+@django_mcp.tool(idempotent=True, open_world=False, scopes_required="books:write")
+def set_price(isbn: str, price: Annotated[Decimal, Field(gt=0, decimal_places=2)]) -> BookOut:
+    """Change a book's price. Needs a token with the books:write scope."""
+    book = Book.objects.select_related("author").filter(isbn=isbn).first()
+    if book is None:
+        raise ToolError(f"No book has ISBN {isbn}.")
+    book.price = price
+    book.save(update_fields=["price"])
+    return _out(book)
+
+
+# [/docs:demo-write]
+
+
 @django_mcp.tool(read_only=True)
 def whoami(ctx: Context) -> str:
     """Say which client is calling and which revision it declared."""
@@ -92,7 +107,8 @@ def review_request(
 # [docs:demo-modeltools]
 @django_mcp.register(Author)
 class AuthorTools(django_mcp.ModelTools):
-    """Authors: read by anyone; writes need the model's own permissions, as in the admin."""
+    """Authors: read by anyone; writes need the model's own permissions, as in the admin,
+    and a token with the books:write scope (a signed-in session is not scope-limited)."""
 
     fields = ["id", "name"]
     resource_uri = "authors://{id}"
@@ -103,6 +119,7 @@ class AuthorTools(django_mcp.ModelTools):
         "update": "books.change_author",
         "delete": "books.delete_author",
     }
+    scopes_required = {action: "books:write" for action in ("create", "update", "delete")}
 
 
 # [/docs:demo-modeltools]

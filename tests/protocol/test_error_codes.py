@@ -12,9 +12,11 @@ import json
 from typing import Annotated, Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import caches
 
 from django_mcp import Context, MCPHeader
+from django_mcp.auth.models import AccessToken
 from django_mcp.http.responses import STATUS_BY_ERROR
 from django_mcp.protocol import errors
 from tests.helpers import (
@@ -140,6 +142,10 @@ def walk_site(mcp_site):
     @mcp_site.resource("test://known")
     def known() -> str:
         return "hello"
+
+    @mcp_site.tool(scopes_required="walk:write")
+    def scoped() -> str:
+        return "ok"
 
     return mcp_site
 
@@ -316,11 +322,16 @@ def provoke(client: Any) -> list[tuple[str, Any, int, int]]:
         mcp_post(client, "tools/list")
         add("rate limited", mcp_post(client, "tools/list"), 429, errors.RATE_LIMITED)
     caches["default"].clear()
+    add("no credentials for a scoped tool", call_tool(client, "scoped", {}), 401, -32600)
+    user = get_user_model().objects.create_user("walker")
+    _, token = AccessToken.objects.issue(user, scopes="walk:read")
+    bearer = {"Authorization": f"Bearer {token}"}
+    add("insufficient scope", call_tool(client, "scoped", {}, headers=bearer), 403, -32600)
     return cases
 
 
 def test_every_error_path_over_http_emits_an_allowed_code_with_its_status(
-    client, walk_site, mcp_log
+    client, walk_site, mcp_log, db
 ):
     """basic/index.mdx "Error Codes" and basic/transports/streamable-http.mdx: every error
     the server emits uses an allowed code, with the status the spec (or our one status
@@ -334,7 +345,7 @@ def test_every_error_path_over_http_emits_an_allowed_code_with_its_status(
             assert errors.is_allowed_code(exchange.error_code)
 
 
-def test_the_codes_seen_over_http_are_exactly_the_catalogue(client, walk_site, mcp_log):
+def test_the_codes_seen_over_http_are_exactly_the_catalogue(client, walk_site, mcp_log, db):
     """Adding an error class (or a status for one) without provoking it here fails: the set
     of (code, HTTP status) pairs seen must equal the catalogue's."""
     provoke(client)

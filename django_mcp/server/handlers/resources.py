@@ -59,7 +59,7 @@ def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -
 def read_scope(server: MCPServer, spec: Any) -> Literal["public", "private"]:
     """The declared scope, else the site's; never public for a gated resource, which a
     shared cache would otherwise serve to callers without the permission."""
-    if spec.permission is not None:
+    if spec.permission is not None or spec.scopes_required:
         return "private"
     scope: Literal["public", "private"] = spec.cache_scope or server.cache_scope()
     return scope

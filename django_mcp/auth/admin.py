@@ -1,0 +1,73 @@
+"""The admin of :class:`~django_mcp.auth.models.AccessToken`: create, revoke, look.
+
+Adding a token shows its plaintext once, on the page that answers the add form (never in
+a message, which Django may keep in a cookie); afterwards only its prefix is visible.
+Tokens are not edited (revoke and issue a new one): the change view is read-only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import admin
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from django_mcp.auth.models import AccessToken, parse_scopes
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+    from django.forms import ModelForm
+    from django.http import HttpRequest, HttpResponse
+
+    _ModelAdmin = admin.ModelAdmin[AccessToken]
+else:  # ModelAdmin is generic only in the type stubs
+    _ModelAdmin = admin.ModelAdmin
+
+
+@admin.register(AccessToken)
+class AccessTokenAdmin(_ModelAdmin):
+    list_display = ("__str__", "user", "scopes", "expires_at", "revoked_at", "last_used_at")
+    list_filter = ("revoked_at", "expires_at")
+    search_fields = ("name", "prefix", "user__username")
+    readonly_fields = ("prefix", "created_at", "revoked_at", "last_used_at")
+    fields = ("user", "name", "scopes", "expires_at", *readonly_fields)
+    raw_id_fields = ("user",)
+    actions = ("revoke",)
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: AccessToken | None = None
+    ) -> tuple[str, ...]:
+        if obj is None:
+            return self.readonly_fields
+        return (*self.fields, "revoked_at")
+
+    def save_model(
+        self, request: HttpRequest, obj: AccessToken, form: ModelForm[AccessToken], change: bool
+    ) -> None:
+        if not change:
+            obj.scopes = " ".join(parse_scopes(obj.scopes))
+            request._mcp_token_plaintext = obj.set_secret()  # type: ignore[attr-defined]
+        super().save_model(request, obj, form, change)
+
+    def response_add(
+        self, request: HttpRequest, obj: AccessToken, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        plaintext = getattr(request, "_mcp_token_plaintext", None)
+        if plaintext is None:
+            return super().response_add(request, obj, post_url_continue)
+        context: dict[str, Any] = {
+            **self.admin_site.each_context(request),
+            "token": obj,
+            "plaintext": plaintext,
+            "opts": self.opts,
+            "changelist_url": reverse("admin:django_mcp_accesstoken_changelist"),
+        }
+        response = TemplateResponse(request, "admin/django_mcp/accesstoken/created.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[AccessToken]) -> None:
+        for token in queryset:
+            token.revoke()

@@ -1,0 +1,46 @@
+"""Validators of the authentication settings, merged into ``checks.VALIDATORS`` (E004)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(v, str) and v for v in value)
+
+
+def _absolute_url(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    parts = urlsplit(value)
+    return parts.scheme in {"http", "https"} and bool(parts.netloc) and not parts.fragment
+
+
+def _scopes(value: Any) -> bool:
+    return value is None or (_strings(value) and not any(" " in v for v in value))
+
+
+AUTH_VALIDATORS: Final[dict[str, tuple[Callable[[Any], bool], str]]] = {
+    "AUTHENTICATORS": (_strings, "Use a list of dotted paths of Authenticator classes."),
+    "REQUIRE_AUTHENTICATION": (lambda v: isinstance(v, bool), "Use True or False."),
+    "DRF_AUTHENTICATION_CLASSES": (
+        lambda v: v is None or _strings(v),
+        "Use None (DRF's DEFAULT_AUTHENTICATION_CLASSES) or a list of dotted paths.",
+    ),
+    "TOKEN_LAST_USED_INTERVAL": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+        "Use a number of seconds, 0 or more.",
+    ),
+    "RESOURCE": (
+        lambda v: v is None or _absolute_url(v),
+        "Use None or an absolute http(s) URL without a fragment, e.g. https://example.com/mcp.",
+    ),
+    "RESOURCE_NAME": (lambda v: v is None or isinstance(v, str), "Use None or a string."),
+    "AUTHORIZATION_SERVERS": (
+        lambda v: isinstance(v, (list, tuple)) and all(_absolute_url(s) for s in v),
+        "Use a list of issuer URLs such as 'https://auth.example.com'.",
+    ),
+    "SCOPES_SUPPORTED": (_scopes, "Use None or a list of scopes without spaces."),
+}

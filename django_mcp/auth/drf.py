@@ -1,0 +1,68 @@
+"""``DRFAuthenticator``: the Django REST framework authentication a project already has.
+
+It runs the classes of ``DRF_AUTHENTICATION_CLASSES`` (None: DRF's
+``DEFAULT_AUTHENTICATION_CLASSES``) on a DRF ``Request`` wrapping the MCP request. A class
+that raises ``AuthenticationFailed`` makes a 401. DRF's ``SessionAuthentication`` enforces
+CSRF, which an MCP client cannot satisfy; use :class:`~.session.SessionAuthenticator` for
+sessions instead. DRF is an optional extra (``django-mcp[drf]``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.utils.module_loading import import_string
+
+from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.caller import Caller
+from django_mcp.conf import mcp_settings
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+
+def authentication_classes() -> list[type[Any]]:
+    configured = mcp_settings.DRF_AUTHENTICATION_CLASSES
+    if configured is None:
+        from rest_framework.settings import api_settings
+
+        classes: list[type[Any]] = list(api_settings.DEFAULT_AUTHENTICATION_CLASSES)  # type: ignore[arg-type]
+        return classes
+    return [import_string(path) if isinstance(path, str) else path for path in configured]
+
+
+class DRFAuthenticator(Authenticator):
+    """The first DRF authentication class that authenticates the request wins."""
+
+    def has_credentials(self, request: HttpRequest) -> bool:
+        return "Authorization" in request.headers
+
+    def authenticate(self, request: HttpRequest) -> Caller | None:
+        from rest_framework import exceptions
+        from rest_framework.request import Request
+
+        drf_request = Request(request)
+        for cls in authentication_classes():
+            try:
+                found = cls().authenticate(drf_request)
+            except exceptions.AuthenticationFailed as exc:
+                raise AuthenticationFailed(str(exc.detail)) from exc
+            if found is not None:
+                user, auth = found
+                return Caller(user=user, credential=_credential(cls, auth), method="drf")
+        return None
+
+    def challenge(self, request: HttpRequest) -> str | None:
+        from rest_framework.request import Request
+
+        for cls in authentication_classes():
+            header: str | None = cls().authenticate_header(Request(request))
+            if header:
+                return header
+        return None
+
+
+def _credential(cls: type[Any], auth: Any) -> str:
+    """A non-secret id: the class and the credential row's primary key, when it has one."""
+    pk = getattr(auth, "pk", None)
+    return f"drf:{cls.__name__}" + (f":{pk}" if pk is not None else "")

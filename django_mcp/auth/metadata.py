@@ -1,0 +1,109 @@
+"""Protected resource metadata (RFC 9728) and the ``WWW-Authenticate`` values that point
+to it (RFC 6750 section 3; basic/authorization.mdx, "Authorization Server Discovery").
+
+The document is served at the path-inserted well-known URI
+(``/.well-known/oauth-protected-resource/<mcp path>``) and at the root one, which clients
+try in that order. Its ``resource`` is the ``RESOURCE`` setting, else the endpoint's own
+absolute URL without a trailing slash (the canonical form the spec prefers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Final
+from urllib.parse import urlsplit, urlunsplit
+
+from django.http import HttpRequest, HttpResponseBase, JsonResponse
+from django.urls import path
+from django.views.decorators.http import require_safe
+
+from django_mcp.conf import mcp_settings
+
+if TYPE_CHECKING:
+    from django.urls import URLPattern
+
+WELL_KNOWN: Final = "/.well-known/oauth-protected-resource"
+
+
+def resource_uri(request: HttpRequest, mcp_path: str) -> str:
+    """The canonical URI of the endpoint at ``mcp_path`` (``RESOURCE`` wins)."""
+    configured: str | None = mcp_settings.RESOURCE
+    if configured:
+        return configured
+    return request.build_absolute_uri("/" + mcp_path.strip("/")).rstrip("/")
+
+
+def metadata_url(request: HttpRequest, mcp_path: str) -> str:
+    """Where the metadata of the endpoint at ``mcp_path`` is: the path-inserted URI."""
+    resource = urlsplit(resource_uri(request, mcp_path))
+    suffix = resource.path.rstrip("/")
+    return urlunsplit((resource.scheme, resource.netloc, WELL_KNOWN + suffix, "", ""))
+
+
+def quoted(value: str) -> str:
+    """An RFC 7230 quoted-string."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def bearer_challenge(
+    request: HttpRequest,
+    mcp_path: str,
+    *,
+    scopes: Iterable[str] = (),
+    error: str | None = None,
+    description: str | None = None,
+) -> str:
+    """``Bearer resource_metadata="...", scope="...", error="...", error_description="..."``"""
+    parts = [f"resource_metadata={quoted(metadata_url(request, mcp_path))}"]
+    scope = " ".join(sorted(set(scopes) - {"offline_access"}))
+    if scope:
+        parts.append(f"scope={quoted(scope)}")
+    if error:
+        parts.append(f"error={quoted(error)}")
+    if description:
+        parts.append(f"error_description={quoted(description.replace(chr(10), ' '))}")
+    return "Bearer " + ", ".join(parts)
+
+
+def document(request: HttpRequest, mcp_path: str, scopes: Iterable[str]) -> dict[str, object]:
+    """The RFC 9728 document for the endpoint at ``mcp_path``."""
+    configured = mcp_settings.SCOPES_SUPPORTED
+    supported = sorted(set(configured if configured is not None else scopes))
+    data: dict[str, object] = {
+        "resource": resource_uri(request, mcp_path),
+        "authorization_servers": list(mcp_settings.AUTHORIZATION_SERVERS),
+        "bearer_methods_supported": ["header"],
+    }
+    if supported:
+        data["scopes_supported"] = [s for s in supported if s != "offline_access"]
+    if mcp_settings.RESOURCE_NAME:
+        data["resource_name"] = mcp_settings.RESOURCE_NAME
+    return data
+
+
+ScopeSource = Callable[[], Iterable[str]]
+
+
+def metadata_view(
+    mcp_path: str, scopes: ScopeSource = tuple
+) -> Callable[[HttpRequest], HttpResponseBase]:
+    """A GET view serving the document of the endpoint at ``mcp_path``; ``scopes`` gives
+    ``scopes_supported`` when the ``SCOPES_SUPPORTED`` setting is None."""
+
+    @require_safe
+    def view(request: HttpRequest) -> HttpResponseBase:
+        response = JsonResponse(document(request, mcp_path, scopes()))
+        response["Access-Control-Allow-Origin"] = "*"  # public metadata (RFC 9728 section 3)
+        return response
+
+    return view
+
+
+def metadata_urlpatterns(mcp_path: str = "mcp", scopes: ScopeSource = tuple) -> list[URLPattern]:
+    """Both well-known URIs of the endpoint at ``mcp_path``: add them to the root URLconf."""
+    view = metadata_view(mcp_path, scopes)
+    inserted = WELL_KNOWN.lstrip("/") + "/" + mcp_path.strip("/")
+    return [
+        path(inserted, view, name="oauth-protected-resource"),
+        path(WELL_KNOWN.lstrip("/"), view, name="oauth-protected-resource-root"),
+    ]

@@ -1,0 +1,135 @@
+"""Authentication and scope challenges on the HTTP path, called by the middleware.
+
+After the ``Origin``, ``Host`` and size checks and before admission, :func:`authenticate`
+resolves the caller (``AUTHENTICATORS``) and refuses invalid credentials, and anonymous
+callers of a site that requires authentication, with 401. After admission,
+:func:`authorize` answers a request for a declaration whose ``scopes_required`` the caller
+lacks: 401 without credentials, 403 ``insufficient_scope`` with them (RFC 6750 section 3;
+basic/authorization.mdx, "Error Handling"). Both answers carry a JSON-RPC error body
+(-32600, the request's id when known) beside the ``WWW-Authenticate`` challenge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from django_mcp.auth import resolve
+from django_mcp.auth.base import AuthenticationFailed
+from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
+from django_mcp.http.responses import error_response
+from django_mcp.protocol import errors
+from django_mcp.protocol.admission import Admission, Admitted
+from django_mcp.server.authorization import declared_scopes, missing_scopes
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+    from django.urls import URLPattern
+
+    from django_mcp.auth.caller import Caller
+    from django_mcp.http.exchange import Exchange
+    from django_mcp.protocol.jsonrpc import RequestId
+    from django_mcp.sites import MCPSite
+
+
+def needs_database(request: HttpRequest) -> bool:
+    """Whether authenticating ``request`` may query the database (it carries something
+    that looks like credentials); otherwise the caller is anonymous at no cost."""
+    return resolve.has_credentials(request)
+
+
+def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | None:
+    """Resolve the caller into ``exchange``; a 401 response when it may not go on."""
+    try:
+        if needs_database(request):
+            caller = resolve.authenticate(request)
+        else:
+            caller = resolve.attach(request, resolve.anonymous())
+    except AuthenticationFailed as exc:
+        resolve.attach(request, resolve.anonymous())
+        exchange.caller = resolve.caller_of(request)
+        return unauthorized(request, error=exc.error, description=exc.description)
+    exchange.caller = caller
+    site = exchange.site
+    if site.requires_authentication and not caller.is_authenticated:
+        return unauthorized(request, scopes=declared_scopes(site))
+    if site.varies_by_caller():
+        preload_permissions(caller)
+    return None
+
+
+def preload_permissions(caller: Caller) -> None:
+    """Resolve the user's Django permissions once, whatever the request names, so a
+    hidden declaration and an unknown one cost the same queries (ModelBackend caches
+    them on the user object, which every ``Context`` of the request shares). A superuser
+    holds every permission without a query, so nothing is hidden from them."""
+    user = caller.user
+    if not caller.is_authenticated or getattr(user, "is_superuser", False):
+        return
+    if getattr(user, "is_active", False):
+        get_all = getattr(user, "get_all_permissions", None)
+        if get_all is not None:
+            get_all()
+
+
+def authorize(
+    request: HttpRequest, exchange: Exchange, admission: Admission
+) -> HttpResponse | None:
+    """401/403 when the admitted request targets a declaration whose scopes the caller
+    lacks; None to go on."""
+    if not isinstance(admission, Admitted):
+        return None
+    context = exchange.server.context_for(admission, request=request)
+    missing = missing_scopes(exchange.site, admission, context)
+    if not missing:
+        return None
+    request_id = admission.request.id
+    if not context.caller.is_authenticated:
+        return unauthorized(request, scopes=missing, request_id=request_id)
+    return insufficient_scope(request, missing, request_id)
+
+
+def unauthorized(
+    request: HttpRequest,
+    *,
+    scopes: Iterable[str] = (),
+    error: str | None = None,
+    description: str | None = None,
+    request_id: RequestId | None = None,
+) -> HttpResponse:
+    """401 with a Bearer challenge (and those of other authenticators, e.g. DRF's)."""
+    response = error_response(errors.Unauthenticated(description), request_id)
+    bearer = bearer_challenge(
+        request, request.path, scopes=scopes, error=error, description=description
+    )
+    others = [c for c in resolve.challenges(request) if not c.lower().startswith("bearer")]
+    response["WWW-Authenticate"] = ", ".join([bearer, *others])
+    return response
+
+
+def insufficient_scope(
+    request: HttpRequest, scopes: Iterable[str], request_id: RequestId | None
+) -> HttpResponse:
+    """403 ``insufficient_scope`` naming every scope the operation needs."""
+    scopes = sorted(scopes)
+    description = f"This operation needs the scopes: {' '.join(scopes)}"
+    response = error_response(errors.InsufficientScope(description), request_id)
+    response["WWW-Authenticate"] = bearer_challenge(
+        request,
+        request.path,
+        scopes=scopes,
+        error="insufficient_scope",
+        description=description,
+    )
+    return response
+
+
+def protected_resource_urls(mcp_path: str = "mcp", site: MCPSite | None = None) -> list[URLPattern]:
+    """The RFC 9728 metadata of the endpoint at ``mcp_path``, at both well-known URIs;
+    ``scopes_supported`` defaults to the scopes ``site``'s declarations require."""
+    if site is None:
+        from django_mcp.sites import site as default_site
+
+        site = default_site
+    chosen = site
+    return metadata_urlpatterns(mcp_path, lambda: declared_scopes(chosen))

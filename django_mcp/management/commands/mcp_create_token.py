@@ -1,0 +1,68 @@
+"""``manage.py mcp_create_token <username>``: issue an MCP access token and print it once.
+
+The token is stored hashed; this is the only time its plaintext exists, so the command
+prints it alone on stdout (and the details on stderr), ready for ``TOKEN=$(...)``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from django_mcp.auth.models import AccessToken
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
+
+DURATION = re.compile(r"\A(\d+)([mhdw])\Z")
+UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_expiry(value: str) -> datetime.datetime:
+    """``30d``/``12h``/``15m``/``2w`` from now, or an ISO 8601 date-time."""
+    match = DURATION.match(value)
+    if match:
+        return timezone.now() + datetime.timedelta(**{UNITS[match[2]]: int(match[1])})
+    when = parse_datetime(value)
+    if when is None:
+        raise CommandError(f"--expires {value!r}: use e.g. 30d, 12h, or an ISO date-time")
+    if timezone.is_naive(when):
+        when = timezone.make_aware(when)
+    return when
+
+
+class Command(BaseCommand):
+    help = "Create an MCP access token for a user and print it (shown only this once)."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("username")
+        parser.add_argument(
+            "--scope",
+            action="append",
+            default=[],
+            help="A scope the token grants (repeat, or space-separate); none: no scope.",
+        )
+        parser.add_argument("--expires", help="Lifetime (30d, 12h, 15m, 2w) or ISO date-time.")
+        parser.add_argument("--name", default="", help="What the token is for.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        user_model = get_user_model()
+        try:
+            user = user_model._default_manager.get_by_natural_key(options["username"])
+        except user_model.DoesNotExist as exc:
+            raise CommandError(f"No user {options['username']!r}") from exc
+        expires = parse_expiry(options["expires"]) if options["expires"] else None
+        token, plaintext = AccessToken.objects.issue(
+            user, name=options["name"], scopes=options["scope"], expires_at=expires
+        )
+        self.stderr.write(
+            f"Created {token} for {user.get_username()}; scopes: {token.scopes or '(none)'}; "
+            f"expires: {token.expires_at or 'never'}. It will not be shown again."
+        )
+        self.stdout.write(plaintext)

@@ -1,0 +1,124 @@
+"""Sessions, DRF, hidden-like-unknown with equal work, and state bound to the caller's
+principal, all through the real HTTP stack."""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from django_mcp.protocol import errors
+from tests.auth.conftest import bearer
+from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, result_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from django.test import Client
+
+    from django_mcp.sites import MCPSite
+
+pytestmark = pytest.mark.django_db
+
+DRF = {
+    "AUTHENTICATORS": [
+        "django_mcp.auth.tokens.TokenAuthenticator",
+        "django_mcp.auth.drf.DRFAuthenticator",
+    ],
+    "DRF_AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
+}
+
+
+def text_of(response: Any) -> str:
+    return str(result_of(response)["content"][0]["text"])
+
+
+def basic(username: str, password: str) -> dict[str, str]:
+    encoded = base64.b64encode(f"{username}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {encoded}"}
+
+
+def test_the_session_user_is_the_caller(client: Client, auth_site: MCPSite, user: Any) -> None:
+    client.force_login(user)
+    assert text_of(call_tool(client, "whoami", {})) == f"session user:{user.pk} -"
+
+
+def test_without_the_session_authenticator_a_session_is_anonymous(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    client.force_login(user)
+    with override_mcp(AUTHENTICATORS=["django_mcp.auth.tokens.TokenAuthenticator"]):
+        assert text_of(call_tool(client, "whoami", {})) == "anonymous anonymous -"
+
+
+def test_drf_authentication_classes_authenticate(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    with override_mcp(**DRF):
+        response = call_tool(client, "whoami", {}, headers=basic("reader", "pw"))
+    assert text_of(response) == f"drf user:{user.pk} -"
+
+
+def test_drf_refusing_credentials_is_a_401_with_its_challenge(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    with override_mcp(**DRF):
+        response = call_tool(client, "whoami", {}, headers=basic("reader", "wrong"))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    value = response["WWW-Authenticate"]
+    assert value.startswith("Bearer resource_metadata=")
+    assert 'Basic realm="api"' in value
+
+
+def test_a_denied_name_does_the_same_work_as_an_unknown_one(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    """A permission-denied tool answers exactly like an unknown one, with the same
+    queries: the user's permissions are read once per request whatever the name (a
+    timing difference would otherwise tell denied names from unknown ones)."""
+    client.force_login(user)
+    answers, queries = [], []
+    for name in ("gated", "no_such_tool"):
+        with CaptureQueriesContext(connection) as captured:
+            response = call_tool(client, name, {})
+        answers.append((response.status_code, response.json()["error"]["code"]))
+        queries.append([re.sub(r"'[^']*'", "?", q["sql"]) for q in captured.captured_queries])
+    assert answers[0] == answers[1] == (200, errors.INVALID_PARAMS)
+    assert queries[0] == queries[1]
+    assert any("auth_permission" in sql for sql in queries[0])
+
+
+def test_the_same_for_a_denied_and_an_unknown_name_with_a_token(
+    client: Client, auth_site: MCPSite, issue: Callable[..., str]
+) -> None:
+    token = bearer(issue())
+    result_of(call_tool(client, "whoami", {}, headers=token))  # last_used_at written once
+    counts = []
+    for name in ("gated", "no_such_tool"):
+        with CaptureQueriesContext(connection) as captured:
+            assert call_tool(client, name, {}, headers=token).status_code == 200
+        counts.append(len(captured))
+    assert counts[0] == counts[1]
+
+
+def test_a_cursor_is_bound_to_the_caller_principal(
+    client: Client,
+    auth_site: MCPSite,
+    issue: Callable[..., str],
+    django_user_model: Any,
+) -> None:
+    """Cursors are bound to Context.principal, which comes from the caller: one user's
+    cursor is refused for another user's token and for an anonymous caller."""
+    mine = bearer(issue())
+    other = django_user_model.objects.create_user("other")
+    theirs = bearer(issue(owner=other))
+    with override_mcp(PAGE_SIZE=1):
+        cursor = result_of(mcp_post(client, "tools/list", headers=mine))["nextCursor"]
+        result_of(mcp_post(client, "tools/list", {"cursor": cursor}, headers=mine))
+        for headers in (theirs, {}):
+            response = mcp_post(client, "tools/list", {"cursor": cursor}, headers=headers)
+            assert_error(response, 200, errors.INVALID_PARAMS)

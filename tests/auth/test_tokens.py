@@ -1,0 +1,133 @@
+"""Access tokens over the real HTTP stack: every answer of ``TokenAuthenticator``
+(basic/authorization.mdx, "Token Handling" and "Error Handling"; RFC 6750 section 3)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.core.management import call_command
+
+from django_mcp.auth.models import AccessToken, digest
+from django_mcp.protocol import errors
+from tests.auth.conftest import bearer
+from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, result_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+METADATA = "http://testserver/.well-known/oauth-protected-resource/mcp"
+
+
+def text_of(response: Any) -> str:
+    return str(result_of(response)["content"][0]["text"])
+
+
+def challenge(response: Any) -> str:
+    return str(response["WWW-Authenticate"])
+
+
+def test_a_valid_token_authenticates_the_user_with_its_scopes(
+    client: Client, auth_site: Any, issue: Callable[..., str], user: Any
+) -> None:
+    """Authorization: Bearer <token> (basic/authorization.mdx, "Token Requirements")."""
+    token = issue("books:read books:write")
+    response = call_tool(client, "whoami", {}, headers=bearer(token))
+    assert text_of(response) == f"token user:{user.pk} books:read books:write"
+
+
+def test_no_token_is_anonymous_where_authentication_is_optional(
+    client: Client, auth_site: Any
+) -> None:
+    assert text_of(call_tool(client, "whoami", {})) == "anonymous anonymous -"
+
+
+@pytest.mark.parametrize("kind", ["unknown", "expired", "revoked", "inactive"])
+def test_a_bad_token_is_a_401_never_anonymous(
+    client: Client, auth_site: Any, issue: Callable[..., str], user: Any, kind: str
+) -> None:
+    """Invalid or expired tokens MUST receive a 401 (basic/authorization.mdx, "Token
+    Handling"), with error="invalid_token" (RFC 6750 section 3.1)."""
+    token = issue("books:read", expires_in=-1 if kind == "expired" else None)
+    if kind == "unknown":
+        token = token[:-4] + "AAAA"
+    if kind == "revoked":
+        AccessToken.objects.get(digest=digest(token)).revoke()
+    if kind == "inactive":
+        user.is_active = False
+        user.save()
+    response = call_tool(client, "whoami", {}, headers=bearer(token))
+    error = assert_error(response, 401, errors.INVALID_REQUEST)
+    assert error["message"]
+    value = challenge(response)
+    assert value.startswith("Bearer ")
+    assert f'resource_metadata="{METADATA}"' in value
+    assert 'error="invalid_token"' in value
+    assert "id" not in response.json()  # refused before the body was read
+
+
+def test_tokens_are_read_from_the_header_only(
+    client: Client, auth_site: Any, issue: Callable[..., str]
+) -> None:
+    """Access tokens MUST NOT be included in the URI query string
+    (basic/authorization.mdx, "Token Requirements"): one there is ignored."""
+    token = issue("books:read books:write")
+    response = call_tool(client, "whoami", {}, path=f"/mcp?access_token={token}")
+    assert text_of(response) == "anonymous anonymous -"
+
+
+def test_tokens_are_stored_hashed(issue: Callable[..., str]) -> None:
+    token = issue("a")
+    row = AccessToken.objects.get()
+    assert token not in {row.digest, row.prefix, row.scopes, row.name}
+    assert row.digest == digest(token)
+    assert token.startswith(row.prefix)
+
+
+def test_last_used_is_written_at_most_once_per_interval(
+    client: Client,
+    auth_site: Any,
+    issue: Callable[..., str],
+    django_assert_num_queries: Any,
+) -> None:
+    """A burst of requests with one token costs one UPDATE, not one per request (the two
+    other queries are the user's permissions, read once per request on a gated site)."""
+    token = issue()
+    with override_mcp(TOKEN_LAST_USED_INTERVAL=3600):
+        with django_assert_num_queries(4):  # token+user, UPDATE last_used_at, 2 permissions
+            result_of(call_tool(client, "whoami", {}, headers=bearer(token)))
+        with django_assert_num_queries(3):  # no UPDATE
+            result_of(call_tool(client, "whoami", {}, headers=bearer(token)))
+    assert AccessToken.objects.get().last_used_at is not None
+    with override_mcp(TOKEN_LAST_USED_INTERVAL=0), django_assert_num_queries(4):
+        result_of(call_tool(client, "whoami", {}, headers=bearer(token)))
+
+
+def test_the_command_prints_the_token_once(user: Any, capsys: Any) -> None:
+    call_command("mcp_create_token", "reader", "--scope", "books:write", "--expires", "30d")
+    out, err = capsys.readouterr()
+    token = out.strip()
+    row = AccessToken.objects.get()
+    assert row.digest == digest(token)
+    assert row.scopes == "books:write"
+    assert row.expires_at is not None
+    assert token not in err
+
+
+def test_a_bearer_token_that_is_not_ours_is_left_to_other_authenticators(
+    client: Client, auth_site: Any
+) -> None:
+    """Nothing claims a foreign bearer token here, so it is anonymous; with an OAuth
+    validator configured, that validator decides."""
+    response = call_tool(client, "whoami", {}, headers=bearer("eyJhbGciOi.foreign"))
+    assert text_of(response) == "anonymous anonymous -"
+
+
+def test_discover_is_open_to_a_valid_token(
+    client: Client, auth_site: Any, issue: Callable[..., str]
+) -> None:
+    result_of(mcp_post(client, "server/discover", headers=bearer(issue())))
