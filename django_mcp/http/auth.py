@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from django.db import DatabaseError
+
 from django_mcp.auth import resolve
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
 from django_mcp.http.responses import error_response
 from django_mcp.protocol import errors
 from django_mcp.protocol.admission import Admission, Admitted
+from django_mcp.server import outage
 from django_mcp.server.authorization import declared_scopes, missing_scopes
 
 if TYPE_CHECKING:
@@ -39,12 +42,21 @@ def needs_database(request: HttpRequest) -> bool:
 
 
 def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | None:
-    """Resolve the caller into ``exchange``; a 401 response when it may not go on."""
+    """Resolve the caller into ``exchange``; a 401 response when it may not go on.
+
+    With the database down the caller cannot be known: no caller is attached, so whatever
+    needs it meets the database error again where it is answered as -32603 (admission's
+    permission lookups, the handler), while malformed requests are still refused
+    (:mod:`django_mcp.server.outage`). It is never served as anonymous.
+    """
     try:
         if needs_database(request):
             caller = resolve.authenticate(request)
         else:
             caller = resolve.attach(request, resolve.anonymous())
+    except DatabaseError as exc:
+        outage.log_unresolved_caller(exc)
+        return None
     except AuthenticationFailed as exc:
         resolve.attach(request, resolve.anonymous())
         exchange.caller = resolve.caller_of(request)

@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 
 
+def log_unresolved_caller(exc: DatabaseError) -> None:
+    """Log (by class; the traceback names the server) that the caller could not be known."""
+    logger.error("django-mcp could not resolve the caller: %s", type(exc).__name__, exc_info=exc)
+
+
 def resolved_user(request: HttpRequest | Any) -> AbstractBaseUser | AnonymousUser | None:
     """``request.user``, evaluated now; None when there is none or the database is down."""
     user: AbstractBaseUser | AnonymousUser | None = getattr(request, "user", None)
@@ -45,9 +50,7 @@ def resolved_user(request: HttpRequest | Any) -> AbstractBaseUser | AnonymousUse
     try:
         user.is_authenticated  # noqa: B018 - evaluates a lazy user (a session query)
     except DatabaseError as exc:
-        logger.error(
-            "django-mcp could not resolve the caller: %s", type(exc).__name__, exc_info=exc
-        )
+        log_unresolved_caller(exc)
         return None
     return user
 

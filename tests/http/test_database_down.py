@@ -34,7 +34,7 @@ from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, post_
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-FAKE_ADDRESS = ('"db.internal.example" (10.9.8.7)', "port 6543")
+FAKE_ADDRESS = ('"db.internal.example" (203.0.113.7)', "port 6543")
 MODES = [
     "driver-error",
     *(["closed-port"] if os.environ.get("DJANGO_MCP_DB") == "postgres" else []),
@@ -109,7 +109,7 @@ def _assert_no_database_address(response: Any) -> None:
     body = response.content.decode()
     port = connection.settings_dict["PORT"]
     assert response["Content-Type"] == "application/json", body[:300]
-    for secret in (*FAKE_ADDRESS, "10.9.8.7", "OperationalError:", f"port {port}"):
+    for secret in (*FAKE_ADDRESS, "203.0.113.7", "OperationalError:", f"port {port}"):
         assert secret not in body, body
 
 

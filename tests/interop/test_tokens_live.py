@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from tests.live import server_env
+from tests.live import REPO, server_env
 
-from .conftest import REPO, SETTINGS
+from .conftest import SETTINGS
 
 if TYPE_CHECKING:
     from .conftest import LiveServer
