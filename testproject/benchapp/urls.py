@@ -8,6 +8,5 @@ from testproject.urls import urlpatterns as project_urlpatterns
 urlpatterns = [
     path("bench/bare", views.bare),
     path("bench/bare-async", views.bare_async),
-    path("bench/recorder", views.recorder_stats),
     *project_urlpatterns,
 ]

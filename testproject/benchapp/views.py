@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
-
-from django_mcp.requestlog import recorder
 
 SERVER_INFO = {"name": "django-mcp-demo", "version": "0.1.0"}
 
@@ -48,16 +46,3 @@ def bare(request: HttpRequest) -> HttpResponse:
 async def bare_async(request: HttpRequest) -> HttpResponse:
     """The ASGI-native baseline: no thread hop under an ASGI server."""
     return _json(_add_result(request))
-
-
-def recorder_stats(request: HttpRequest) -> JsonResponse:
-    """The request log's counters in the process that serves this request (bench only)."""
-    stats = recorder.stats()
-    return JsonResponse(
-        {
-            "pending": stats.pending,
-            "dropped": stats.dropped,
-            "written": stats.written,
-            "failed": stats.failed,
-        }
-    )
