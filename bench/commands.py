@@ -1,0 +1,53 @@
+"""The command lines and environment of every server the benchmark starts."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from bench import procs
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+SETTINGS = "testproject.settings_bench"
+
+
+def server_env(request_log: str, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env["DJANGO_SETTINGS_MODULE"] = SETTINGS
+    env["BENCH_REQUEST_LOG"] = request_log
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def gunicorn(port: int, app: str = "testproject.wsgi:application", workers: int = 1) -> list[str]:
+    return [
+        *(PYTHON, "-m", "gunicorn", app, "--bind", f"{procs.HOST}:{port}"),
+        *("--workers", str(workers), "--worker-class", "sync"),
+        *("--config", "python:bench.gunicorn_conf", "--log-level", "warning"),
+    ]
+
+
+def uvicorn(port: int, app: str = "testproject.asgi:application") -> list[str]:
+    return [
+        *(PYTHON, "-m", "uvicorn", app, "--host", procs.HOST, "--port", str(port)),
+        *("--workers", "1", "--no-access-log", "--log-level", "warning"),
+    ]
+
+
+def daphne(port: int) -> list[str]:
+    return [
+        *(PYTHON, "-m", "daphne", "-b", procs.HOST, "-p", str(port), "-v", "0"),
+        "testproject.asgi:application",
+    ]
+
+
+SERVERS: dict[str, Callable[[int], list[str]]] = {
+    "gunicorn": gunicorn,
+    "uvicorn": uvicorn,
+    "daphne": daphne,
+}

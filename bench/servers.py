@@ -1,0 +1,198 @@
+"""The server benchmark: django-mcp under gunicorn, uvicorn and Daphne, beside its peers.
+
+    scripts/bench            # the full run (under 10 minutes on 2 cores)
+    scripts/bench --quick    # 1-2 minutes
+    python -m bench --help   # the same, with the virtualenv you already have
+
+Starts each server on a free 127.0.0.1 port with one worker, with the request log on and
+off, drives it with wrk, and prints req/s, p50/p99 latency, server CPU per request, peak
+RSS, and the ratio to a bare Django JSON view served by the same server in the same run;
+then the targets, PASS or MISS. Writes ``bench/results/<date>.json`` and regenerates the
+results section of ``docs/benchmark.md`` and ``docs/img/benchmark.svg``. See
+docs/benchmark.md for what each number means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import checks, load, procs, report, scenarios
+from bench.commands import PYTHON, REPO, SERVERS, gunicorn, server_env, uvicorn
+from bench.procs import Server
+from bench.targets import Measurement, combine
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How long and how much: the full run's numbers, or ``--quick``'s."""
+
+    seconds: int
+    rounds: int
+    memory_first: int
+    memory_total: int
+    lossless_seconds: int
+    memory_cap_seconds: int
+    peers: bool
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Plan:
+        quick = args.quick
+        return cls(
+            seconds=args.seconds or (1 if quick else 3),
+            rounds=args.rounds or (1 if quick else 2),
+            memory_first=args.memory_first or (500 if quick else 5_000),
+            memory_total=args.memory_total or (5_000 if quick else 50_000),
+            lossless_seconds=args.lossless_seconds or (3 if quick else 10),
+            memory_cap_seconds=40 if quick else 240,
+            peers=not args.no_peers,
+        )
+
+
+@contextlib.contextmanager
+def start(
+    name: str, argv: list[str], env: dict[str, str], port: int, logs: Path
+) -> Iterator[Server]:
+    print(f"  starting {name} on {procs.HOST}:{port}", flush=True)
+    with procs.running(name, argv, env, port, logs) as server:
+        # Warm up: imports, URL resolution and the first DB connection are not steady state.
+        with contextlib.suppress(RuntimeError):
+            load.drive(server, scenarios.TOOLS_CALL, 1)
+        yield server
+
+
+def prepare_database() -> None:
+    """Create the benchmark database if missing, migrate it, and add the demo books."""
+    import psycopg
+
+    database = os.environ.get("PGDATABASE", "django_mcp_bench")
+    with psycopg.connect(
+        host=os.environ.get("PGHOST", "127.0.0.1"),
+        port=os.environ.get("PGPORT", "5432"),
+        user=os.environ.get("PGUSER", "postgres"),
+        dbname="postgres",
+        autocommit=True,
+    ) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (database,)
+        ).fetchone()
+        if not exists:
+            connection.execute(f'CREATE DATABASE "{database}"')
+    env = server_env("off")
+    for command in (["migrate", "--noinput", "-v0"], ["seed_demo"]):
+        done = subprocess.run(
+            [PYTHON, "manage.py", *command], cwd=REPO, env=env, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"manage.py {command[0]} failed:\n{done.stderr[-2000:]}")
+
+
+def run_servers(plan: Plan, logs: Path) -> list[Measurement]:
+    """Each server twice at once (log on, log off), loads interleaved, in ``plan.rounds``.
+
+    Interleaving (bare, tools/call, on, off, round after round) spreads a neighbour's burst
+    of load over both sides of every ratio instead of landing it on one.
+    """
+    results: list[Measurement] = []
+    for kind, argv_for in SERVERS.items():
+        with contextlib.ExitStack() as stack:
+            pairs = []
+            for log, suite in (("on", scenarios.LOG_ON), ("off", scenarios.LOG_OFF)):
+                port = procs.free_port()
+                env = server_env("all" if log == "on" else "off")
+                name = f"{kind} log {log}"
+                pairs.append(
+                    (stack.enter_context(start(name, argv_for(port), env, port, logs)), suite)
+                )
+            rounds: dict[tuple[str, str], list[Measurement]] = {}
+            for _ in range(plan.rounds):
+                for scenario in scenarios.LOG_ON:
+                    for server, suite in pairs:
+                        if scenario in suite:
+                            measurement = load.measure(server, scenario, plan.seconds)
+                            rounds.setdefault((server.name, scenario.name), []).append(measurement)
+            for parts in rounds.values():
+                results.append(combine(parts))
+                print(f"    {parts[0].server:18} {report.line(results[-1])}", flush=True)
+    return results
+
+
+def run_peers(plan: Plan, logs: Path) -> tuple[list[Measurement], list[str]]:
+    """The official SDK (uvicorn) and django-mcpz 1.2 (gunicorn) serving ``add``."""
+    results: list[Measurement] = []
+    notes: list[str] = []
+    peers = [
+        ("mcp SDK (uvicorn)", "mcp", lambda port: uvicorn(port, "bench.peers.mcp_sdk:app")),
+        (
+            "django-mcpz (gunicorn)",
+            "django_mcpz",
+            lambda port: gunicorn(port, "bench.peers.mcpz_wsgi:application"),
+        ),
+    ]
+    for name, module, argv_for in peers:
+        if not checks.importable(module):
+            notes.append(f"{name}: skipped, `{module}` is not installed (pip install .[bench])")
+            print(f"  {notes[-1]}", flush=True)
+            continue
+        port = procs.free_port()
+        env = server_env("off", DJANGO_SETTINGS_MODULE="bench.peers.mcpz_settings")
+        with procs.running(name, argv_for(port), env, port, logs) as server:
+            load.drive(server, scenarios.TOOLS_CALL, 1)
+            measurement = load.measure(server, scenarios.TOOLS_CALL, plan.seconds)
+            print(f"    {name:22} {report.line(measurement)}", flush=True)
+            results.append(measurement)
+    return results, notes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a 1-2 minute run")
+    parser.add_argument("--seconds", type=int, help="seconds of load per scenario")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (2; --quick 1)")
+    parser.add_argument("--memory-first", type=int, help="requests before the first RSS")
+    parser.add_argument("--memory-total", type=int, help="requests before the last RSS")
+    parser.add_argument("--lossless-seconds", type=int, help="load for the no-lost-record run")
+    parser.add_argument("--no-peers", action="store_true", help="skip the SDK and django-mcpz")
+    parser.add_argument("--no-write", action="store_true", help="print only; write no files")
+    args = parser.parse_args(argv)
+    plan = Plan.from_args(args)
+    if shutil.which("wrk") is None:
+        print("wrk is not installed: apt-get install -y wrk", file=sys.stderr)
+        return 2
+    # SIGTERM unwinds like Ctrl-C does, through every finally that stops a server.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    started = datetime.datetime.now(datetime.UTC)
+    print("preparing the PostgreSQL database", flush=True)
+    prepare_database()
+    with tempfile.TemporaryDirectory(prefix="django-mcp-bench-logs-") as tmp:
+        logs = Path(tmp)
+        try:
+            measurements = run_servers(plan, logs)
+            peers, notes = run_peers(plan, logs) if plan.peers else ([], ["peers: --no-peers"])
+            print("request log under load (gunicorn, 2 workers)", flush=True)
+            lossless = checks.lossless(plan.lossless_seconds, logs)
+            print("memory over many requests (gunicorn, log on)", flush=True)
+            memory = checks.memory(
+                plan.memory_first, plan.memory_total, plan.memory_cap_seconds, logs
+            )
+        except Exception:
+            print(f"benchmark failed; server logs were in {logs}", file=sys.stderr)
+            for log in sorted(logs.glob("*.log")):
+                print(f"--- {log.name}\n{log.read_text(errors='replace')[-2000:]}", file=sys.stderr)
+            raise
+    run = report.Run.build(started, plan.__dict__, measurements, peers, notes, lossless, memory)
+    print(report.text(run))
+    if not args.no_write:
+        for path in report.write(run, REPO):
+            print(f"wrote {path.relative_to(REPO)}")
+    return 0

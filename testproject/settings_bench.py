@@ -1,0 +1,33 @@
+"""Settings for the benchmark (``python -m bench``): the test project, tuned by environment.
+
+``BENCH_REQUEST_LOG`` sets ``DJANGO_MCP["REQUEST_LOG"]`` (``all`` or ``off``, default
+``all``). The database is PostgreSQL (``DJANGO_MCP_DB=postgres`` is implied; ``PGDATABASE``
+names it, default ``django_mcp_bench``) because the request log and the ModelTools scenario
+must hit a real server database. ``DEBUG`` is off: with it on Django keeps every SQL query
+in memory, which would be measured as a leak.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("DJANGO_MCP_DB", "postgres")
+os.environ.setdefault("PGDATABASE", "django_mcp_bench")
+
+from testproject.settings import *  # noqa: F403
+from testproject.settings import DJANGO_MCP, INSTALLED_APPS
+
+DEBUG = False
+INSTALLED_APPS = [*INSTALLED_APPS, "testproject.benchapp"]
+ROOT_URLCONF = "testproject.benchapp.urls"
+DJANGO_MCP = {
+    **DJANGO_MCP,
+    "REQUEST_LOG": os.environ.get("BENCH_REQUEST_LOG", "all"),
+}
+# No per-request logging to the console: the benchmark measures the server, not a terminal.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django_mcp": {"handlers": ["console"], "level": "WARNING"}},
+}
