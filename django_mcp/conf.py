@@ -46,6 +46,17 @@ DEFAULTS: Final[dict[str, Any]] = {
     # (the server then sends the closing result and ends the stream; None: no limit).
     "LISTEN_KEEPALIVE_SECONDS": 15.0,
     "LISTEN_MAX_SECONDS": None,
+    # MCP tasks (docs/guides/tasks.md): the TASKS backend alias that runs them, how long
+    # a task is kept (ms from creation; None: until purged by hand), the poll interval
+    # suggested to clients, the hook that decides whether an optional tool becomes a task,
+    # how often a worker records that it is alive, and after how many seconds without that
+    # heartbeat a running task is failed (None: never).
+    "TASK_BACKEND": "default",
+    "TASK_TTL_MS": 3_600_000,
+    "TASK_POLL_INTERVAL_MS": 1_000,
+    "TASK_POLICY": "django_mcp.server.tasking.always",
+    "TASK_HEARTBEAT_SECONDS": 10.0,
+    "TASK_WORKER_TIMEOUT": 60.0,
     # Errors.
     "EXCEPTION_HANDLER": "django_mcp.exceptions.exception_handler",
     # Request log (docs/guides/records.md).

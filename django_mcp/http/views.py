@@ -107,7 +107,7 @@ class MCPView(View):
     ) -> HttpResponseBase:
         """Open a ``subscriptions/listen`` stream (ASGI: async; WSGI: one thread per stream)."""
         try:
-            listener = server.open_listen(admission)
+            listener = server.open_listen(admission, request)
         except MCPError as exc:
             return render(Reply(admission.request.id, error=exc))
         content = listener.events() if is_asgi(request) else listener.sync_events()

@@ -17,6 +17,7 @@ from django_mcp.listen import shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
+from django_mcp.protocol.tasks import notification as task_notification
 
 if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
@@ -40,6 +41,8 @@ class Listener:
         method, uri = event.get("method"), event.get("uri")
         if not isinstance(method, str) or not self.filter.wants(method, uri):
             return None
+        if method == proto.TASK_STATUS:
+            return sse.event(task_notification(self.subscription_id, event.get("task") or {}))
         return sse.event(proto.change_notification(self.subscription_id, method, uri))
 
     async def events(self) -> AsyncGenerator[bytes, None]:

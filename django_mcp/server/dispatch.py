@@ -28,7 +28,9 @@ from django_mcp.server.capabilities import capabilities, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
+from django_mcp.server.handlers.tasks import TASKS_CAPABILITY
 from django_mcp.server.input_rounds import InputRequired, input_required_result
+from django_mcp.server.tasking import listen_filter, supports_tasks
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -77,6 +79,8 @@ class SiteCatalogue:
             return True
         if handler.capability == LISTEN_CAPABILITY:
             return supports_listen(self.site)
+        if handler.capability == TASKS_CAPABILITY:
+            return supports_tasks(self.site)
         if self._capabilities is None:
             self._capabilities = capabilities(self.site)
         return handler.capability in self._capabilities
@@ -164,11 +168,13 @@ class MCPServer:
             return Reply(admitted.request.id, error=error)
         return Reply(admitted.request.id, result=self.finish_result(result))
 
-    def open_listen(self, admitted: Admitted) -> Listener:
+    def open_listen(self, admitted: Admitted, request: HttpRequest | None = None) -> Listener:
         """Validate a ``subscriptions/listen`` request and prepare its stream; the
-        transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter.
+        transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter,
+        -32021 for ``taskIds`` without the Tasks extension.
         """
         wanted = SubscriptionFilter.parse(admitted.request.params or {})
+        wanted = listen_filter(self.site, wanted, self.context_for(admitted, request=request))
         offered = capabilities(self.site)
         supported = {
             "toolsListChanged": "tools" in offered,

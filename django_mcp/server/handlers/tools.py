@@ -13,6 +13,7 @@ from django_mcp.declarations import content
 from django_mcp.exceptions import ToolError
 from django_mcp.protocol import methods
 from django_mcp.protocol.errors import InvalidParams
+from django_mcp.server import tasking
 from django_mcp.server.listing import listing
 
 if TYPE_CHECKING:
@@ -30,8 +31,11 @@ def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> di
     spec = server.site.get_tool(params["name"], context)
     if spec is None:  # admission checked this; a concurrent unregister can still race it
         raise InvalidParams(f"Unknown tool: {params['name']}", data={"name": params["name"]})
+    arguments = params.get("arguments") or {}
     try:
-        value = spec.call(params.get("arguments") or {}, context)
+        if tasking.runs_as_task(spec, arguments, context):
+            return tasking.start(spec, arguments, context)
+        value = spec.call(arguments, context)
     except ToolError as exc:
         return error_result(str(exc))
     return spec.result(value)
