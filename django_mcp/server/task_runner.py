@@ -20,6 +20,7 @@ from typing import Any
 from django.db import close_old_connections, connection
 
 from django_mcp.conf import mcp_settings
+from django_mcp.declarations.tools import ToolSpec
 from django_mcp.exceptions import RequestCancelled, ToolError
 from django_mcp.protocol import methods
 from django_mcp.protocol import tasks as proto
@@ -91,8 +92,14 @@ class Heartbeat:
             connection.close()
 
 
-def find_site(name: str) -> MCPSite | None:
-    return next((site for site in all_sites() if site.name == name), None)
+def find_spec(site_name: str, tool: str) -> tuple[MCPSite, ToolSpec] | None:
+    """The site called ``site_name`` that serves ``tool``, and the tool (the worker has no
+    request, so no permission filter: the creating call was checked)."""
+    for site in all_sites():
+        spec = site.get_tool(tool) if site.name == site_name else None
+        if spec is not None:
+            return site, spec
+    return None
 
 
 def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
@@ -113,11 +120,11 @@ def run(task_id: str) -> None:
     task = MCPTask.objects.filter(pk=task_id).first()
     if task is None or task.status != proto.WORKING:
         return  # purged, cancelled, already finished, or waiting for input
-    site = find_site(task.site)
-    spec = site.get_tool(task.tool) if site is not None else None
-    if site is None or spec is None:
+    found = find_spec(task.site, task.tool)
+    if found is None:
         settle(task_id, error=InternalError(f"Tool {task.tool} is no longer served"))
         return
+    site, spec = found
     context = context_for(task, site)
     with Heartbeat(task_id):
         try:
