@@ -4,6 +4,7 @@ in the test process (``manage.py db_worker --batch``) that drains the queue once
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from unittest.mock import patch
 
 from tests.commands import command_output
 from tests.helpers import call_tool, mcp_post, request_meta, result_of
@@ -47,6 +48,17 @@ def get(client: Client, task_id: str) -> dict[str, Any]:
     return result_of(tasks_call(client, "tasks/get", task_id))
 
 
+def _keep_connection() -> None:
+    """Instead of ``close_old_connections``: the test's transaction holds the connection
+    (Django's test client disconnects it from the request signals for the same reason)."""
+
+
 def run_worker() -> str:
     """Run every queued job once, in this process, as ``db_worker`` does; its log."""
-    return command_output("db_worker", "--batch", "--interval", "0", "--no-startup-delay")
+    with (
+        patch(
+            "django_tasks_db.management.commands.db_worker.close_old_connections", _keep_connection
+        ),
+        patch("django_mcp.server.task_runner.close_old_connections", _keep_connection),
+    ):
+        return command_output("db_worker", "--batch", "--interval", "0", "--no-startup-delay")
