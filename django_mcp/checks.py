@@ -136,6 +136,22 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: _is_number(v) and v > 0,
         "Use a positive number of seconds.",
     ),
+    "TASK_TTL_MS": (
+        lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v > 0),
+        "Use None (never expires) or a positive number of milliseconds.",
+    ),
+    "TASK_POLL_INTERVAL_MS": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+        "Use a positive number of milliseconds.",
+    ),
+    "TASK_HEARTBEAT_SECONDS": (
+        lambda v: _is_number(v) and v > 0,
+        "Use a positive number of seconds.",
+    ),
+    "TASK_WORKER_TIMEOUT": (
+        lambda v: v is None or (_is_number(v) and v > 0),
+        "Use None (never) or a positive number of seconds.",
+    ),
     "LISTEN_KEEPALIVE_SECONDS": (
         lambda v: _is_number(v) and v > 0,
         "Use a positive number of seconds.",

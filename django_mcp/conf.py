@@ -64,6 +64,17 @@ DEFAULTS: Final[dict[str, Any]] = {
     "LISTEN_MAX_STREAMS_PER_CALLER": 5,
     # Listen streams a threaded WSGI worker process may hold (0: listen refused under WSGI).
     "LISTEN_WSGI_STREAMS": 0,
+    # MCP tasks (docs/guides/tasks.md): the TASKS backend alias that runs them, how long
+    # a task is kept (ms from creation; None: until purged by hand), the poll interval
+    # suggested to clients, the hook that decides whether an optional tool becomes a task,
+    # how often a worker records that it is alive, and after how many seconds without that
+    # heartbeat a running task is failed (None: never).
+    "TASK_BACKEND": "default",
+    "TASK_TTL_MS": 3_600_000,
+    "TASK_POLL_INTERVAL_MS": 1_000,
+    "TASK_POLICY": "django_mcp.server.tasking.always",
+    "TASK_HEARTBEAT_SECONDS": 10.0,
+    "TASK_WORKER_TIMEOUT": 60.0,
     # Errors.
     "EXCEPTION_HANDLER": "django_mcp.exceptions.exception_handler",
     # Request log (docs/guides/records.md).

@@ -1,8 +1,9 @@
 """The app's models module, as Django expects it: the request log lives in
-:mod:`django_mcp.requestlog.models` and access tokens in :mod:`django_mcp.auth.models`
-(app label ``django_mcp``)."""
+:mod:`django_mcp.requestlog.models`, access tokens in :mod:`django_mcp.auth.models` and MCP
+tasks in :mod:`django_mcp.tasks.models` (app label ``django_mcp``)."""
 
 from django_mcp.auth.models import AccessToken
 from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.tasks.models import MCPTask
 
-__all__ = ["AccessToken", "RequestLog", "ServedRevision"]
+__all__ = ["AccessToken", "MCPTask", "RequestLog", "ServedRevision"]

@@ -86,6 +86,16 @@ SETTING_MEANINGS: dict[str, str] = {
     "LISTEN_WSGI_STREAMS": "Listen streams a threaded WSGI worker process may hold, each one a "
     "worker thread; 0 refuses listen under WSGI (HTTP 503). Keep it below the threads per "
     "worker (docs/deployment.md).",
+    "TASK_BACKEND": "Alias in Django's `TASKS` setting of the backend that runs MCP tasks "
+    "(see the tasks guide).",
+    "TASK_TTL_MS": "`ttlMs` of new tasks: milliseconds from creation until a task expires and "
+    "`mcp_purge_tasks` may delete it; `None`: never expires.",
+    "TASK_POLL_INTERVAL_MS": "`pollIntervalMs` suggested to clients polling an active task.",
+    "TASK_POLICY": "Dotted path of `policy(spec, arguments, context) -> bool`: whether a "
+    '`task="optional"` tool becomes a task for a client that declared the extension.',
+    "TASK_HEARTBEAT_SECONDS": "Seconds between a worker's heartbeats while it runs a task.",
+    "TASK_WORKER_TIMEOUT": "Seconds without a heartbeat after which a running task is failed "
+    "(its worker died); `None`: never.",
     "EXCEPTION_HANDLER": "Dotted path of `handler(exc, context) -> MCPError` for exceptions "
     "from your code; the default masks details as -32603 unless `DEBUG`.",
     "REQUEST_LOG": '`"all"`, `"errors"` or `"off"`: which MCP requests are recorded in the '

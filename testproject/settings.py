@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "django_mcp",
+    "django_tasks_db",
     "testproject.books",
     *([] if DEMO else ["testproject.conformance"]),
 ]
@@ -108,6 +109,9 @@ else:
     }
 
 CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# MCP tasks run as Django Tasks jobs on the database backend; `manage.py db_worker` runs them.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True

@@ -50,7 +50,14 @@ class _Omit:
 OMIT: Any = _Omit()
 
 #: Methods whose ``Mcp-Name`` header mirrors a body field (streamable-http.mdx).
-NAME_FIELDS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_FIELDS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 
 def request_meta(
@@ -466,6 +473,22 @@ def _validate_error(message: dict[str, Any], status: int, request: RequestInfo) 
         raise AssertionError(f"error response dropped the readable id {request.readable_id!r}")
 
 
+#: ``Task`` of the Tasks extension (ext-tasks ``schema/draft/schema.ts``): required keys.
+TASK_REQUIRED = ("taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs")
+TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+
+
+def assert_create_task_result(result: Mapping[str, Any]) -> None:
+    """A flat ``CreateTaskResult``: the ``Task`` fields, no envelope (ext-tasks schema)."""
+    missing = [key for key in TASK_REQUIRED if key not in result]
+    assert not missing, (missing, result)
+    assert result["status"] in TASK_STATUSES, result
+    ttl = result["ttlMs"]
+    assert ttl is None or (isinstance(ttl, int) and ttl > 0), result
+    forbidden = {"task", "result", "error", "inputRequests", "requestState"} & set(result)
+    assert not forbidden, (forbidden, result)
+
+
 def _validate_result(message: dict[str, Any], status: int, request: RequestInfo) -> None:
     assert status == 200, status
     assert not request.is_notification, "a notification got a result"
@@ -482,6 +505,8 @@ def _validate_result(message: dict[str, Any], status: int, request: RequestInfo)
     # checked against its own type.
     if result.get("resultType") == "complete":
         assert_valid(result, result_type)
+    elif result.get("resultType") == "task" and request.method == "tools/call":
+        assert_create_task_result(result)
     else:
         assert result.get("resultType") == "input_required", result
         assert_valid(result, "InputRequiredResult")

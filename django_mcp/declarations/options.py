@@ -14,6 +14,7 @@ from django_mcp.declarations.content import Annotations
 from django_mcp.declarations.permissions import PermissionCheck
 
 CacheScope = Literal["public", "private"]
+TaskMode = Literal["optional", "required"]
 
 
 class CommonOptions(TypedDict, total=False):
@@ -43,6 +44,16 @@ class ToolOptions(CommonOptions, total=False):
     open_world: bool | None
     #: Force (True) or suppress (False) ``outputSchema``/``structuredContent``.
     structured_output: bool | None
+    #: Run as an MCP task (docs/guides/tasks.md): ``"optional"`` (a task for clients that
+    #: declare the Tasks extension, when the task policy agrees) or ``"required"``
+    #: (only as a task; other clients get -32021). Default None: never a task.
+    task: TaskMode | None
+    #: Input gathered in synchronous rounds before the task is created: key -> request
+    #: (``Elicit``, ``Sample``, ``ListRoots``); the task's ``ctx`` sees the answers.
+    task_inputs: dict[str, Any] | None
+    #: A hand-written JSON Schema 2020-12 for the arguments, published unchanged and
+    #: enforced on every call (needs ``jsonschema``).
+    input_schema: dict[str, Any] | None
 
 
 class ResourceOptions(CommonOptions, total=False):

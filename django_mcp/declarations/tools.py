@@ -20,7 +20,8 @@ from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations import content, invoke
 from django_mcp.declarations.base import Declaration, check_options, describe
-from django_mcp.declarations.options import ToolOptions, option_names
+from django_mcp.declarations.json_schema import InputSchema
+from django_mcp.declarations.options import TaskMode, ToolOptions, option_names
 from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.declarations.signature import (
     json_schema,
@@ -73,6 +74,10 @@ class ToolSpec(Declaration):
 
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     structured_output: bool | None = None
+    #: None: never a task; see ``ToolOptions.task``.
+    task: TaskMode | None = None
+    task_inputs: Mapping[str, Any] | None = None
+    declared_schema: Mapping[str, Any] | None = None
 
     label: ClassVar[str] = "Tool"
     checks_name: ClassVar[bool] = True
@@ -80,6 +85,17 @@ class ToolSpec(Declaration):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.output_adapter = self.build_output_adapter()
+        if self.task not in (None, "optional", "required"):
+            raise InvalidDeclaration(
+                f"{self.registrant}: task must be 'optional', 'required' or None"
+            )
+        if self.task_inputs and self.task is None:
+            raise InvalidDeclaration(f"{self.registrant}: task_inputs needs task=...")
+        self.hand_schema = (
+            None
+            if self.declared_schema is None
+            else InputSchema(self.declared_schema, self.registrant)
+        )
 
     @classmethod
     def from_options(cls, func: Callable[..., Any], options: ToolOptions) -> ToolSpec:
@@ -99,6 +115,9 @@ class ToolSpec(Declaration):
             icons=options.get("icons"),
             meta=options.get("meta"),
             structured_output=options.get("structured_output"),
+            task=options.get("task"),
+            task_inputs=options.get("task_inputs"),
+            declared_schema=options.get("input_schema"),
             permission=combine(options.get("permission_required"), options.get("permission")),
             scopes_required=normalise_scopes(options.get("scopes_required")),
         )
@@ -133,7 +152,27 @@ class ToolSpec(Declaration):
 
     @property
     def input_schema(self) -> dict[str, Any]:
+        if self.hand_schema is not None:
+            return self.hand_schema.schema
         return self.signature.input_schema
+
+    def validate(self, arguments: Mapping[str, Any]) -> None:
+        """Raise :class:`ToolError` if ``arguments`` do not fit the input schema (checked
+        before a task is created, so a bad call never becomes a task)."""
+        self.kwargs_for(arguments)
+
+    def kwargs_for(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The function's keyword arguments for ``arguments``, validated."""
+        if self.hand_schema is not None:
+            self.hand_schema.validate(self.name, arguments)
+            return invoke.accepted_kwargs(self.func, dict(arguments))
+        try:
+            model = self.arguments_model.model_validate_json(json.dumps(arguments), strict=True)
+        except ValidationError as exc:
+            raise ToolError(
+                f"Invalid arguments for tool {self.name}: {describe_errors(exc)}"
+            ) from exc
+        return {name: getattr(model, name) for name in type(model).model_fields}
 
     def call(self, arguments: Mapping[str, Any], context: Any) -> Any:
         """Validate ``arguments`` against the input schema and run the tool.
@@ -141,13 +180,7 @@ class ToolSpec(Declaration):
         Invalid arguments raise :class:`ToolError` naming each field: they are tool
         execution errors the model can correct, not protocol errors (server/tools.mdx).
         """
-        try:
-            model = self.arguments_model.model_validate_json(json.dumps(arguments), strict=True)
-        except ValidationError as exc:
-            raise ToolError(
-                f"Invalid arguments for tool {self.name}: {describe_errors(exc)}"
-            ) from exc
-        kwargs = {name: getattr(model, name) for name in type(model).model_fields}
+        kwargs = self.kwargs_for(arguments)
         for name in self.signature.context_params:
             kwargs[name] = context
         return invoke.call(self.func, _context=context, **kwargs)

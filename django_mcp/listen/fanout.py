@@ -70,23 +70,37 @@ def publish(method: str, uri: str | None = None, *, site: MCPSite | None = None)
     function, or changing the registry), ``async_to_sync`` cannot run: the change is then
     published from a helper thread, waited for, so it is sent before the caller goes on.
     """
+    _send(_site_name(site), {"type": EVENT_TYPE, "method": method, "uri": uri})
+
+
+def publish_task(site_name: str, task_id: str, task: dict[str, Any]) -> None:
+    """Publish a task's new state (``notifications/tasks``) to the listeners of its site;
+    each stream forwards it only if it subscribed to ``task_id``."""
+    event = {"type": EVENT_TYPE, "method": proto.TASK_STATUS, "uri": task_id, "task": task}
+    _send(site_name, event)
+
+
+def _send(site_name: str, event: dict[str, Any]) -> None:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        _publish_now(method, uri, site)
+        _publish_now(site_name, event)
         return
     helper = threading.Thread(
-        target=_publish_now, args=(method, uri, site), name="mcp-publish", daemon=True
+        target=_publish_now, args=(site_name, event), name="mcp-publish", daemon=True
     )
     helper.start()
     helper.join(_PUBLISH_TIMEOUT)
 
 
-def _publish_now(method: str, uri: str | None, site: MCPSite | None) -> None:
+def _publish_now(site_name: str, event: dict[str, Any]) -> None:
+    layer = channel_layer()
+    if layer is None:
+        return
     try:
-        async_to_sync(apublish)(method, uri, site=site)
+        async_to_sync(layer.group_send)(group_name(site_name), event)
     except Exception:  # a notification must never break the change that caused it
-        logger.exception("Could not publish %s", method)
+        logger.exception("Could not publish %s", event.get("method"))
 
 
 def announce_declarations_changed(

@@ -24,6 +24,7 @@ from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
+from django_mcp.protocol.tasks import notification as task_notification
 from django_mcp.protocol.uritemplate import is_template
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ class Listener:
                 return None
         elif not self.filter.wants(method, uri):
             return None
+        if method == proto.TASK_STATUS:
+            return sse.event(task_notification(self.subscription_id, event.get("task") or {}))
         return sse.event(proto.change_notification(self.subscription_id, method, uri))
 
     def may_receive_update(self, uri: str) -> bool:

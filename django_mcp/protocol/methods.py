@@ -32,7 +32,15 @@ REMOVED_METHODS: Final = frozenset(
 )
 
 #: Methods whose ``Mcp-Name`` header mirrors a body field, and which field.
-NAME_FIELDS: Final = {TOOLS_CALL: "name", PROMPTS_GET: "name", RESOURCES_READ: "uri"}
+#: The tasks methods of the Tasks extension mirror the task id in ``Mcp-Name``.
+NAME_FIELDS: Final = {
+    TOOLS_CALL: "name",
+    PROMPTS_GET: "name",
+    RESOURCES_READ: "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 NOTIFICATION_PROGRESS: Final = "notifications/progress"
 NOTIFICATION_MESSAGE: Final = "notifications/message"

@@ -14,7 +14,11 @@ from typing import Any, Final
 from . import jsonrpc
 from .errors import InvalidParams
 from .meta import SUBSCRIPTION_ID_KEY
+from .tasks import NOTIFICATION
 from .uritemplate import URITemplate
+
+#: The Tasks extension's status notification, for the streams that list ``taskIds``.
+TASK_STATUS: Final = NOTIFICATION
 
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 TOOLS_LIST_CHANGED: Final = "notifications/tools/list_changed"
@@ -38,6 +42,8 @@ class SubscriptionFilter:
     prompts_list_changed: bool = False
     resources_list_changed: bool = False
     resource_subscriptions: tuple[str, ...] | None = None
+    #: Task ids (the Tasks extension's ``taskIds``): ``notifications/tasks`` for each.
+    task_ids: tuple[str, ...] | None = None
 
     @classmethod
     def parse(cls, params: Mapping[str, Any]) -> SubscriptionFilter:
@@ -56,11 +62,17 @@ class SubscriptionFilter:
             isinstance(uris, list) and all(isinstance(uri, str) for uri in uris)
         ):
             raise InvalidParams("params.notifications.resourceSubscriptions must be a list of URIs")
+        task_ids = value.get("taskIds")
+        if task_ids is not None and not (
+            isinstance(task_ids, list) and all(isinstance(item, str) for item in task_ids)
+        ):
+            raise InvalidParams("params.notifications.taskIds must be a list of task ids")
         return cls(
             flags["toolsListChanged"],
             flags["promptsListChanged"],
             flags["resourcesListChanged"],
             tuple(uris) if uris is not None else None,
+            tuple(task_ids) if task_ids is not None else None,
         )
 
     def honoured(self, supported: Mapping[str, bool]) -> SubscriptionFilter:
@@ -70,6 +82,7 @@ class SubscriptionFilter:
             self.prompts_list_changed and supported.get("promptsListChanged", False),
             self.resources_list_changed and supported.get("resourcesListChanged", False),
             self.resource_subscriptions if supported.get("resourceSubscriptions", False) else None,
+            self.task_ids,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +95,8 @@ class SubscriptionFilter:
             data["resourcesListChanged"] = True
         if self.resource_subscriptions is not None:
             data["resourceSubscriptions"] = list(self.resource_subscriptions)
+        if self.task_ids is not None:
+            data["taskIds"] = list(self.task_ids)
         return data
 
     def wants(self, method: str, uri: str | None = None, templates: Collection[str] = ()) -> bool:
@@ -94,6 +109,8 @@ class SubscriptionFilter:
             return self.prompts_list_changed
         if method == RESOURCES_LIST_CHANGED:
             return self.resources_list_changed
+        if method == TASK_STATUS:
+            return uri is not None and uri in (self.task_ids or ())
         if method == RESOURCE_UPDATED and uri is not None:
             return self.subscribes_to(uri, templates)
         return False

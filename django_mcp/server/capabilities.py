@@ -8,11 +8,14 @@ asks on every request.
 
 from __future__ import annotations
 
+import copy
 import weakref
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.declarations.completion import choices_completer
 from django_mcp.listen.fanout import channel_layer
+from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from django_mcp.server.tasking import supports_tasks
 
 if TYPE_CHECKING:
     from django_mcp.declarations.prompts import PromptSpec
@@ -57,13 +60,15 @@ def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
         capabilities["prompts"] = {"listChanged": True} if listen else {}
     if _has_completions(site):
         capabilities["completions"] = {}
+    if supports_tasks(site):  # an empty object means support (ext-tasks tasks.md)
+        capabilities["extensions"] = {TASKS_EXTENSION: {}}
     derived = _derived[site] = (site.generation, listen, capabilities)
     return derived
 
 
 def capabilities(site: MCPSite) -> dict[str, Any]:
     """The ``ServerCapabilities`` of ``site`` (a copy the caller may change)."""
-    return dict(_derive(site)[2])
+    return copy.deepcopy(_derive(site)[2])
 
 
 def supports_listen(site: MCPSite) -> bool:

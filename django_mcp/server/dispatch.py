@@ -28,8 +28,10 @@ from django_mcp.server.capabilities import capabilities, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
+from django_mcp.server.handlers.tasks import TASKS_CAPABILITY
 from django_mcp.server.input_rounds import InputRequired, input_required_result
 from django_mcp.server.outage import database_needed
+from django_mcp.server.tasking import listen_filter, supports_tasks
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -78,6 +80,8 @@ class SiteCatalogue:
             return True
         if handler.capability == LISTEN_CAPABILITY:
             return supports_listen(self.site)
+        if handler.capability == TASKS_CAPABILITY:
+            return supports_tasks(self.site)
         if self._capabilities is None:
             self._capabilities = capabilities(self.site)
         return handler.capability in self._capabilities
@@ -174,11 +178,15 @@ class MCPServer:
 
     def open_listen(self, admitted: Admitted, *, request: HttpRequest | None = None) -> Listener:
         """Validate a ``subscriptions/listen`` request and prepare its stream; the
-        transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter.
-        The listener keeps the request's :class:`Context`: resource updates reach it only
-        for URIs its caller may read.
+        transport iterates the listener. Raises :class:`MCPError` (-32602) on a bad filter,
+        -32021 for ``taskIds`` without the Tasks extension. The listener keeps the
+        request's :class:`Context`: resource updates reach it only for URIs its caller may
+        read, task notifications only for the caller's own tasks.
         """
-        wanted = SubscriptionFilter.parse(admitted.request.params or {})
+        context = self.context_for(admitted, request=request)
+        wanted = listen_filter(
+            self.site, SubscriptionFilter.parse(admitted.request.params or {}), context
+        )
         offered = capabilities(self.site)
         supported = {
             "toolsListChanged": "tools" in offered,
@@ -186,7 +194,6 @@ class MCPServer:
             "resourcesListChanged": "resources" in offered,
             "resourceSubscriptions": "resources" in offered,
         }
-        context = self.context_for(admitted, request=request)
         return Listener(self.site, admitted.request.id, wanted.honoured(supported), context)
 
     def finish_result(self, result: dict[str, Any]) -> dict[str, Any]:

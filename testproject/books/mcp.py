@@ -123,3 +123,15 @@ class AuthorTools(django_mcp.ModelTools):
 
 
 # [/docs:demo-modeltools]
+
+
+@django_mcp.tool(read_only=True, open_world=False, task="optional")
+def stock_report(ctx: Context) -> str:
+    """Count the books per author; a task for clients that support MCP tasks (the demo's
+    worker, ``manage.py db_worker``, runs it)."""
+    authors = list(Author.objects.order_by("name"))
+    lines = []
+    for done, author in enumerate(authors, start=1):
+        ctx.report_progress(done, total=len(authors), message=f"{author.name}")
+        lines.append(f"{author.name}: {Book.objects.filter(author=author).count()}")
+    return "\n".join(lines) or "No books."

@@ -8,6 +8,8 @@ docs/conformance.md lists which scenarios are still expected to fail and why.
 from __future__ import annotations
 
 import base64
+import json
+import time
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -25,7 +27,7 @@ from django_mcp import (
     ToolError,
     user,
 )
-from django_mcp.protocol.errors import MissingRequiredClientCapability
+from django_mcp.protocol.errors import InvalidParams, MissingRequiredClientCapability
 from django_mcp.server.input_requests import Elicit, InputRequest, ListRoots, Sample
 
 #: A 1x1 PNG, base64.
@@ -350,3 +352,115 @@ def test_input_required_result_prompt(ctx: Context) -> list[Message]:
     answer = ctx.elicit("What context should the prompt use?", {"context": str}, key="user_context")
     context = (answer.content or {}).get("context", "none")
     return [user(f"Use this context: {context}")]
+
+
+# -- the Tasks extension (io.modelcontextprotocol/tasks; pending scenarios) -----------------
+
+
+@django_mcp.tool(read_only=True)
+def greet(name: str) -> str:
+    """Greet someone by name (never a task)."""
+    return f"Hello, {name}!"
+
+
+@django_mcp.tool(read_only=True, task="optional")
+def slow_compute(ctx: Context, seconds: int, label: str = "job") -> str:
+    """Work for ``seconds`` seconds; a task for clients that declare the extension.
+
+    It checks for cancellation ten times a second, so ``tasks/cancel`` stops it promptly.
+    """
+    for step in range(seconds * 10):
+        ctx.report_progress(step, total=seconds * 10)  # raises once the task is cancelled
+        time.sleep(0.1)
+    return f"{label}: computed for {seconds}s"
+
+
+@django_mcp.tool(task="required")
+def failing_job() -> str:
+    """Always ends with a tool error (a completed task whose result has isError: true)."""
+    raise ToolError("failing_job failed on purpose")
+
+
+@django_mcp.tool(task="required")
+def protocol_error_job() -> str:
+    """Always ends with a JSON-RPC-level error (a failed task)."""
+    raise InvalidParams("protocol_error_job fails at the protocol level on purpose")
+
+
+@django_mcp.tool(task="required", destructive=True)
+def confirm_delete(ctx: Context, filename: str) -> str:
+    """Ask the user to confirm, inside the task, before deleting ``filename``."""
+    answer = ctx.elicit(f"Delete {filename}?", {"confirm": bool}, key="confirm_delete")
+    if answer.accepted and (answer.content or {}).get("confirm"):
+        return f"Deleted {filename}"
+    return f"Kept {filename}"
+
+
+@django_mcp.tool(task="required")
+def multi_input(ctx: Context) -> str:
+    """Ask two questions at once, inside the task; either may be answered first."""
+    answers = ctx.request_input(
+        {
+            "first": Elicit("First answer?", {"name": str, "confirm": bool}),
+            "second": Elicit("Second answer?", {"name": str, "confirm": bool}),
+        }
+    )
+    names = [(answers[key].content or {}).get("name") for key in ("first", "second")]
+    return "Received: " + ", ".join(str(name) for name in names)
+
+
+@django_mcp.tool(
+    task="required",
+    task_inputs={"user_name": Elicit("What is your name?", {"name": str})},
+)
+def test_tool_with_task(ctx: Context) -> str:
+    """Ask for a name synchronously (input_required), then greet as a task."""
+    answer = ctx.elicit("What is your name?", {"name": str}, key="user_name")
+    content = answer.content or {}
+    return f"Hello, {content.get('name') or content.get('user_name')}, from a task!"
+
+
+# -- JSON Schema 2020-12 (json-schema-2020-12, pending) --------------------------------------
+
+CONTACT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+
+@django_mcp.tool(
+    read_only=True,
+    input_schema=CONTACT_SCHEMA,
+    description="Tool with JSON Schema 2020-12 features",
+)
+def json_schema_2020_12_tool(
+    name: str | None = None,
+    address: dict[str, Any] | None = None,
+    contactMethod: str | None = None,
+    phone: str | None = None,
+    email: str | None = None,
+) -> str:
+    """Echo the contact details, which CONTACT_SCHEMA has already validated."""
+    given = {"name": name, "address": address, "contactMethod": contactMethod}
+    given.update(phone=phone, email=email)
+    details = {key: value for key, value in given.items() if value is not None}
+    return f"Contact: {json.dumps(details, sort_keys=True)}"

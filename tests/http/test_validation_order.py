@@ -339,7 +339,7 @@ def test_header_values_are_trimmed_of_surrounding_whitespace(client):
 # -- step 12: method exists --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["nope/nope", "tools/List", "tasks/get", "server/discover/"])
+@pytest.mark.parametrize("method", ["nope/nope", "tools/List", "tasks/nope", "server/discover/"])
 def test_an_unknown_method_is_404_method_not_found(client, method):
     """streamable-http.mdx: "If the server does not implement the requested RPC method, it
     MUST respond with 404 Not Found and a JSON-RPC error with code -32601"."""

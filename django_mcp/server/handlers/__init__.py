@@ -12,8 +12,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.protocol import methods
-from django_mcp.server.handlers import completion, discover, listen, prompts, resources, tools
+from django_mcp.protocol import tasks as task_methods
+from django_mcp.server.handlers import (
+    completion,
+    discover,
+    listen,
+    prompts,
+    resources,
+    tasks,
+    tools,
+)
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
+from django_mcp.server.handlers.tasks import TASKS_CAPABILITY
 
 if TYPE_CHECKING:
     from django_mcp.server.context import Context
@@ -41,4 +51,8 @@ HANDLERS: dict[str, Handler] = {
     # Served as a stream by the transport (MCPServer.open_listen); this entry makes the
     # method known to admission, gated on the site offering subscriptions.
     methods.SUBSCRIPTIONS_LISTEN: Handler(listen.not_streamed, LISTEN_CAPABILITY),
+    # The Tasks extension: present when some tool of the site may run as a task.
+    task_methods.TASKS_GET: Handler(tasks.get_task, TASKS_CAPABILITY),
+    task_methods.TASKS_UPDATE: Handler(tasks.update_task, TASKS_CAPABILITY),
+    task_methods.TASKS_CANCEL: Handler(tasks.cancel_task, TASKS_CAPABILITY),
 }

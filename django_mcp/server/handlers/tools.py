@@ -15,7 +15,7 @@ from django_mcp.declarations import content
 from django_mcp.exceptions import ToolError
 from django_mcp.protocol import methods
 from django_mcp.protocol.errors import InvalidParams
-from django_mcp.server import limits
+from django_mcp.server import limits, tasking
 from django_mcp.server.listing import listing
 
 if TYPE_CHECKING:
@@ -36,6 +36,8 @@ def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> di
     arguments = params.get("arguments") or {}
     try:
         limits.check_argument_size(spec.name, arguments)
+        if tasking.runs_as_task(spec, arguments, context):
+            return tasking.start(spec, arguments, context)
         value = limits.within_time_limit(spec.name, context, lambda: spec.call(arguments, context))
     except (ToolError, limits.LimitExceeded) as exc:
         return error_result(str(exc))

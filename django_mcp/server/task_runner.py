@@ -1,0 +1,160 @@
+"""Running one MCP task in a worker: the tool, its context, and where its outcome goes.
+
+Each run re-executes the tool from the top with every answer received so far, as the
+synchronous input rounds do (``server/input_rounds.py``): when the tool asks for input it
+does not have, the task moves to ``input_required`` with those requests and the run ends;
+``tasks/update`` with the last answer queues the next run. Outcomes (ext-tasks
+``tasks.md``, "Task Execution Errors"): a value or a tool error is ``completed`` (with
+``isError: true`` for the latter), a JSON-RPC-level failure is ``failed`` with the error,
+and a cancelled task stays ``cancelled``. A heartbeat thread records that the worker is
+alive, so a task whose worker died is failed on its next poll instead of staying
+``working`` forever.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from django.db import close_old_connections, connection
+
+from django_mcp.conf import mcp_settings
+from django_mcp.declarations.tools import ToolSpec
+from django_mcp.exceptions import RequestCancelled, ToolError
+from django_mcp.protocol import methods
+from django_mcp.protocol import tasks as proto
+from django_mcp.protocol.errors import InternalError, MCPError
+from django_mcp.protocol.meta import complete_meta, required_meta
+from django_mcp.server import tasking
+from django_mcp.server.context import Context
+from django_mcp.server.handlers.tools import error_result
+from django_mcp.server.input_rounds import Binding, InputRequired, Inputs, arguments_digest
+from django_mcp.sites import MCPSite, all_sites
+from django_mcp.tasks import store
+from django_mcp.tasks.models import MCPTask
+
+logger = logging.getLogger("django_mcp")
+
+
+class TaskContext(Context):
+    """The :class:`Context` of a tool running as a task: its caller is the task's owner,
+    cancellation is ``tasks/cancel``, and progress messages become ``statusMessage``
+    (progress and log notifications are not sent for tasks)."""
+
+    def __init__(self, task: MCPTask, site: MCPSite, **kwargs: Any) -> None:
+        super().__init__(site=site, method=methods.TOOLS_CALL, request_id=None, **kwargs)
+        self.task = task
+
+    @property
+    def principal(self) -> str:
+        return self.task.owner
+
+    def check_cancelled(self) -> None:
+        """Raise :class:`RequestCancelled` once the task was cancelled (one query)."""
+        if not self.cancelled and store.is_cancelled(self.task.id):
+            self.cancel()
+        super().check_cancelled()
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        self.check_cancelled()
+        if message is not None and store.set_message(self.task.id, message):
+            tasking.announce(self.task.id)
+
+
+class Heartbeat:
+    """Records, every ``TASK_HEARTBEAT_SECONDS``, that this worker still runs the task."""
+
+    def __init__(self, task_id: str) -> None:
+        self.task_id = task_id
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="mcp-task-heartbeat", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        store.beat(self.task_id)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def _run(self) -> None:
+        interval = float(mcp_settings.TASK_HEARTBEAT_SECONDS)
+        try:
+            while not self.stopped.wait(interval):
+                store.beat(self.task_id)
+        except Exception:  # a heartbeat must never kill the worker
+            logger.exception("Task %s: heartbeat failed", self.task_id)
+        finally:
+            connection.close()
+
+
+def find_spec(site_name: str, tool: str) -> tuple[MCPSite, ToolSpec] | None:
+    """The site called ``site_name`` that serves ``tool``, and the tool (the worker has no
+    request, so no permission filter: the creating call was checked)."""
+    for site in all_sites():
+        spec = site.get_tool(tool) if site.name == site_name else None
+        if spec is not None:
+            return site, spec
+    return None
+
+
+def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
+    """The context of the creating call, rebuilt from its stored ``_meta``."""
+    version, capabilities, raw = required_meta({"_meta": task.request_meta})
+    meta = complete_meta(version, capabilities, raw)
+    context = TaskContext(
+        task, site, meta=meta, revision=mcp_settings.revision_policy.decide(version)
+    )
+    binding = Binding(task.owner, f"task:{task.id}", task.tool, arguments_digest(task.arguments))
+    context.inputs = Inputs(binding, meta, task.input_responses, {})
+    return context
+
+
+def run(task_id: str) -> None:
+    """The body of the Django Tasks job: run the task once, record what happened."""
+    close_old_connections()
+    task = MCPTask.objects.filter(pk=task_id).first()
+    if task is None or task.status != proto.WORKING:
+        return  # purged, cancelled, already finished, or waiting for input
+    found = find_spec(task.site, task.tool)
+    if found is None:
+        settle(task_id, error=InternalError(f"Tool {task.tool} is no longer served"))
+        return
+    site, spec = found
+    context = context_for(task, site)
+    with Heartbeat(task_id):
+        try:
+            result = spec.result(spec.call(task.arguments, context))
+        except ToolError as exc:
+            result = error_result(str(exc))
+        except InputRequired as exc:
+            requests = {key: request.to_dict() for key, request in exc.requests.items()}
+            if store.need_input(task_id, requests):
+                tasking.announce(task_id)
+            return
+        except RequestCancelled:
+            store.cancel(task_id)
+            tasking.announce(task_id)
+            return
+        except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
+            settle(task_id, error=mcp_settings.exception_handler(exc, context))
+            return
+    result.setdefault("resultType", "complete")
+    settle(task_id, result=result)
+
+
+def settle(
+    task_id: str, *, result: dict[str, Any] | None = None, error: MCPError | None = None
+) -> None:
+    """Record the terminal outcome (unless the task is already terminal) and announce it."""
+    changed = (
+        store.complete(task_id, result)
+        if result is not None
+        else store.fail(task_id, (error or InternalError()).to_dict())
+    )
+    if changed:
+        tasking.announce(task_id)

@@ -1,0 +1,143 @@
+"""Turning a ``tools/call`` into an MCP task, and telling listeners how tasks change.
+
+The server decides (ext-tasks ``tasks.md``, "Capability Negotiation"): a tool declared
+``task="required"`` runs only as a task, and a request that did not declare the extension
+gets -32021; a tool declared ``task="optional"`` becomes a task for a declaring request
+when the ``TASK_POLICY`` hook agrees, and runs synchronously otherwise. A request that did
+not declare the extension never receives a ``CreateTaskResult``.
+
+The task row is committed before the ``CreateTaskResult`` is returned, so a ``tasks/get``
+for the id succeeds from the first poll ("Task Creation"). With the database backend the
+job is enqueued in the same transaction as the row; with any other backend, after commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.utils.module_loading import import_string
+
+from django_mcp.conf import mcp_settings
+from django_mcp.listen.fanout import publish_task
+from django_mcp.protocol import tasks as proto
+from django_mcp.tasks import engine, store
+from django_mcp.tasks.models import MCPTask
+
+if TYPE_CHECKING:
+    from django_mcp.declarations.tools import ToolSpec
+    from django_mcp.protocol.subscriptions import SubscriptionFilter
+    from django_mcp.server.context import Context
+    from django_mcp.sites import MCPSite
+
+
+def always(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
+    """The default ``TASK_POLICY``: every optional tool is a task for a declaring client."""
+    return True
+
+
+def supports_tasks(site: MCPSite) -> bool:
+    """Whether ``site`` offers the extension: some tool may run as a task."""
+    return engine.available() and any(spec.task for spec in site.registry.tools.values())
+
+
+def runs_as_task(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
+    """Whether this call becomes a task; -32021 for a required task without the extension."""
+    if spec.task is None:
+        return False
+    if not proto.declares(context.meta):
+        if spec.task == "required":
+            raise proto.missing_extension(
+                f"Tool {spec.name} runs only as a task: declare the {proto.EXTENSION} extension"
+            )
+        return False
+    if spec.task == "required":
+        return True
+    policy = import_string(mcp_settings.TASK_POLICY)
+    return bool(policy(spec, arguments, context))
+
+
+def start(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> dict[str, Any]:
+    """Create the task (after any synchronous input rounds) and return ``CreateTaskResult``."""
+    spec.validate(arguments)
+    answers: dict[str, Any] = {}
+    if spec.task_inputs:
+        answers = pre_task_answers(spec.task_inputs, context)
+    with transaction.atomic():
+        task = store.create(
+            site=context.site.name,
+            owner=context.principal,
+            tool=spec.name,
+            arguments=arguments,
+            request_meta=context.meta.raw,
+            ttl_ms=mcp_settings.TASK_TTL_MS,
+            answers=answers,
+        )
+        enqueue(task.id)
+    return proto.create_result(store.to_wire(task, mcp_settings.TASK_POLL_INTERVAL_MS))
+
+
+def pre_task_answers(requests: Mapping[str, Any], context: Context) -> dict[str, Any]:
+    """The raw answers to ``requests``, or ``input_required`` (a synchronous round)."""
+    context.request_input(requests)  # raises InputRequired until every key is answered
+    assert context.inputs is not None
+    received = {**context.inputs.earlier, **context.inputs.current}
+    return {key: received[key] for key in requests}
+
+
+def enqueue(task_id: str) -> None:
+    """Queue a run of the task; call inside the transaction that made it runnable."""
+    from django_mcp.server.task_job import run_mcp_task
+
+    alias = mcp_settings.TASK_BACKEND
+
+    def send() -> None:
+        job = run_mcp_task.using(backend=alias).enqueue(task_id)
+        MCPTask.objects.filter(pk=task_id).update(job_id=str(job.id))
+
+    if engine.is_database_backend(alias):
+        send()
+    else:
+        transaction.on_commit(send)
+
+
+def announce(task_id: str) -> None:
+    """Send ``notifications/tasks`` with the task as it is now to its listeners."""
+    task = MCPTask.objects.filter(pk=task_id).first()
+    if task is not None:
+        publish_task(task.site, task.id, task_wire(task))
+
+
+def task_wire(task: MCPTask) -> dict[str, Any]:
+    return store.to_wire(task, mcp_settings.TASK_POLL_INTERVAL_MS)
+
+
+def lookup(task_id: Any, context: Context) -> MCPTask:
+    """The caller's task, or -32602 as for an unknown id."""
+    timeout = mcp_settings.TASK_WORKER_TIMEOUT
+    task = store.lookup(
+        task_id,
+        owner=context.principal,
+        site=context.site.name,
+        worker_timeout=None if timeout is None else float(timeout),
+    )
+    return task
+
+
+def listen_filter(
+    site: MCPSite, wanted: SubscriptionFilter, context: Context
+) -> SubscriptionFilter:
+    """Keep only the caller's own live tasks among ``taskIds`` (the acknowledgement lists
+    them); -32021 when ``taskIds`` comes without the extension."""
+    if wanted.task_ids is None:
+        return wanted
+    if not proto.declares(context.meta):
+        raise proto.missing_extension()
+    own = set(
+        MCPTask.objects.filter(
+            pk__in=list(wanted.task_ids), owner=context.principal, site=site.name
+        ).values_list("pk", flat=True)
+    )
+    return replace(wanted, task_ids=tuple(task_id for task_id in wanted.task_ids if task_id in own))

@@ -1,0 +1,204 @@
+"""Reading and changing task rows, with the rules of the Tasks extension built in.
+
+- A task is found only by its owner on its site; anyone else, and an expired or purged
+  id, gets the same -32602 as an unknown id (ext-tasks ``tasks.md``, "Protocol Errors").
+- Terminal states never change: every transition is a conditional ``UPDATE`` on an
+  active status, so a worker finishing late cannot overwrite a cancellation.
+- A task whose worker stopped heart-beating is failed with a clear error on the next
+  read, so nothing stays ``working`` forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from django_mcp.protocol import tasks as proto
+from django_mcp.protocol.errors import INTERNAL_ERROR, InvalidParams
+from django_mcp.tasks.models import MCPTask
+
+WORKER_LOST = (
+    "The worker running this task stopped before it finished (no heartbeat); start the call again"
+)
+
+
+def iso(moment: datetime) -> str:
+    """ISO 8601 in UTC with a ``Z``, as ``createdAt``/``lastUpdatedAt`` need."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def to_wire(task: MCPTask, poll_interval_ms: int | None = None) -> dict[str, Any]:
+    """The ``DetailedTask`` for the task's current status (no ``resultType``)."""
+    wire: dict[str, Any] = {
+        "taskId": task.id,
+        "status": task.status,
+        "createdAt": iso(task.created_at),
+        "lastUpdatedAt": iso(task.last_updated_at),
+        "ttlMs": task.ttl_ms,
+    }
+    if task.status_message:
+        wire["statusMessage"] = task.status_message
+    if poll_interval_ms is not None and not task.is_terminal:
+        wire["pollIntervalMs"] = poll_interval_ms
+    if task.status == proto.INPUT_REQUIRED:
+        wire["inputRequests"] = dict(task.input_requests)
+    elif task.status == proto.COMPLETED:
+        wire["result"] = task.result
+    elif task.status == proto.FAILED:
+        wire["error"] = task.error
+    return wire
+
+
+def create(
+    *,
+    site: str,
+    owner: str,
+    tool: str,
+    arguments: Mapping[str, Any],
+    request_meta: Mapping[str, Any],
+    ttl_ms: int | None,
+    answers: Mapping[str, Any] | None = None,
+) -> MCPTask:
+    now = timezone.now()
+    return MCPTask.objects.create(
+        site=site,
+        owner=owner,
+        tool=tool,
+        arguments=dict(arguments),
+        request_meta=dict(request_meta),
+        input_responses=dict(answers or {}),
+        created_at=now,
+        last_updated_at=now,
+        ttl_ms=ttl_ms,
+        expires_at=None if ttl_ms is None else now + timedelta(milliseconds=ttl_ms),
+    )
+
+
+def not_found(task_id: Any) -> InvalidParams:
+    return InvalidParams("Task not found", data={"taskId": task_id})
+
+
+def lookup(task_id: Any, *, owner: str, site: str, worker_timeout: float | None) -> MCPTask:
+    """The caller's live task ``task_id``, or -32602 exactly as for an unknown id."""
+    if not isinstance(task_id, str):
+        raise InvalidParams("params.taskId is required and must be a string")
+    task = MCPTask.objects.filter(pk=task_id, owner=owner, site=site).first()
+    if task is None:
+        raise not_found(task_id)
+    now = timezone.now()
+    if task.expires_at is not None and task.expires_at <= now:
+        raise InvalidParams("Task has expired", data={"taskId": task_id})
+    if worker_timeout is not None and is_orphaned(task, now, worker_timeout):
+        fail(task.id, {"code": INTERNAL_ERROR, "message": WORKER_LOST})
+        task.refresh_from_db()
+    return task
+
+
+def is_orphaned(task: MCPTask, now: datetime, worker_timeout: float) -> bool:
+    """Started by a worker that has not beaten within ``worker_timeout`` seconds."""
+    return (
+        task.status == proto.WORKING
+        and task.heartbeat_at is not None
+        and task.heartbeat_at < now - timedelta(seconds=worker_timeout)
+    )
+
+
+def _transition(task_id: str, statuses: Iterable[str], **fields: Any) -> bool:
+    """Apply ``fields`` if the task is still in one of ``statuses``; whether it was."""
+    changed = MCPTask.objects.filter(pk=task_id, status__in=list(statuses)).update(
+        last_updated_at=timezone.now(), **fields
+    )
+    return changed == 1
+
+
+def complete(task_id: str, result: Mapping[str, Any]) -> bool:
+    return _transition(
+        task_id, proto.ACTIVE, status=proto.COMPLETED, result=dict(result), input_requests={}
+    )
+
+
+def fail(task_id: str, error: Mapping[str, Any]) -> bool:
+    return _transition(
+        task_id, proto.ACTIVE, status=proto.FAILED, error=dict(error), input_requests={}
+    )
+
+
+def need_input(task_id: str, requests: Mapping[str, Any]) -> bool:
+    return _transition(
+        task_id, [proto.WORKING], status=proto.INPUT_REQUIRED, input_requests=dict(requests)
+    )
+
+
+def set_message(task_id: str, message: str) -> bool:
+    return _transition(task_id, proto.ACTIVE, status_message=message)
+
+
+def beat(task_id: str) -> bool:
+    """Record that a worker is alive and running this task."""
+    return (
+        MCPTask.objects.filter(pk=task_id, status=proto.WORKING).update(heartbeat_at=timezone.now())
+        == 1
+    )
+
+
+def cancel(task_id: str) -> bool:
+    """Cancel an active task: terminal at once; its worker stops at its next check."""
+    return _transition(
+        task_id, proto.ACTIVE, status=proto.CANCELLED, cancel_requested=True, input_requests={}
+    )
+
+
+def is_cancelled(task_id: str) -> bool:
+    return MCPTask.objects.filter(pk=task_id, cancel_requested=True).exists()
+
+
+def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
+    """Record the answers to outstanding requests; keys not outstanding are ignored.
+
+    Returns True when this answered the last outstanding request, so the task goes back
+    to ``working`` and must be run again. A partial answer keeps ``input_required`` with
+    the answered keys gone.
+    """
+    with transaction.atomic():
+        task = MCPTask.objects.select_for_update().filter(pk=task_id).first()
+        if task is None or task.status != proto.INPUT_REQUIRED:
+            return False
+        outstanding = dict(task.input_requests)
+        answered = {key: value for key, value in responses.items() if key in outstanding}
+        if not answered:
+            return False
+        for key in answered:
+            del outstanding[key]
+        task.input_responses = {**task.input_responses, **answered}
+        task.input_requests = outstanding
+        task.last_updated_at = timezone.now()
+        resumed = not outstanding
+        if resumed:
+            task.status = proto.WORKING
+            task.heartbeat_at = None
+        task.save(
+            update_fields=[
+                "input_responses",
+                "input_requests",
+                "last_updated_at",
+                "status",
+                "heartbeat_at",
+            ]
+        )
+    return resumed
+
+
+def expired(now: datetime | None = None) -> QuerySet[MCPTask]:
+    """The tasks whose TTL has passed."""
+    return MCPTask.objects.filter(expires_at__lte=now or timezone.now())
+
+
+def purge(now: datetime | None = None) -> int:
+    """Delete every task whose TTL has passed; the number deleted."""
+    deleted, _ = expired(now).delete()
+    return deleted

@@ -1,0 +1,137 @@
+"""What happens in the worker and around it: cancellation seen by a running tool, a worker
+that dies mid-task, TTL expiry and purge, notifications, and listening for tasks.
+
+Rules cite ext-tasks ``specification/draft/tasks.md`` ("tasks.md") and
+``basic/patterns/subscriptions.mdx``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from django_mcp import Context
+from django_mcp.protocol.subscriptions import SubscriptionFilter
+from django_mcp.server import tasking
+from django_mcp.server.task_runner import context_for
+from django_mcp.tasks import store
+from django_mcp.tasks.models import MCPTask
+from tests.commands import command_output
+from tests.helpers import assert_error, mcp_post, result_of
+from tests.tasks.support import get, run_worker, start, tasks_call
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def task_site(mcp_site):
+    """A fresh site with tools that exercise the worker."""
+    seen: list[str] = []
+
+    @mcp_site.tool(task="required")
+    def cancelled_midway(ctx: Context) -> str:
+        store.cancel(ctx.task.id)  # as a tasks/cancel from the client would, meanwhile
+        seen.append("before")
+        ctx.check_cancelled()
+        seen.append("after")
+        return "not reached"
+
+    @mcp_site.tool(task="required")
+    def reports(ctx: Context) -> str:
+        ctx.report_progress(1, total=2, message="half way")
+        return str(ctx.principal)
+
+    mcp_site.seen = seen
+    return mcp_site
+
+
+def test_check_cancelled_in_the_worker_sees_tasks_cancel(client, task_site):
+    """tasks.md, "Task Cancellation": cooperative; the tool stops at its next check and
+    the task stays ``cancelled`` (a late outcome never overwrites it)."""
+    task_id = start(client, "cancelled_midway")["taskId"]
+    run_worker()
+    assert task_site.seen == ["before"]
+    assert get(client, task_id)["status"] == "cancelled"
+
+
+def test_progress_messages_become_the_status_message(client, task_site):
+    """tasks.md: ``statusMessage`` may describe progress; the principal is the creator."""
+    task_id = start(client, "reports")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert polled["statusMessage"] == "half way"
+    assert polled["result"]["content"][0]["text"] == "anonymous"
+
+
+def test_a_task_whose_worker_died_fails_with_a_clear_error(client, settings):
+    """tasks.md: a task never stays ``working`` forever. A worker that started the task
+    and stopped heart-beating (killed) leaves it orphaned: the next poll fails it."""
+    task_id = start(client, "slow_compute", {"seconds": 60, "label": "x"})["taskId"]
+    long_ago = timezone.now() - timedelta(seconds=3600)
+    MCPTask.objects.filter(pk=task_id).update(heartbeat_at=long_ago)
+    polled = get(client, task_id)
+    assert polled["status"] == "failed"
+    assert polled["error"]["code"] == -32603
+    assert "worker" in polled["error"]["message"]
+
+
+def test_a_queued_task_without_a_worker_yet_is_not_orphaned(client):
+    """Waiting for a worker is not dying: a task no worker has started stays ``working``."""
+    task_id = start(client, "slow_compute", {"seconds": 1, "label": "x"})["taskId"]
+    MCPTask.objects.filter(pk=task_id).update(created_at=timezone.now() - timedelta(days=1))
+    assert get(client, task_id)["status"] == "working"
+
+
+def test_an_expired_task_is_32602_and_purged(client):
+    """tasks.md, "Task Polling": after ``ttlMs`` the server may delete the task; an
+    expired id is -32602 ("Task has expired"); ``mcp_purge_tasks`` deletes the row."""
+    task_id = start(client, "slow_compute", {"seconds": 1, "label": "x"})["taskId"]
+    kept = start(client, "slow_compute", {"seconds": 1, "label": "y"})["taskId"]
+    MCPTask.objects.filter(pk=task_id).update(expires_at=timezone.now() - timedelta(seconds=1))
+    error = tasks_call(client, "tasks/get", task_id).json()["error"]
+    assert (error["code"], error["message"]) == (-32602, "Task has expired")
+    assert "1 expired" in command_output("mcp_purge_tasks", "--dry-run")
+    assert "Deleted 1" in command_output("mcp_purge_tasks")
+    assert list(MCPTask.objects.values_list("pk", flat=True)) == [kept]
+
+
+def test_every_status_change_is_published_with_the_detailed_task(client, monkeypatch):
+    """tasks.md, "Task Status Notifications": ``notifications/tasks`` carries the task as
+    ``tasks/get`` would return it, so the terminal one inlines the result."""
+    sent: list[tuple[str, dict]] = []
+    monkeypatch.setattr(tasking, "publish_task", lambda site, tid, task: sent.append((tid, task)))
+    task_id = start(client, "confirm_delete", {"filename": "a.txt"})["taskId"]
+    run_worker()
+    answer = {"confirm_delete": {"action": "accept", "content": {"confirm": True}}}
+    result_of(tasks_call(client, "tasks/update", task_id, inputResponses=answer))
+    run_worker()
+    statuses = [task["status"] for tid, task in sent if tid == task_id]
+    assert statuses == ["input_required", "working", "completed"]
+    assert sent[-1][1]["result"]["content"][0]["text"] == "Deleted a.txt"
+
+
+def test_listen_for_task_ids_needs_the_extension(client):
+    """tasks.md, "Task Status Notifications": ``taskIds`` without the extension: -32021."""
+    params = {"notifications": {"taskIds": ["abc"]}}
+    error = assert_error(mcp_post(client, "subscriptions/listen", params), 400, -32021)
+    assert "extensions" in error["data"]["requiredCapabilities"]
+
+
+def test_listen_keeps_only_the_callers_own_tasks(client, rf):
+    """basic/patterns/subscriptions.mdx: never send what the client may not see; the
+    acknowledgement lists only the caller's own task ids."""
+    mine = start(client, "slow_compute", {"seconds": 1, "label": "x"})["taskId"]
+    theirs = store.create(
+        site="default", owner="user:999", tool="greet", arguments={}, request_meta={}, ttl_ms=None
+    ).id
+    task = MCPTask.objects.get(pk=mine)
+    from django_mcp import site
+
+    context = context_for(task, site)
+    wanted = SubscriptionFilter(task_ids=(mine, theirs, "nope"))
+    honoured = tasking.listen_filter(site, wanted, context)
+    assert honoured.task_ids == (mine,)
+    assert honoured.wants("notifications/tasks", mine)
+    assert not honoured.wants("notifications/tasks", theirs)
