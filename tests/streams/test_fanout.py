@@ -6,7 +6,8 @@ basic/patterns/subscriptions.mdx, with our choice where the spec leaves it open
 instances, fan change events out through shared infrastructure (e.g. Redis pub/sub or
 Postgres LISTEN/NOTIFY) to whichever process holds each open stream. Here the Channels
 layer is ``channels_redis`` (``testproject/settings_redis.py``) with a key prefix unique to
-this run, and both processes use the PostgreSQL ``test`` database.
+this run, and both processes use a PostgreSQL database made for this run (and dropped
+after it), so no earlier run's tables can get in the way.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
 import pytest
@@ -25,6 +26,7 @@ from .conftest import SETTINGS
 from .remote import STREAMS, call, change, listening
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
 pytestmark = pytest.mark.live
@@ -56,6 +58,23 @@ def forget_keys(prefix: str) -> None:
         client.close()
 
 
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database for this run (its name), dropped afterwards."""
+    import psycopg
+
+    name = f"django_mcp_fanout_{uuid.uuid4().hex[:12]}"
+    host, port = SERVICES["PostgreSQL"]
+    admin = {"host": host, "port": port, "user": os.environ.get("PGUSER", "postgres")}
+    with psycopg.connect(dbname="postgres", autocommit=True, **admin) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield name
+    finally:
+        with psycopg.connect(dbname="postgres", autocommit=True, **admin) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 def test_a_change_committed_through_one_process_reaches_a_listener_on_the_other(tmp_path: Path):
     """basic/patterns/subscriptions.mdx (fan-out through shared infrastructure, our choice:
     docs/deployment.md): a listener on process A (default site) receives ``tools/list_changed``
@@ -64,10 +83,10 @@ def test_a_change_committed_through_one_process_reaches_a_listener_on_the_other(
     through A."""
     require_services()
     prefix = f"django_mcp_test_{uuid.uuid4().hex[:12]}"
-    env = {"DJANGO_MCP_REDIS_PREFIX": prefix}
-    migrate(SETTINGS, env)
-
     with ExitStack() as stack:
+        database = stack.enter_context(fresh_database())
+        env = {"DJANGO_MCP_REDIS_PREFIX": prefix, "PGDATABASE": database}
+        migrate(SETTINGS, env)
         stack.callback(forget_keys, prefix)
         a = stack.enter_context(live_server(SETTINGS, tmp_path, env=env))
         b = stack.enter_context(live_server(SETTINGS, tmp_path, env=env))
