@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 import django_mcp
 from django_mcp import Context, ToolError
 
-from .models import Book
+from .models import Author, Book
 
 # [/docs:imports]
 
@@ -70,3 +70,15 @@ def whoami(ctx: Context) -> str:
 
 
 # [/docs:whoami]
+
+
+# [docs:modeltools]
+@django_mcp.register(Author)
+class AuthorTools(django_mcp.ModelTools):
+    """Authors as tools, the way a ModelAdmin shows them: author_list and author_get."""
+
+    fields = ["id", "name"]
+    search_fields = ["name"]
+
+
+# [/docs:modeltools]

@@ -1,0 +1,1 @@
+python manage.py mcp_call search_books --arguments '{"query": "dune"}'

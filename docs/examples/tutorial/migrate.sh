@@ -1,0 +1,3 @@
+python manage.py makemigrations books
+python manage.py migrate
+python manage.py loaddata books

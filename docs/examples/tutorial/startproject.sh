@@ -1,0 +1,2 @@
+django-admin startproject bookshop .
+python manage.py startapp books
