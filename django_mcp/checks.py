@@ -10,6 +10,7 @@ from django.core.checks import CheckMessage, Error, Tags, register
 from django.utils.module_loading import import_string
 
 from django_mcp.auth.checks import AUTH_VALIDATORS
+from django_mcp.auth.oauth.checks import check_oauth_authenticators
 from django_mcp.auth.oauth.config import problems as oauth_problems
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
@@ -209,6 +210,12 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
 def check_listen_limits(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     """django_mcp.W013: listen under WSGI holds worker threads (see listen.limits)."""
     return check_wsgi_streams()
+
+
+@register(Tags.compatibility)
+def check_oauth(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.E012: an OAuth validator without its settings (see auth.oauth.checks)."""
+    return check_oauth_authenticators()
 
 
 @register(Tags.models)

@@ -124,8 +124,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "TOKEN_LAST_USED_INTERVAL": "Seconds between two writes of an access token's "
     "`last_used_at`, so a burst of requests costs one write.",
     "RESOURCE": "Canonical URI of the MCP endpoint (RFC 8707), e.g. `https://example.com/mcp`: "
-    "the metadata's `resource` and the base of `resource_metadata`; `None`: the request's "
-    "own URL.",
+    "the metadata's `resource`, the base of `resource_metadata` and the OAuth validators' "
+    'audience unless `OAUTH["RESOURCE"]` is set; `None`: `OAUTH["RESOURCE"]`, else the '
+    "request's own URL.",
     "RESOURCE_NAME": "`resource_name` of the protected resource metadata; `None` leaves it out.",
     "AUTHORIZATION_SERVERS": "Issuer URLs of the OAuth authorization servers, listed as "
     "`authorization_servers` in the protected resource metadata.",

@@ -136,6 +136,14 @@ if OAUTH_SERVER:
     from testproject.oauth_server import LOGIN_URL, OAUTH2_PROVIDER  # noqa: F401
 
     INSTALLED_APPS.append("oauth2_provider")
+    # DJANGO_MCP_OAUTH_RESOURCE=<the endpoint's URL> also validates this server's DOT tokens
+    # at the MCP endpoint (off by default; the live OAuth test sets it).
+    if os.environ.get("DJANGO_MCP_OAUTH_RESOURCE"):
+        DJANGO_MCP["AUTHENTICATORS"] = [
+            "django_mcp.auth.tokens.TokenAuthenticator",
+            "django_mcp.auth.oauth.dot.DOTAuthenticator",
+        ]
+        DJANGO_MCP["OAUTH"] = {"RESOURCE": os.environ["DJANGO_MCP_OAUTH_RESOURCE"]}
 
 LOGGING = {
     "version": 1,

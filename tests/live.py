@@ -219,8 +219,9 @@ def start(
     kind: str,
     env: Mapping[str, str] | None,
     application: str,
+    port: int | None = None,
 ) -> LiveServer:
-    port = free_port()
+    port = port or free_port()
     log = workdir / f"{kind}-{port}.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
@@ -243,14 +244,16 @@ def live_server(
     env: Mapping[str, str] | None = None,
     probe_path: str = "/mcp",
     application: str = APPLICATION,
+    port: int | None = None,
 ) -> Iterator[LiveServer]:
     """Run one server for the ``with`` block; its output goes to ``workdir/<kind>-<port>.log``.
 
     A port taken by someone else between choosing and binding it costs a retry, not a
-    failure (up to ``START_ATTEMPTS`` ports).
+    failure (up to ``START_ATTEMPTS`` ports). ``port`` fixes the port, for a server whose
+    settings must name its own URL (then a lost port is a failure).
     """
     for attempt in range(1, START_ATTEMPTS + 1):
-        server = start(settings_module, workdir, kind, env, application)
+        server = start(settings_module, workdir, kind, env, application, port)
         try:
             state = wait_until_ready(server, probe_path)
         except BaseException:
@@ -260,7 +263,7 @@ def live_server(
             break
         stop(server.process)
         lost_port = state == "exited" and "address already in use" in server.output().lower()
-        if not lost_port or attempt == START_ATTEMPTS:
+        if not lost_port or attempt == START_ATTEMPTS or port is not None:
             pytest.fail(f"the {kind} server {state} (port {server.port}):\n{server.output()}")
     try:
         yield server

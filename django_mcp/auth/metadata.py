@@ -3,8 +3,9 @@ to it (RFC 6750 section 3; basic/authorization.mdx, "Authorization Server Discov
 
 The document is served at the path-inserted well-known URI
 (``/.well-known/oauth-protected-resource/<mcp path>``) and at the root one, which clients
-try in that order. Its ``resource`` is the ``RESOURCE`` setting, else the endpoint's own
-absolute URL without a trailing slash (the canonical form the spec prefers).
+try in that order. Its ``resource`` is the ``RESOURCE`` setting, else the audience the
+OAuth validators accept (``OAUTH["RESOURCE"]``), else the endpoint's own absolute URL
+without a trailing slash (the canonical form the spec prefers).
 """
 
 from __future__ import annotations
@@ -25,9 +26,23 @@ if TYPE_CHECKING:
 WELL_KNOWN: Final = "/.well-known/oauth-protected-resource"
 
 
-def resource_uri(request: HttpRequest, mcp_path: str) -> str:
-    """The canonical URI of the endpoint at ``mcp_path`` (``RESOURCE`` wins)."""
+def configured_resource() -> str | None:
+    """``RESOURCE``, else the (first) audience of ``OAUTH["RESOURCE"]``: the metadata must
+    name the URI the token validators accept, or clients ask for tokens that are refused."""
     configured: str | None = mcp_settings.RESOURCE
+    if configured:
+        return configured
+    oauth = mcp_settings.OAUTH
+    audience = oauth.get("RESOURCE") if isinstance(oauth, dict) else None
+    if isinstance(audience, list | tuple):
+        audience = audience[0] if audience else None
+    return audience if isinstance(audience, str) and audience else None
+
+
+def resource_uri(request: HttpRequest, mcp_path: str) -> str:
+    """The canonical URI of the endpoint at ``mcp_path`` (``RESOURCE``, else
+    ``OAUTH["RESOURCE"]``, else the request's own URL)."""
+    configured = configured_resource()
     if configured:
         return configured
     return request.build_absolute_uri("/" + mcp_path.strip("/")).rstrip("/")

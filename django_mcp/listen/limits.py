@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from django.core.checks import CheckMessage, Warning
 from django.db import connections
 
+from django_mcp.auth.resolve import caller_of
 from django_mcp.conf import DEFAULTS, mcp_settings
 from django_mcp.protocol.errors import ListenUnavailable, MCPError, TooManyCallerStreams
 
@@ -41,15 +42,20 @@ _by_caller: Counter[str] = Counter()
 
 
 def caller_key(request: HttpRequest) -> str:
-    """Whom a stream is counted against: the signed-in user, else the client's address.
+    """Whom a stream is counted against: the request's resolved caller
+    (:attr:`~django_mcp.auth.caller.Caller.principal`, ``user:<pk>``, whichever
+    authenticator found it: token, OAuth, session), else the client's address.
 
+    Only the caller the authenticators resolved counts, never ``request.user`` read on its
+    own: with no caller attached (no authentication ran, or the database was down while it
+    did) the stream is counted by address, without touching the database.
     The address is ``REMOTE_ADDR`` as the server saw it (behind a proxy, the proxy's: every
     anonymous client then shares one count; set ``REMOTE_ADDR`` from a trusted header in a
     middleware of your own if you need finer counts).
     """
-    user = getattr(request, "user", None)
-    if user is not None and getattr(user, "is_authenticated", False):
-        return f"user:{user.pk}"
+    caller = caller_of(request)
+    if caller is not None and caller.is_authenticated:
+        return caller.principal
     return "ip:" + str(request.META.get("REMOTE_ADDR") or "unknown")
 
 

@@ -6,8 +6,9 @@ The events arrive through the site's group on the channel layer (:mod:`.fanout`)
 change made in any process reaches a listener in every process. A
 ``notifications/resources/updated`` is delivered only for a URI the stream subscribed to
 (exactly, or through a declared template) and that its caller may read: the same
-``find_resource`` check as ``resources/read``, run in a worker thread because a permission
-may query the database.
+``find_resource`` check as ``resources/read``, and the resource's ``scopes_required``
+granted by the caller's credential, run in a worker thread because a permission may query
+the database.
 """
 
 from __future__ import annotations
@@ -84,12 +85,23 @@ class Listener:
                 templates = [t.uri for t in self.site.get_resource_templates(self.context)]
             if not self.filter.subscribes_to(uri, templates):
                 return False
-            return self.site.find_resource(uri, self.context) is not None
+            found = self.site.find_resource(uri, self.context)
+            return found is not None and self.has_scopes_for(found[0])
         except Exception:  # a failing permission check withholds the update, never the stream
             logger.exception("Could not decide whether a listener may read %s", uri)
             return False
         finally:
             limits.release_connections()
+
+    def has_scopes_for(self, spec: Any) -> bool:
+        """Whether the caller's credential grants the resource's ``scopes_required``, as
+        ``resources/read`` requires: there a caller without them gets 401 or 403 (ADR
+        0005); a stream cannot answer that, so the update is simply not delivered."""
+        required: frozenset[str] = getattr(spec, "scopes_required", frozenset())
+        if not required:
+            return True
+        caller = self.context.caller if self.context is not None else None
+        return caller is not None and caller.is_authenticated and caller.has_scopes(required)
 
     async def events(self, poll: float | None = None) -> AsyncGenerator[bytes, None]:
         """The stream under ASGI; the client closing it ends the loop (cancellation).

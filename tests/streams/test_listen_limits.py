@@ -133,3 +133,46 @@ def test_listen_under_wsgi_is_reported_by_a_warning(settings: Any):
     assert "django_mcp.W013" in {message.id for message in run_checks()}
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 0}
     assert "django_mcp.W013" not in {message.id for message in run_checks()}
+
+
+def test_each_token_user_has_a_cap_of_their_own(
+    client: Client, settings: Any, held: list[Any], db: None
+):
+    """The per-caller count is keyed by the request's resolved Caller (``user:<pk>``), so
+    two token users from one address each get ``LISTEN_MAX_STREAMS_PER_CALLER`` streams,
+    and the third stream of either is refused (429)."""
+    from django_mcp.auth.models import AccessToken
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_STREAMS_PER_CALLER": 1}
+    tokens = [
+        AccessToken.objects.issue(User.objects.create_user(name))[1] for name in ("ann", "bob")
+    ]
+    for token in tokens:
+        held.append(post_listen(client, TOOLS, headers={"Authorization": f"Bearer {token}"}))
+        assert held[-1]["Content-Type"] == "text/event-stream", held[-1].content
+    again = post_listen(client, TOOLS, headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert_refused(again, 429, "caller")
+
+
+def test_the_caller_key_is_the_resolved_caller_never_request_user_alone(rf: Any) -> None:
+    """With no caller resolved (the database was down while authenticating) the stream is
+    counted by address, and ``request.user`` (lazy, perhaps a query) is never read."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from django_mcp.auth import resolve
+    from django_mcp.auth.caller import Caller
+
+    class Unreadable:
+        @property
+        def is_authenticated(self) -> bool:
+            raise AssertionError("request.user was read")
+
+    request = rf.post("/mcp", REMOTE_ADDR="192.0.2.7")
+    request.user = Unreadable()
+    assert limits.caller_key(request) == "ip:192.0.2.7"
+
+    user = User(pk=41, username="ann")
+    resolve.attach(request, Caller(user=user, scopes=frozenset(), method="token"))
+    assert limits.caller_key(request) == "user:41"
+    resolve.attach(request, Caller(user=AnonymousUser(), scopes=frozenset({"x"})))
+    assert limits.caller_key(request) == "ip:192.0.2.7"  # a token acting for no user

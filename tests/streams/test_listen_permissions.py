@@ -109,3 +109,49 @@ def test_a_prefix_that_is_no_declared_uri_or_template_matches_nothing(client: Cl
     message = first_change(client, ["staff://", "plain://note"])
 
     assert message["params"]["uri"] == "plain://note"
+
+
+# -- Scopes: the listener's caller is the request's resolved Caller -------------------------
+
+
+def first_scoped_change(client: Client, token: str) -> dict[str, Any]:
+    """Open a stream with ``token``, publish ``scoped://x`` then ``plain://note``."""
+    subscriptions = ["scoped://{name}", "plain://note"]
+    response = post_listen(
+        client,
+        {"resourceSubscriptions": subscriptions},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response["Content-Type"] == "text/event-stream", response.content
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        notify_resource_updated("scoped://x", site=streams_site)
+        notify_resource_updated("plain://note", site=streams_site)
+        return next_message(chunks, within=10)
+    finally:
+        response.close()
+
+
+def token_for(username: str, scopes: str) -> str:
+    from django_mcp.auth.models import AccessToken
+
+    user = User.objects.create_user(username)
+    return AccessToken.objects.issue(user, scopes=scopes)[1]
+
+
+def test_a_token_with_the_resources_scope_hears_of_its_update(client: Client):
+    """``scoped://{name}`` needs ``notes:read``: a token granting it reads it, so it hears."""
+    message = first_scoped_change(client, token_for("scoped", "notes:read"))
+
+    assert message["params"]["uri"] == "scoped://x"
+
+
+def test_a_token_without_the_resources_scope_hears_nothing_of_it(client: Client):
+    """resources/read of ``scoped://x`` with this token is a 403 ``insufficient_scope``
+    (ADR 0005, basic/authorization.mdx "Scope Challenge Handling"); a stream cannot answer
+    that, so the update is not delivered at all. The token's user is signed in: only the
+    credential's scopes decide."""
+    message = first_scoped_change(client, token_for("unscoped", "books:read"))
+
+    assert message["params"]["uri"] == "plain://note"

@@ -290,6 +290,12 @@ def staff_note(name: str) -> str:
     return f"staff note {name}"
 
 
+@site.resource("scoped://{name}", mime_type="text/plain", scopes_required="notes:read")
+def scoped_note(name: str) -> str:
+    """A resource a token reads (or hears about) only with the ``notes:read`` scope."""
+    return f"scoped note {name}"
+
+
 site.serving = True
 
 #: A site with tools only: it cannot deliver prompt or resource notifications.

@@ -15,14 +15,30 @@ if TYPE_CHECKING:
     from django.http import HttpRequest
 
 
-def bearer_token(request: HttpRequest) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header, None when the request
-    carries no bearer credentials (another authenticator may recognise it)."""
+def presented(request: HttpRequest) -> str | None:
+    """What follows ``Bearer`` in the ``Authorization`` header (stripped, perhaps empty or
+    malformed), None when the header is absent or of another scheme. Never raises: the
+    validators' ``has_credentials`` decide from it, without the database, whether the
+    request needs authenticating at all."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer":
         return None
-    token = token.strip()
+    return token.strip()
+
+
+def bearer_token(request: HttpRequest) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, None when the request
+    carries no bearer credentials (another authenticator may recognise it)."""
+    token = presented(request)
+    if token is None:
+        return None
     if not token or " " in token:
         raise AuthenticationFailed("The Authorization header has no single bearer token.")
     return token
+
+
+def is_single_token(value: str) -> bool:
+    """Whether ``value`` (from :func:`presented`) is one well-formed token; a malformed
+    header is still this validator's business, so that it is refused with a 401."""
+    return bool(value) and " " not in value

@@ -118,18 +118,27 @@ def problems(value: Any) -> list[str]:
     return found
 
 
+def audience_setting(value: Any) -> Any:
+    """The audience setting in force: ``OAUTH["RESOURCE"]``, else ``DJANGO_MCP["RESOURCE"]``
+    (the metadata's ``resource``): one canonical URI serves both when set once."""
+    own = value.get("RESOURCE") if isinstance(value, dict) else None
+    return own or mcp_settings.RESOURCE
+
+
 def oauth_config() -> OAuthConfig:
     """The current configuration; raises ``ImproperlyConfigured`` when it is invalid or has
-    no ``RESOURCE`` (without a canonical URI no token's audience can be checked)."""
+    no ``RESOURCE`` (without a canonical URI no token's audience can be checked; check
+    ``django_mcp.E012`` reports that at start-up)."""
     value = mcp_settings.OAUTH
     found = problems(value)
-    if not found and not value.get("RESOURCE"):
+    audience = audience_setting(value)
+    if not found and not audience:
         found = ["RESOURCE (this server's canonical URI) is required to validate tokens."]
     if found:
         raise ImproperlyConfigured("DJANGO_MCP['OAUTH']: " + " ".join(found))
     merged = {**OAUTH_DEFAULTS, **value}
     return OAuthConfig(
-        resources=frozenset(canonical_uri(uri) for uri in _resources(merged["RESOURCE"])),
+        resources=frozenset(canonical_uri(uri) for uri in _resources(audience)),
         issuer=merged["ISSUER"],
         jwks_url=merged["JWKS_URL"],
         algorithms=tuple(merged["ALGORITHMS"]),

@@ -15,14 +15,14 @@ import base64
 import hashlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote
 
 from django.core.cache import cache
 
 from django_mcp.auth.base import AuthenticationFailed, Authenticator
 from django_mcp.auth.caller import Caller
-from django_mcp.auth.oauth.bearer import bearer_token
+from django_mcp.auth.oauth.bearer import bearer_token, presented
 from django_mcp.auth.oauth.claims import (
     credential_id,
     require_audience,
@@ -50,6 +50,15 @@ class IntrospectionAuthenticator(Authenticator):
     """Bearer tokens the authorization server vouches for at ``INTROSPECTION_URL``."""
 
     method = "oauth"
+    #: The ``DJANGO_MCP["OAUTH"]`` keys this validator cannot work without (check E012).
+    required_oauth_settings: ClassVar[tuple[str, ...]] = ("RESOURCE", "INTROSPECTION_URL")
+
+    def has_credentials(self, request: HttpRequest) -> bool:
+        """Any ``Authorization: Bearer`` header (no database, no network to decide)."""
+        return presented(request) is not None
+
+    def challenge(self, request: HttpRequest) -> str | None:
+        return "Bearer"
 
     def authenticate(self, request: HttpRequest) -> Caller | None:
         token = bearer_token(request)

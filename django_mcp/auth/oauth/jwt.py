@@ -8,14 +8,14 @@ naming this server's ``RESOURCE`` (RFC 8707). Any failure is a 401 ``invalid_tok
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import jwt
 from jwt.exceptions import PyJWTError
 
 from django_mcp.auth.base import AuthenticationFailed, Authenticator
 from django_mcp.auth.caller import Caller
-from django_mcp.auth.oauth.bearer import bearer_token
+from django_mcp.auth.oauth.bearer import bearer_token, is_single_token, presented
 from django_mcp.auth.oauth.claims import credential_id, require_audience, scopes_of
 from django_mcp.auth.oauth.config import OAuthConfig, oauth_config
 from django_mcp.auth.oauth.jwks import key_set
@@ -37,6 +37,17 @@ class JWTAuthenticator(Authenticator):
     """
 
     method = "oauth"
+    #: The ``DJANGO_MCP["OAUTH"]`` keys this validator cannot work without (check E012).
+    required_oauth_settings: ClassVar[tuple[str, ...]] = ("RESOURCE", "JWKS_URL", "ISSUER")
+
+    def has_credentials(self, request: HttpRequest) -> bool:
+        """A bearer header whose token looks like a JWT (or is malformed, to be refused);
+        without one the request stays on the event loop and other authenticators decide."""
+        token = presented(request)
+        return token is not None and (not is_single_token(token) or _looks_like_jwt(token))
+
+    def challenge(self, request: HttpRequest) -> str | None:
+        return "Bearer"
 
     def authenticate(self, request: HttpRequest) -> Caller | None:
         token = bearer_token(request)

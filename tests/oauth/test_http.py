@@ -1,0 +1,219 @@
+"""The OAuth validators in ``AUTHENTICATORS``, through the real HTTP stack (Django's test
+client, the middleware, the view): the same 401 ``invalid_token`` challenge as the access
+token authenticator, naming the protected resource metadata (basic/authorization.mdx,
+"Error Handling" and "Token Validation"; RFC 6750 section 3; RFC 9728 section 5.1), the
+scopes they grant gating tools, no database or thread for a request without a bearer
+token, and check ``django_mcp.E012`` for a validator listed without its settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth.models import User
+from django.core import checks
+from django.test import RequestFactory
+
+from django_mcp import Context
+from django_mcp.auth import resolve
+from django_mcp.auth.oauth.config import oauth_config
+from django_mcp.auth.oauth.introspection import IntrospectionAuthenticator
+from django_mcp.auth.oauth.jwt import JWTAuthenticator
+from django_mcp.http.auth import protected_resource_urls
+from django_mcp.protocol import errors
+from tests import urls as test_urls
+from tests.helpers import assert_error, call_tool, result_of
+from tests.oauth.conftest import RESOURCE
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+    from django_mcp.sites import MCPSite
+    from tests.oauth.conftest import SigningKey, StubAuthorizationServer
+
+pytestmark = pytest.mark.django_db
+
+JWT = "django_mcp.auth.oauth.jwt.JWTAuthenticator"
+INTROSPECTION = "django_mcp.auth.oauth.introspection.IntrospectionAuthenticator"
+DOT = "django_mcp.auth.oauth.dot.DOTAuthenticator"
+#: The metadata of RESOURCE: DJANGO_MCP["RESOURCE"] is unset, so the OAuth audience names it.
+METADATA = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+
+
+@pytest.fixture
+def site(mcp_site: MCPSite) -> MCPSite:
+    @mcp_site.tool
+    def whoami(ctx: Context) -> str:
+        """Open to all."""
+        scopes = "-" if ctx.scopes is None else " ".join(sorted(ctx.scopes))
+        return f"{ctx.caller.method} {ctx.principal} {scopes}"
+
+    @mcp_site.tool(scopes_required="books:write")
+    def write() -> str:
+        """Needs books:write."""
+        return "written"
+
+    test_urls.urlpatterns.extend(protected_resource_urls("mcp", mcp_site))
+    return mcp_site
+
+
+@pytest.fixture
+def alice(db: Any) -> User:
+    return User.objects.create_user("alice")
+
+
+def use(settings: Any, *paths: str, **values: Any) -> None:
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "AUTHENTICATORS": list(paths), **values}
+
+
+@pytest.fixture
+def jwt_server(
+    settings: Any, authorization_server: StubAuthorizationServer, oauth_settings: Any, rsa_key: Any
+) -> StubAuthorizationServer:
+    authorization_server.jwks = {"keys": [rsa_key.jwk()]}
+    use(settings, JWT, INTROSPECTION)
+    return authorization_server
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_a_jwt_with_the_scope_calls_the_gated_tool(
+    client: Client, site: MCPSite, jwt_server: Any, alice: User, rsa_key: SigningKey
+) -> None:
+    token = rsa_key.mint(scope="mcp books:write")
+    assert result_of(call_tool(client, "write", {}, headers=bearer(token)))["content"][0][
+        "text"
+    ] == ("written")
+    who = result_of(call_tool(client, "whoami", {}, headers=bearer(token)))
+    assert who["content"][0]["text"] == f"oauth user:{alice.pk} books:write mcp"
+
+
+def test_a_jwt_without_the_scope_is_a_403_insufficient_scope(
+    client: Client, site: MCPSite, jwt_server: Any, alice: User, rsa_key: SigningKey
+) -> None:
+    """basic/authorization.mdx, "Runtime Insufficient Scope Errors"."""
+    response = call_tool(client, "write", {}, headers=bearer(rsa_key.mint(scope="mcp")))
+    assert_error(response, 403, errors.INVALID_REQUEST)
+    assert 'error="insufficient_scope"' in response["WWW-Authenticate"]
+
+
+def test_a_jwt_for_another_audience_gets_the_invalid_token_challenge(
+    client: Client, site: MCPSite, jwt_server: Any, alice: User, rsa_key: SigningKey
+) -> None:
+    """RFC 8707 and RFC 6750 section 3.1: the same 401 as an unknown access token, with
+    ``resource_metadata`` (RFC 9728 section 5.1) and ``error="invalid_token"``."""
+    token = rsa_key.mint(aud="https://other.example/mcp")
+    response = call_tool(client, "whoami", {}, headers=bearer(token))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert response["WWW-Authenticate"] == (
+        f'Bearer resource_metadata="{METADATA}", error="invalid_token", '
+        'error_description="The token was not issued for this resource (audience)."'
+    )
+    document = client.get("/.well-known/oauth-protected-resource/mcp").json()
+    assert document["resource"] == RESOURCE  # the audience the validators accept
+
+
+def test_an_opaque_token_goes_to_introspection_after_the_jwt_validator(
+    client: Client, site: MCPSite, jwt_server: StubAuthorizationServer, alice: User
+) -> None:
+    jwt_server.introspection["opaque-1"] = {
+        "active": True,
+        "aud": RESOURCE,
+        "sub": "alice",
+        "scope": "books:write",
+    }
+    assert result_of(call_tool(client, "write", {}, headers=bearer("opaque-1")))
+    response = call_tool(client, "write", {}, headers=bearer("opaque-2"))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert 'error="invalid_token"' in response["WWW-Authenticate"]
+    assert response["WWW-Authenticate"].count("Bearer") == 1  # one challenge, not one each
+
+
+def test_a_malformed_bearer_header_is_a_401_not_anonymous(
+    client: Client, site: MCPSite, jwt_server: Any
+) -> None:
+    response = call_tool(client, "whoami", {}, headers={"Authorization": "Bearer a b"})
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert 'error="invalid_token"' in response["WWW-Authenticate"]
+
+
+def test_without_a_bearer_token_no_validator_runs(
+    client: Client, site: MCPSite, jwt_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request without credentials is anonymous without running any validator, so under
+    ASGI it stays on the event loop (``has_credentials`` decides from headers alone)."""
+
+    def forbidden(self: Any, request: Any) -> None:
+        raise AssertionError(f"{type(self).__name__}.authenticate ran without a token")
+
+    monkeypatch.setattr(JWTAuthenticator, "authenticate", forbidden)
+    monkeypatch.setattr(IntrospectionAuthenticator, "authenticate", forbidden)
+    who = result_of(call_tool(client, "whoami", {}))
+    assert who["content"][0]["text"] == "anonymous anonymous -"
+    basic = call_tool(client, "whoami", {}, headers={"Authorization": "Basic YTpi"})
+    assert result_of(basic)["content"][0]["text"] == "anonymous anonymous -"
+
+
+@pytest.mark.parametrize(
+    ("paths", "header", "expected"),
+    [
+        ([JWT], None, False),
+        ([JWT], "Basic YTpi", False),
+        ([JWT], "Bearer opaque", False),  # not a JWT: left to another authenticator
+        ([JWT], "Bearer a.b.c", True),
+        ([JWT], "Bearer a b", True),  # malformed: refused by the validator, not ignored
+        ([INTROSPECTION], "Bearer opaque", True),
+        ([INTROSPECTION], None, False),
+        ([DOT], "bearer opaque", True),
+        ([DOT], "Basic YTpi", False),
+    ],
+)
+def test_has_credentials_reads_the_header_only(
+    settings: Any, paths: list[str], header: str | None, expected: bool
+) -> None:
+    if paths == [DOT] and not getattr(django_settings, "OAUTH_SERVER", False):
+        pytest.skip("django-oauth-toolkit is not installed")
+    use(settings, *paths)
+    extra = {} if header is None else {"HTTP_AUTHORIZATION": header}
+    assert resolve.has_credentials(RequestFactory().post("/mcp", **extra)) is expected
+
+
+# -- RESOURCE, set once, and check E012 ----------------------------------------------------
+
+
+def e012(settings: Any, paths: list[str], oauth: dict[str, Any], **values: Any) -> list[str]:
+    use(settings, *paths, OAUTH=oauth, **values)
+    return [m.msg for m in checks.run_checks() if m.id == "django_mcp.E012"]
+
+
+def test_e012_names_the_missing_jwt_settings(settings: Any) -> None:
+    (message,) = e012(settings, [JWT], {"RESOURCE": RESOURCE})
+    assert "JWTAuthenticator" in message
+    assert "OAUTH['JWKS_URL'], OAUTH['ISSUER']" in message
+
+
+def test_e012_names_a_missing_introspection_url_and_resource(settings: Any) -> None:
+    (message,) = e012(settings, [INTROSPECTION], {})
+    assert "OAUTH['RESOURCE'], OAUTH['INTROSPECTION_URL']" in message
+
+
+def test_a_top_level_resource_is_the_audience(settings: Any) -> None:
+    """One canonical URI for the metadata and the audience: set once, used by both."""
+    complete = {"ISSUER": "https://as.example", "JWKS_URL": "https://as.example/jwks"}
+    assert e012(settings, [JWT], complete, RESOURCE=RESOURCE) == []
+    assert oauth_config().resources == frozenset({RESOURCE})
+
+
+def test_e012_when_the_metadata_names_another_resource_than_the_audience(settings: Any) -> None:
+    oauth = {"RESOURCE": RESOURCE, "INTROSPECTION_URL": "https://as/i"}
+    oauth["INTROSPECTION_CLIENT_ID"] = "rs"
+    (message,) = e012(settings, [INTROSPECTION], oauth, RESOURCE="https://other.example/mcp")
+    assert "not among OAUTH['RESOURCE']" in message
+    assert e012(settings, [INTROSPECTION], oauth, RESOURCE=RESOURCE + "/") == []
+
+
+def test_no_e012_without_an_oauth_authenticator(settings: Any) -> None:
+    assert e012(settings, ["django_mcp.auth.tokens.TokenAuthenticator"], {}) == []
