@@ -102,6 +102,14 @@ def run_the_explorer(live_server: Any, tab: Any, expect: Any, shots: Path) -> No
     search.locator("input[type=submit]").click()
     expect(search.locator(".mcp-result")).to_contain_text('"structuredContent"')
 
+    # An x-mcp-header argument is mirrored in Mcp-Param-Region, non-ASCII as base64
+    # (basic/transports/streamable-http.mdx): a missing or wrong header would be a 400.
+    mirrored = tab.locator('details[data-key="test_header_param"]')
+    mirrored.locator("summary").click()
+    mirrored.locator("input[name=region]").fill("Zürich")
+    mirrored.locator("input[type=submit]").click()
+    expect(mirrored.locator(".mcp-result")).to_contain_text("Region: Zürich")
+
     asking = tab.locator('details[data-key="test_input_required_result_request_state"]')
     asking.locator("summary").click()
     asking.locator(".mcp-form input[type=submit]").click()
