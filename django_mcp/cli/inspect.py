@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def access(spec: Any) -> dict[str, Any]:
     """Who may use ``spec``: ``public``, or its permissions, custom check and scopes."""
     check = getattr(spec, "permission", None)
-    scopes = sorted(getattr(spec, "scopes", None) or [])
+    scopes = sorted(getattr(spec, "scopes_required", None) or [])
     info: dict[str, Any] = {"public": check is None and not scopes}
     source = getattr(check, PERMISSION_SOURCE, None)
     if source is not None:

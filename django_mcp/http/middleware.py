@@ -26,6 +26,7 @@ from django.utils.functional import SimpleLazyObject, empty
 from django_mcp.conf import mcp_settings
 from django_mcp.http import auth
 from django_mcp.http.body import read_at_most
+from django_mcp.http.browser import endpoint_page
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
@@ -168,6 +169,9 @@ class MCPMiddleware:
         server: MCPServer | None = getattr(view_func, "mcp_server", None)
         if server is None:
             return None, None, None
+        page = endpoint_page(request, server.site)  # a browser's GET: not an MCP exchange
+        if page is not None:
+            return None, None, page
         exchange = begin(request, server.site, server)
         if request.method != "POST":
             return exchange, None, method_not_allowed()

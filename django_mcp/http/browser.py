@@ -1,0 +1,63 @@
+"""A GET on the endpoint from a browser: a small page saying what the URL is.
+
+Someone who pastes the endpoint's URL into a browser should learn what it is, not stare at
+a bare 405. Only a GET whose ``Accept`` prefers ``text/html`` gets the page; everything
+else (MCP clients) still gets 405, since this revision serves no GET stream
+(basic/transports/streamable-http.mdx). The page is not an MCP exchange, so it is not
+recorded in the request log. Staff see a link to the explorer in the admin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.core.exceptions import SynchronousOnlyOperation
+from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, reverse
+
+from django_mcp.protocol.revisions import CURRENT_REVISION
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+
+    from django_mcp.sites import MCPSite
+
+
+def wants_html(request: HttpRequest) -> bool:
+    """Whether a GET comes from a browser: ``text/html`` accepted, preferred over JSON."""
+    if request.method != "GET":
+        return False
+    html = request.accepts("text/html") and "text/html" in request.headers.get("Accept", "")
+    return bool(html)
+
+
+def endpoint_page(request: HttpRequest, site: MCPSite) -> HttpResponse | None:
+    """The page for a browser's GET, or None to answer as the protocol says (405)."""
+    if not wants_html(request):
+        return None
+    explorer = None
+    if _is_staff(request):
+        try:
+            explorer = reverse("admin:django_mcp_explorer", args=[site.name])
+        except NoReverseMatch:
+            explorer = None
+    context = {
+        "site": site,
+        "endpoint": request.build_absolute_uri(request.path),
+        "revision": CURRENT_REVISION,
+        "explorer": explorer,
+    }
+    response = TemplateResponse(request, "django_mcp/endpoint.html", context)
+    response["Allow"] = "POST"
+    response.render()
+    return response
+
+
+def _is_staff(request: HttpRequest) -> bool:
+    """Whether the session's user is active staff. Under ASGI this runs on the event loop,
+    where resolving the user (a query) is refused: the page then omits the link."""
+    user = getattr(request, "user", None)
+    try:
+        return bool(user is not None and user.is_active and user.is_staff)
+    except SynchronousOnlyOperation:
+        return False

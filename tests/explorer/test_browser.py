@@ -1,0 +1,158 @@
+"""The explorer, the dashboard, the endpoint's browser page and the request-log list in a
+real browser (headless Chromium): no console errors, calls through the explorer's forms
+reach the endpoint as the signed-in user, and the dashboard's charts draw.
+
+Screenshots go to ``$DJANGO_MCP_SCREENSHOTS`` (default: a temporary directory); the copies
+in ``docs/img/`` are refreshed from there by hand.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog
+from tests.explorer.conftest import seed
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"needs Chromium at {CHROMIUM}"),
+    pytest.mark.usefixtures("transactional_db"),
+]
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    target = Path(os.environ.get("DJANGO_MCP_SCREENSHOTS") or tmp_path / "screenshots")
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+@contextmanager
+def signed_in(live_server: Any) -> Iterator[tuple[Any, Any, list[str]]]:
+    """A signed-in superuser's page, Playwright's module, and the console errors collected.
+
+    All ORM work happens before or after: Playwright's sync API runs an event loop in this
+    thread, and Django refuses synchronous database access while one is running.
+    """
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 1280, "height": 900})
+            # The test project has no favicon; its 404 is not the pages' fault.
+            tab.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+            errors: list[str] = []
+            tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            tab.on("pageerror", lambda exc: errors.append(str(exc)))
+            tab.goto(f"{live_server.url}/admin/login/?next=/admin/")
+            tab.fill("#id_username", "admin")
+            tab.fill("#id_password", "secret")
+            tab.click("input[type=submit]")
+            tab.wait_for_url(f"{live_server.url}/admin/")
+            yield tab, sync_api, errors
+        finally:
+            browser.close()
+
+
+def test_a_tool_call_and_an_input_request_through_the_explorer(live_server: Any, shots: Path):
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "secret")
+    with signed_in(live_server) as (tab, sync_api, errors):
+        run_the_explorer(live_server, tab, sync_api.expect, shots)
+        assert errors == []
+    # Every call went through the real endpoint, authenticated by the session.
+    assert recorder.flush() >= 6
+    logged = RequestLog.objects.filter(client_name="django-mcp-explorer")
+    assert set(logged.values_list("username", flat=True)) == {"admin"}
+    assert logged.filter(target="test_input_required_result_request_state").count() == 2
+
+
+def run_the_explorer(live_server: Any, tab: Any, expect: Any, shots: Path) -> None:
+    tab.click("text=MCP explorer (mcp)")
+    tab.wait_for_url(f"{live_server.url}/admin/django_mcp/explorer/mcp/")
+
+    tool = tab.locator('details[data-key="whoami"]')
+    tool.locator("summary").click()
+    tool.locator("input[type=submit]").click()
+    result = tool.locator(".mcp-result")
+    expect(result).to_contain_text("You are django-mcp-explorer, speaking MCP 2026-07-28.")
+
+    search = tab.locator('details[data-key="search_books"]')
+    search.locator("summary").click()
+    search.locator("input[name=query]").fill("django")
+    search.locator("input[type=submit]").click()
+    expect(search.locator(".mcp-result")).to_contain_text('"structuredContent"')
+
+    # An x-mcp-header argument is mirrored in Mcp-Param-Region, non-ASCII as base64
+    # (basic/transports/streamable-http.mdx): a missing or wrong header would be a 400.
+    mirrored = tab.locator('details[data-key="test_header_param"]')
+    mirrored.locator("summary").click()
+    mirrored.locator("input[name=region]").fill("Zürich")
+    mirrored.locator("input[type=submit]").click()
+    expect(mirrored.locator(".mcp-result")).to_contain_text("Region: Zürich")
+
+    asking = tab.locator('details[data-key="test_input_required_result_request_state"]')
+    asking.locator("summary").click()
+    asking.locator(".mcp-form input[type=submit]").click()
+    question = asking.locator(".mcp-input-request")
+    expect(question).to_contain_text("Confirm to continue.")
+    expect(asking.locator(".mcp-result")).to_contain_text("input_required")
+    question.locator("input[name=ok]").check()
+    tab.screenshot(path=str(shots / "explorer.png"), full_page=False)
+    question.locator("input[type=submit]").click()
+    expect(asking.locator(".mcp-result")).to_contain_text("state-ok")
+
+    about = tab.locator('details[data-key="bookshop://about"]')
+    about.locator("summary").click()
+    about.locator("input[type=submit]").click()
+    expect(about.locator(".mcp-result")).to_contain_text('"contents"')
+
+    prompt = tab.locator('details[data-key="test_prompt_with_arguments"]')
+    prompt.locator("summary").click()
+    prompt.locator("input[name=arg1]").fill("uno")
+    prompt.locator("input[name=arg2]").fill("dos")
+    prompt.locator("input[type=submit]").click()
+    expect(prompt.locator(".mcp-result")).to_contain_text("arg1='uno', arg2='dos'")
+
+
+def test_the_dashboard_draws_its_charts_and_the_log_lists_the_calls(live_server: Any, shots: Path):
+    seed(400)
+    assert recorder.flush() == 0
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "secret")
+    with signed_in(live_server) as (tab, sync_api, errors):
+        tab.click("text=MCP dashboard")
+        charts = tab.locator("svg.mcp-chart")
+        sync_api.expect(charts).to_have_count(4)
+        sync_api.expect(tab.locator("#mcp-total")).to_have_text("400")
+        assert tab.locator("svg.mcp-chart rect.bar").count() > 20
+        assert charts.first.bounding_box()["height"] > 100
+        tab.screenshot(path=str(shots / "dashboard.png"), full_page=True)
+
+        tab.goto(f"{live_server.url}/admin/django_mcp/requestlog/")
+        sync_api.expect(tab.locator("#result_list tbody tr")).to_have_count(100)
+        tab.screenshot(path=str(shots / "requestlog.png"))
+
+        tab.goto(f"{live_server.url}/mcp")
+        sync_api.expect(tab.locator("#mcp-revision")).to_have_text("2026-07-28")
+        sync_api.expect(tab.locator("#mcp-explorer-link")).to_be_visible()
+        tab.screenshot(path=str(shots / "endpoint.png"))
+        assert errors == []

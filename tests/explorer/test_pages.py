@@ -1,0 +1,130 @@
+"""The explorer, the dashboard and the endpoint's browser page, through the test client."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+
+from django_mcp.explorer import stats
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog
+from tests.explorer.conftest import seed
+
+pytestmark = pytest.mark.django_db
+
+EXPLORER = "/admin/django_mcp/explorer/mcp/"
+DASHBOARD = "/admin/django_mcp/dashboard/"
+
+
+@pytest.fixture
+def staff(client: Client) -> Client:
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "secret")
+    client.login(username="admin", password="secret")
+    return client
+
+
+def test_the_admin_index_links_the_explorer_and_the_dashboard(staff: Client):
+    page = staff.get("/admin/").content.decode()
+    assert f'href="{EXPLORER}"' in page
+    assert f'href="{DASHBOARD}"' in page
+
+
+def test_the_explorer_lists_every_declaration_with_its_schema_and_who_may_use_it(staff: Client):
+    response = staff.get(EXPLORER)
+    assert response.status_code == 200
+    page = response.content.decode()
+    for key in ("search_books", "bookshop://about", "review_request", "set_price"):
+        assert f'data-key="{key}"' in page
+    assert "scope books:write" in page  # set_price's scopes_required
+    assert "read_only_hint" in page or "readOnlyHint" in page
+    assert "&quot;inputSchema&quot;" in page
+    assert '"endpoint": "/mcp"' in page  # the config the script reads
+
+
+def test_the_explorer_is_for_staff_only(client: Client):
+    get_user_model().objects.create_user("plain", password="secret")
+    client.login(username="plain", password="secret")
+    response = client.get(EXPLORER)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/admin/login/")
+
+
+def test_an_unknown_site_is_404(staff: Client):
+    assert staff.get("/admin/django_mcp/explorer/nope/").status_code == 404
+
+
+def test_the_dashboard_needs_the_request_log_view_permission(client: Client):
+    get_user_model().objects.create_user("clerk", password="secret", is_staff=True)
+    client.login(username="clerk", password="secret")
+    assert client.get(DASHBOARD).status_code == 403
+    assert DASHBOARD not in client.get("/admin/").content.decode()
+
+
+def test_the_dashboard_draws_the_window_it_is_asked_for(staff: Client):
+    seed(300)
+    page = staff.get(DASHBOARD, {"window": "24h"}).content.decode()
+    assert '<strong id="mcp-total">300</strong>' in page
+    assert page.count('class="mcp-chart"') == 4
+    assert "No requests in this window" not in page
+    assert "future-client" in page  # best-effort revisions by client
+    # An unknown window falls back to the default rather than failing.
+    assert staff.get(DASHBOARD, {"window": "forever"}).status_code == 200
+
+
+def test_p95_per_target_matches_the_definition():
+    rows = seed(300)
+    durations = sorted(r.duration_ms for r in rows if r.target == "get_book")
+    found = {s.target: s for s in stats.per_target(RequestLog.objects.all())}
+    got = found["get_book"].p95_ms
+    assert found["get_book"].calls == len(durations)
+    if connection.vendor == "postgresql":  # percentile_cont: linear interpolation
+        position = 0.95 * (len(durations) - 1)
+        low, high = durations[math.floor(position)], durations[math.ceil(position)]
+        expected = low + (high - low) * (position - math.floor(position))
+    else:  # SQLite: the nearest rank
+        expected = durations[math.ceil(0.95 * len(durations)) - 1]
+    assert got == pytest.approx(expected)
+
+
+def test_error_rates_count_only_errors():
+    seed(300)
+    found = {s.target: s for s in stats.per_target(RequestLog.objects.all())}
+    assert found["search_books"].errors == 0
+    assert 0 < found["set_price"].errors < found["set_price"].calls
+
+
+def test_a_browser_get_on_the_endpoint_gets_a_page_naming_it(staff: Client):
+    """basic/transports/streamable-http.mdx: the endpoint serves no GET stream; a browser
+    asking for HTML gets a page instead of a bare 405."""
+    response = staff.get("/mcp", HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "2026-07-28" in page
+    assert "http://testserver/mcp" in page
+    assert f'href="{EXPLORER}"' in page
+
+
+def test_the_browser_page_links_the_explorer_for_staff_only(client: Client):
+    response = client.get("/mcp", HTTP_ACCEPT="text/html")
+    assert response.status_code == 200
+    assert "mcp-explorer-link" not in response.content.decode()
+
+
+@pytest.mark.parametrize("accept", [None, "application/json, text/event-stream", "*/*"])
+def test_clients_still_get_405_on_get(client: Client, accept: Any):
+    """basic/transports/streamable-http.mdx: a server without a GET stream answers 405."""
+    headers = {} if accept is None else {"HTTP_ACCEPT": accept}
+    response = client.get("/mcp", **headers)
+    assert response.status_code == 405
+    assert response["Allow"] == "POST"
+
+
+def test_the_browser_page_is_not_an_mcp_exchange_in_the_log(client: Client):
+    client.get("/mcp", HTTP_ACCEPT="text/html")
+    client.get("/mcp")
+    assert recorder.flush() == 1  # only the 405 is recorded
