@@ -147,3 +147,13 @@ def test_mcp_inspect_lists_the_demo_models_as_tools():
     assert authors["model"] == "books.Author"
     assert "author_create" in authors["tools"]
     assert authors["permissions"]["create"] == ["books.add_author"]
+
+
+def test_mcp_inspect_shows_the_scopes_a_declaration_requires():
+    """The demo's ``set_price`` needs the ``books:write`` scope: not public."""
+    status, out, _ = run("mcp_inspect", "--format", "json")
+    assert status == 0
+    [default] = [r for r in json.loads(out) if r["site"] == django_mcp.sites.site.name]
+    [set_price] = [tool for tool in default["tools"] if tool["name"] == "set_price"]
+    assert set_price["access"]["scopes"] == ["books:write"]
+    assert set_price["access"]["public"] is False
