@@ -129,6 +129,8 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a positive number of seconds.",
     ),
     "REQUEST_LOG_BACKGROUND": (lambda v: isinstance(v, bool), "Use True or False."),
+    "REQUEST_LOG_REMOTE_ADDR": (lambda v: isinstance(v, bool), "Use True or False."),
+    "REQUEST_LOG_USER_AGENT": (lambda v: isinstance(v, bool), "Use True or False."),
     "CURSOR_MAX_AGE": (
         lambda v: _is_number(v) and v > 0,
         "Use a positive number of seconds.",

@@ -30,6 +30,7 @@ from django_mcp.declarations.resources import (
 )
 from django_mcp.declarations.tools import ToolSpec
 from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration, NotRegistered
+from django_mcp.requestlog.notes import note_permission_denied
 
 if TYPE_CHECKING:
     from django.urls import URLPattern
@@ -119,9 +120,7 @@ class MCPSite:
     def get_tool(self, name: str, context: Context | None = None) -> ToolSpec | None:
         """The tool called ``name`` if it exists and the caller may use it."""
         spec = self._registry.tools.get(name)
-        if spec is None or not self.has_permission(spec, context):
-            return None
-        return spec
+        return spec if spec is not None and self._permitted(spec, context) else None
 
     def get_tools(self, context: Context | None = None) -> list[ToolSpec]:
         """The tools the caller may use, in a deterministic order (by name)."""
@@ -157,11 +156,13 @@ class MCPSite:
         """The declaration serving ``uri`` and its template variables, if any may."""
         fixed = self._registry.resources.get(uri)
         if fixed is not None:
-            return (fixed, {}) if self.has_permission(fixed, context) else None
+            return (fixed, {}) if self._permitted(fixed, context) else None
         for template in self.get_resource_templates(context):
             variables = template.match(uri)
             if variables is not None:
                 return template, variables
+        if any(t.match(uri) is not None for t in self._registry.templates.values()):
+            note_permission_denied(context)  # none visible matched: a hidden one did
         return None
 
     # -- prompts ------------------------------------------------------------------------
@@ -187,9 +188,7 @@ class MCPSite:
 
     def get_prompt(self, name: str, context: Context | None = None) -> PromptSpec | None:
         spec = self._registry.prompts.get(name)
-        if spec is None or not self.has_permission(spec, context):
-            return None
-        return spec
+        return spec if spec is not None and self._permitted(spec, context) else None
 
     def get_prompts(self, context: Context | None = None) -> list[PromptSpec]:
         """Prompts the caller may use, ordered by name."""
@@ -306,6 +305,13 @@ class MCPSite:
         if check is None:
             return True
         return context is not None and bool(check(context))
+
+    def _permitted(self, spec: Any, context: Context | None) -> bool:
+        """:meth:`has_permission`; a refusal is noted for the log only, never answered."""
+        if self.has_permission(spec, context):
+            return True
+        note_permission_denied(context)
+        return False
 
     @property
     def requires_authentication(self) -> bool:

@@ -109,6 +109,11 @@ SETTING_MEANINGS: dict[str, str] = {
     "is dropped and counted, so a slow database never blocks a request.",
     "REQUEST_LOG_BATCH_SIZE": "Records written per bulk `INSERT`.",
     "REQUEST_LOG_FLUSH_INTERVAL": "Seconds between writes of the buffer by the background writer.",
+    "REQUEST_LOG_REMOTE_ADDR": "Record the client address (`REMOTE_ADDR`, or `X-Forwarded-For` "
+    "behind `TRUSTED_PROXY_HOPS` proxies). On by default, as in a web server's access log; "
+    "an address is personal data: turn it off, or prune the log (`mcp_prune_logs`).",
+    "REQUEST_LOG_USER_AGENT": "Record the `User-Agent` header (cut to 300 characters). On by "
+    "default; turn it off with the address if the log must not help identify people.",
     "REQUEST_LOG_BACKGROUND": "Write the log from a background thread (and at exit); `False` "
     "leaves records in the buffer until `django_mcp.requestlog.recorder.flush()` is called.",
     "OAUTH": "The OAuth token validators' configuration (`RESOURCE`, `ISSUER`, `JWKS_URL`, "

@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any, Final
 from django.utils import timezone
 
 from django_mcp.conf import mcp_settings
+from django_mcp.http import logfacts
 from django_mcp.protocol import methods
 from django_mcp.protocol.admission import Admission, Admitted, NotificationAccepted, Rejected
+from django_mcp.requestlog.notes import LogNotes, notes_of
 from django_mcp.requestlog.records import Outcome, RequestRecord, truncated_params
 
 if TYPE_CHECKING:
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
 
 _ATTRIBUTE: Final = "_django_mcp_exchange"
+#: Longest stored error message: the column's length (longer messages are cut).
+ERROR_MESSAGE_CHARS: Final = 500
 
 
 @dataclass
@@ -50,6 +54,11 @@ class Exchange:
     user: AbstractBaseUser | AnonymousUser | None = None
     #: Set by the middleware before admission: who is asking (``AUTHENTICATORS``).
     caller: Caller | None = None
+    #: Set when the exchange begins: the client address and ``User-Agent`` for the log.
+    remote_addr: str | None = None
+    user_agent: str = ""
+    #: What deeper layers noted for the log (a declaration hidden by permissions).
+    notes: LogNotes = field(default_factory=LogNotes)
 
     @property
     def admitted(self) -> Admitted | None:
@@ -60,7 +69,7 @@ class Exchange:
         """The request-log record of this exchange, once ``response`` is known."""
         admission, reply = self.admission, self.reply
         method = target = request_id = declared = served = how = ""
-        client_name = client_version = ""
+        client_name = client_version = error_message = ""
         params: Any = None
         error_code: int | None = None
         outcome: Outcome = "protocol_error"
@@ -76,7 +85,8 @@ class Exchange:
                 client_version = admission.meta.client_info.version
             if reply is not None:
                 outcome = reply.outcome
-                error_code = reply.error.code if reply.error is not None else None
+                if reply.error is not None:
+                    error_code, error_message = reply.error.code, reply.error.message
             elif self.streamed:
                 outcome = "ok"  # the stream is open; its final reply is not known yet
         elif isinstance(admission, NotificationAccepted):
@@ -85,7 +95,14 @@ class Exchange:
             method, target = admission.method or "", admission.target or ""
             request_id = "" if admission.request_id is None else str(admission.request_id)
             declared = admission.declared_revision or ""
-            error_code = admission.error.code
+            error_code, error_message = admission.error.code, admission.error.message
+            if admission.revision is not None:
+                served, how = admission.revision.served, admission.revision.how.value
+            if admission.client_info is not None:
+                client_name = admission.client_info.name
+                client_version = admission.client_info.version
+        elif admission is None:  # refused before admission (401, 403, 413, 429, 405)
+            error_code, error_message = logfacts.response_error(response)
         user = self.caller.user if self.caller is not None else self.user
         authenticated = bool(user is not None and user.is_authenticated)
         return RequestRecord(
@@ -110,12 +127,22 @@ class Exchange:
                 if mcp_settings.REQUEST_LOG_PARAMS and params is not None
                 else None
             ),
+            error_message=error_message[:ERROR_MESSAGE_CHARS],
+            permission_denied=self.notes.permission_denied,
+            remote_addr=self.remote_addr,
+            user_agent=self.user_agent,
         )
 
 
 def begin(request: HttpRequest, site: MCPSite, server: MCPServer) -> Exchange:
     """Open the exchange of ``request`` (the middleware, once per MCP request)."""
-    exchange = Exchange(site, server)
+    exchange = Exchange(
+        site,
+        server,
+        remote_addr=logfacts.remote_addr(request),
+        user_agent=logfacts.user_agent(request),
+        notes=notes_of(request),
+    )
     setattr(request, _ATTRIBUTE, exchange)
     return exchange
 

@@ -10,11 +10,15 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import FieldDoesNotExist
+
 from django_mcp.declarations.tools import ToolAnnotations
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.modeltools.spec import ModelActionSpec
 
 if TYPE_CHECKING:
+    from django.db.models import Model
+
     from django_mcp.modeltools.options import ModelTools
     from django_mcp.server.context import Context
 
@@ -72,13 +76,41 @@ def _describe(tools: ModelTools, action: str, verbose: str, plural: str) -> str:
         "delete": f"Delete a {verbose}, found by its {lookup}.",
     }[action]
     if action == "list" and tools.search_fields:
-        text += f" 'search' looks in: {', '.join(tools.search_fields)}."
+        where = ", ".join(search_field_words(tools.model, path) for path in tools.search_fields)
+        text += f" 'search' looks in: {where}."
     if action == "list" and tools.list_filter:
         text += f" Filter by: {', '.join(tools.list_filter)}."
     doc = (tools.model.__doc__ or "").strip()
     if doc and not doc.startswith(f"{tools.model.__name__}("):
         text += f" {doc}"
     return text
+
+
+def search_field_words(model: type[Model], path: str) -> str:
+    """A search field in words, from the verbose names along its path.
+
+    Why: a description is read by a language model and by the people who approve its calls;
+    an ORM lookup such as ``author__name`` says how the query is built, not what is searched
+    (and leaks the schema). ``author__name`` becomes "author name" (the relation's verbose
+    name, then the field's); a path that names no model field is shown with spaces.
+    """
+    words: list[str] = []
+    current: type[Model] | None = model
+    for part in path.lstrip("^=@$").split("__"):
+        try:
+            if current is None:
+                raise FieldDoesNotExist(part)
+            field = current._meta.get_field(part)
+        except FieldDoesNotExist:
+            words.append(part.replace("_", " "))
+            current = None
+            continue
+        word = str(getattr(field, "verbose_name", part))
+        if not words or words[-1] != word:
+            words.append(word)
+        related = field.related_model if field.is_relation else None
+        current = related if isinstance(related, type) else None
+    return " ".join(words)
 
 
 def _lookup_schema(tools: ModelTools, serializer: Any) -> dict[str, Any]:

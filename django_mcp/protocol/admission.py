@@ -17,7 +17,7 @@ from . import headers as h
 from . import methods as m
 from .errors import InvalidParams, MCPError, MethodNotFound
 from .jsonrpc import MessageError, Notification, Request, RequestId, parse_message
-from .meta import RequestMeta, complete_meta, required_meta
+from .meta import ClientInfo, RequestMeta, complete_meta, readable_client_info, required_meta
 from .revisions import RevisionDecision, RevisionPolicy
 
 
@@ -64,6 +64,10 @@ class Rejected:
     is_notification: bool = False
     #: The tool or prompt name or resource URI the request named, for the request log.
     target: str | None = None
+    #: What was parsed before the rule failed, for the request log: the client's
+    #: self-reported info (where ``_meta`` was readable) and the revision decision.
+    client_info: ClientInfo | None = None
+    revision: RevisionDecision | None = None
 
 
 Admission: TypeAlias = Admitted | NotificationAccepted | Rejected
@@ -100,6 +104,7 @@ def admit(
     if isinstance(message, Notification):
         return NotificationAccepted(message)
     declared: str | None = None
+    revision: RevisionDecision | None = None
     try:
         if message.method == m.INITIALIZE:
             raise initialize_error(policy.supported)
@@ -118,7 +123,15 @@ def admit(
         _check_name(message.method, params, headers, catalogue, provisional, revision)
         request_meta = complete_meta(version, capabilities, meta)
     except MCPError as exc:
-        return Rejected(exc, message.id, message.method, declared, target=_target(message))
+        return Rejected(
+            exc,
+            message.id,
+            message.method,
+            declared,
+            target=_target(message),
+            client_info=readable_client_info(message.params),
+            revision=revision,
+        )
     return Admitted(message, request_meta, revision)
 
 

@@ -118,6 +118,21 @@ def _client_info(value: Any) -> ClientInfo | None:
     return ClientInfo(value["name"], value["version"], title if isinstance(title, str) else None)
 
 
+def readable_client_info(params: Any) -> ClientInfo | None:
+    """The client info of a request that may be refused, where its ``_meta`` is readable.
+
+    Never raises: a refused request is still recorded with the client that sent it, and a
+    request whose ``_meta`` is not even readable simply has no client (for the request log).
+    """
+    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    if not isinstance(meta, Mapping):
+        return None
+    try:
+        return _client_info(meta.get(CLIENT_INFO_KEY))
+    except InvalidRequestMeta:
+        return None
+
+
 def _log_level(value: Any) -> str | None:
     if value is None:
         return None

@@ -2,9 +2,10 @@
 
 Both tables are evidence written by the recorder, so the admin can look but never add, edit
 or delete: a log an operator can edit proves nothing. Pruning is the job of the
-``mcp_prune_logs`` management command. The request log can grow to millions of rows, so the
-changelist skips the exact total count and its filters stay on indexed or low-cardinality
-columns.
+``mcp_prune_logs`` management command. The request log can grow to millions of rows, so
+every page, filter and search is answered from an index: no count of the whole table
+(:mod:`.pagination`), filters that list no distinct values and a recent time window by
+default (:mod:`.filters`), prefix search on indexed columns (docs/guides/records.md).
 """
 
 from __future__ import annotations
@@ -12,10 +13,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
 
+from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter
 from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.requestlog.pagination import EstimatedCountPaginator
 
 if TYPE_CHECKING:
+    from django.db.models import QuerySet
     from django.http import HttpRequest
 
     _ModelAdmin = admin.ModelAdmin[Any]
@@ -47,35 +55,111 @@ class RequestLogAdmin(ReadOnlyAdmin):
         "http_status",
         "duration",
         "client",
-        "declared_revision",
         "served_how",
-        "username",
+        "permission_denied",
+        "user_link",
+        "remote_addr",
     )
     list_display_links = ("started_at",)
-    list_filter = ("method", "outcome", "served_how", "declared_revision", "site")
-    date_hierarchy = "started_at"
-    search_fields = ("target", "client_name", "=request_id", "username")
+    # Each filter is answered by an index, and lists its choices without reading the table
+    # (filters.py); the time window keeps every page on a recent, indexed slice.
+    list_filter = (
+        StartedWithinFilter,
+        MethodFilter,
+        "outcome",
+        "served_how",
+        "permission_denied",
+    )
+    # Prefix search on indexed columns (get_search_results): never a scan of the table.
+    search_fields = ("^target", "^client_name")
+    search_help_text = "Tool, prompt or resource name, or client name, starting with the text."
     ordering = ("-started_at",)
-    show_full_result_count = False  # COUNT(*) over a large log is slow on PostgreSQL
+    paginator = EstimatedCountPaginator  # no COUNT(*) of the whole table per page
+    show_full_result_count = False  # nor of the unfiltered table for "N total"
+    show_facets = admin.ShowFacets.NEVER  # facet counts would count every filter choice
     list_per_page = 100
     fieldsets = (
         (None, {"fields": ("started_at", "site", "method", "target", "request_id")}),
-        ("Outcome", {"fields": ("outcome", "error_code", "http_status", "duration_ms")}),
+        (
+            "Outcome",
+            {
+                "fields": (
+                    "outcome",
+                    "error_code",
+                    "error_message",
+                    "permission_denied",
+                    "http_status",
+                    "duration",
+                )
+            },
+        ),
         (
             "Revision",
             {"fields": ("declared_revision", "served_revision", "served_how")},
         ),
-        ("Caller", {"fields": ("client_name", "client_version", "user", "username")}),
+        (
+            "Caller",
+            {
+                "fields": (
+                    "client_name",
+                    "client_version",
+                    "user_link",
+                    "username",
+                    "remote_addr",
+                    "user_agent",
+                )
+            },
+        ),
         ("Params", {"fields": ("params",), "classes": ("collapse",)}),
     )
+    readonly_fields = ("duration", "user_link")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
+    ) -> tuple[QuerySet[Any], bool]:
+        """Rows whose target or client name starts with the term (case-sensitive, as names
+        are): ``LIKE 'term%'``, which the ``varchar_pattern_ops`` indexes answer on
+        PostgreSQL. Django's ``^`` would be ``UPPER(...) LIKE``, which no plain index serves."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        found = queryset.filter(Q(target__startswith=term) | Q(client_name__startswith=term))
+        return found, False
 
     @admin.display(description="duration", ordering="duration_ms")
     def duration(self, obj: RequestLog) -> str:
-        return f"{obj.duration_ms:.1f} ms"
+        return format_duration(obj.duration_ms)
 
     @admin.display(description="client", ordering="client_name")
     def client(self, obj: RequestLog) -> str:
         return f"{obj.client_name} {obj.client_version}".strip()
+
+    @admin.display(description="user", ordering="username")
+    def user_link(self, obj: RequestLog) -> str:
+        """The user's admin page when the user model is in this admin (no join: the id
+        and the username snapshot are on the row); else the username."""
+        name = obj.username or ("" if obj.user_id is None else str(obj.user_id))
+        model = get_user_model()
+        if obj.user_id is None or not self.admin_site.is_registered(model):
+            return name
+        opts = model._meta
+        try:
+            url = reverse(
+                f"{self.admin_site.name}:{opts.app_label}_{opts.model_name}_change",
+                args=(obj.user_id,),
+            )
+        except NoReverseMatch:
+            return name
+        return format_html('<a href="{}">{}</a>', url, name)
+
+
+def format_duration(ms: float) -> str:
+    """A duration for people: "0.30 ms", "12.5 ms", "1.24 s"."""
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    if ms >= 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.2f} ms"
 
 
 @admin.register(ServedRevision)

@@ -63,6 +63,28 @@ class RequestLog(models.Model):
     error_code = models.IntegerField("error code", null=True, blank=True)
     http_status = models.PositiveSmallIntegerField("HTTP status")
     duration_ms = models.FloatField("duration (ms)")
+    error_message = models.CharField(
+        "error message",
+        max_length=500,
+        blank=True,
+        help_text="The JSON-RPC error message as sent to the client (internal errors masked).",
+    )
+    permission_denied = models.BooleanField(
+        "permission denied",
+        default=False,
+        help_text="The named tool, prompt or resource exists but the caller may not use it; "
+        "the client was answered exactly as for an unknown name.",
+    )
+    remote_addr = models.GenericIPAddressField(
+        "remote address",
+        null=True,
+        blank=True,
+        help_text="The client address (REQUEST_LOG_REMOTE_ADDR; X-Forwarded-For only "
+        "behind TRUSTED_PROXY_HOPS proxies).",
+    )
+    user_agent = models.CharField(
+        "user agent", max_length=300, blank=True, help_text="REQUEST_LOG_USER_AGENT."
+    )
     # None means "not recorded" (REQUEST_LOG_PARAMS off), which differs from empty params.
     params = models.TextField(  # noqa: DJ001
         null=True,
@@ -72,13 +94,33 @@ class RequestLog(models.Model):
 
     class Meta:
         verbose_name = "request log entry"
-        verbose_name_plural = "request log"
+        verbose_name_plural = "request log entries"
         ordering = ("-started_at",)
         get_latest_by = "started_at"
+        # One index per question the admin asks (docs/guides/records.md, "At scale"): the
+        # newest rows (``started_at``), the newest rows of one method, outcome or serving,
+        # the rare refusals for permissions, and a name prefix (``varchar_pattern_ops`` on
+        # PostgreSQL lets ``LIKE 'prefix%'`` use the index whatever the collation; other
+        # databases ignore the operator class). Each costs every INSERT, so no more.
         indexes = (
-            # "Recent errors" and "recent calls of tools/call" are the questions people ask.
             models.Index(fields=("outcome", "-started_at"), name="django_mcp_rl_outcome_idx"),
             models.Index(fields=("method", "-started_at"), name="django_mcp_rl_method_idx"),
+            models.Index(fields=("served_how", "-started_at"), name="django_mcp_rl_served_how_idx"),
+            models.Index(
+                fields=("-started_at",),
+                name="django_mcp_rl_denied_idx",
+                condition=models.Q(permission_denied=True),
+            ),
+            models.Index(
+                fields=("target",),
+                name="django_mcp_rl_target_idx",
+                opclasses=("varchar_pattern_ops",),
+            ),
+            models.Index(
+                fields=("client_name",),
+                name="django_mcp_rl_client_idx",
+                opclasses=("varchar_pattern_ops",),
+            ),
         )
 
     def __str__(self) -> str:

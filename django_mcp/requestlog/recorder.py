@@ -185,10 +185,27 @@ def flush() -> int:
         alias = router.db_for_write(RequestLog)
         batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
         written = 0
-        for start in range(0, len(records), batch_size):
-            written += _write_batch(records[start : start + batch_size], alias)
-        _write_served(served, alias)
+        try:
+            for start in range(0, len(records), batch_size):
+                written += _write_batch(records[start : start + batch_size], alias)
+            _write_served(served, alias)
+        except writer.TableMissing as missing:
+            _count_lost_to_missing_table(missing.table, len(records) - written, len(served))
         return written
+
+
+def _count_lost_to_missing_table(table: str, records: int, tallies: int) -> None:
+    """One clear error for a flush that found no table, every record counted as failed."""
+    logger.error(
+        "django-mcp cannot write the request log: the table %s does not exist. Run "
+        "`python manage.py migrate django_mcp`. %d records and %d best-effort tallies "
+        "were counted as failed.",
+        table,
+        records,
+        tallies,
+    )
+    with _state.lock:
+        _state.failed += records + tallies
 
 
 def _write_batch(records: Sequence[RequestRecord], alias: str) -> int:
@@ -205,7 +222,9 @@ def _write_served(served: dict[ServedKey, ServedTally], alias: str) -> None:
     for key, tally in served.items():
         try:
             _upsert_served(key, tally, alias)
-        except DatabaseError:
+        except DatabaseError as exc:
+            if writer.table_missing(ServedRevision, alias, exc):
+                raise writer.TableMissing(ServedRevision._meta.db_table) from exc
             logger.exception("django-mcp could not record best-effort serves of %s.", key[0])
             with _state.lock:
                 _state.failed += 1

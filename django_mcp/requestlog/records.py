@@ -34,6 +34,13 @@ class RequestRecord:
     http_status: int
     duration_ms: float
     params: str | None = None
+    #: The JSON-RPC error message as sent to the client (internal errors are masked).
+    error_message: str = ""
+    #: The named declaration exists but the caller's permissions hide it (log only).
+    permission_denied: bool = False
+    #: The client address and User-Agent (``REQUEST_LOG_REMOTE_ADDR``/``_USER_AGENT``).
+    remote_addr: str | None = None
+    user_agent: str = ""
 
     @property
     def is_error(self) -> bool:

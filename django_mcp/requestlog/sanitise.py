@@ -52,6 +52,8 @@ _TEXT_FIELDS: Final = (
     "client_version",
     "username",
     "params",
+    "error_message",
+    "user_agent",
 )
 
 

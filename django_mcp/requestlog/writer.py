@@ -7,7 +7,9 @@ neighbours with it, so the batch is retried row by row: each row is then either 
 counted as failed and logged (its text escaped, since it may hold what the database just
 refused). When the database is unreachable, the retry stops at the first row that fails
 the same way, and the rest of the batch is counted as failed without another attempt each:
-the log is best-effort and a down database must not cost one timeout per record.
+the log is best-effort and a down database must not cost one timeout per record. When the
+table does not exist at all (``migrate`` was never run), :class:`TableMissing` tells the
+recorder, which says so once, with the command that fixes it, rather than once per row.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 
 from django_mcp.requestlog.models import RequestLog
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from django.db.models import Model
 
     from django_mcp.requestlog.records import RequestRecord
 
@@ -29,6 +33,40 @@ logger = logging.getLogger("django_mcp")
 
 #: Errors that say the database cannot be reached, rather than that it refused a row.
 _UNREACHABLE: Final = (OperationalError, InterfaceError)
+
+
+class TableMissing(Exception):
+    """The table does not exist: ``migrate`` was not run (no row could ever be written)."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        super().__init__(table)
+
+
+#: How drivers say "no such table": PostgreSQL's SQLSTATE, MySQL's error number, SQLite's text.
+_UNDEFINED_TABLE: Final = "42P01"
+_MYSQL_NO_SUCH_TABLE: Final = 1146
+
+
+def table_missing(model: type[Model], alias: str, exc: BaseException) -> bool:
+    """Whether ``exc`` came from ``model``'s table being absent on ``alias``.
+
+    The error must say so (so an unreachable database costs no extra attempt), and the
+    database's own table list confirms it.
+    """
+    cause = exc.__cause__ or exc
+    says = (
+        getattr(cause, "sqlstate", None) == _UNDEFINED_TABLE
+        or getattr(cause, "pgcode", None) == _UNDEFINED_TABLE
+        or (bool(cause.args) and cause.args[0] == _MYSQL_NO_SUCH_TABLE)
+        or "no such table" in str(exc)
+    )
+    if not says:
+        return False
+    try:
+        return model._meta.db_table not in connections[alias].introspection.table_names()
+    except Exception:  # the database went away meanwhile: not a missing table
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +85,8 @@ def write(records: Sequence[RequestRecord], alias: str) -> Written:
     # Any exception: a record the database (or its driver) refuses for a reason nobody
     # foresaw must still be counted, never lost with its batch (a process boundary).
     except Exception as exc:
+        if table_missing(RequestLog, alias, exc):
+            raise TableMissing(RequestLog._meta.db_table) from exc
         logger.warning(
             "django-mcp could not write a batch of %d request log records (%s); "
             "retrying them one by one.",
@@ -132,6 +172,10 @@ def _row(record: RequestRecord) -> RequestLog:
         http_status=record.http_status,
         duration_ms=record.duration_ms,
         params=record.params,
+        error_message=record.error_message,
+        permission_denied=record.permission_denied,
+        remote_addr=record.remote_addr,
+        user_agent=record.user_agent,
     )
 
 

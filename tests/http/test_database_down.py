@@ -176,9 +176,9 @@ def test_the_requests_of_an_outage_are_written_when_the_database_returns(site, s
 
     rows = RequestLog.objects.order_by("started_at")
     assert [row.http_status for row in rows] == statuses == [403, 400, 200, 200]
-    # The 403 is answered before admission, so its row has no JSON-RPC code; ``hello`` needs
-    # the caller resolved too (looking a tool up is per caller), so it is -32603 as well.
-    codes = [None, PARSE_ERROR, INTERNAL_ERROR, INTERNAL_ERROR]
+    # The 403 is answered before admission; its row has the code its body carried. ``hello``
+    # needs the caller resolved too (looking a tool up is per caller), so it is -32603 as well.
+    codes = [INVALID_REQUEST, PARSE_ERROR, INTERNAL_ERROR, INTERNAL_ERROR]
     assert [row.error_code for row in rows] == codes
     assert {(row.user_id, row.username) for row in rows} == {(None, "")}
     assert recorder.stats().failed == 0

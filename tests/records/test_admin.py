@@ -56,7 +56,8 @@ def test_the_request_log_filters_and_searches(admin_client, query, targets):
 
 
 @pytest.mark.usefixtures("logged")
-def test_the_request_log_date_hierarchy_drills_down_by_day(admin_client):
+def test_a_date_chosen_by_lookup_replaces_the_default_window(admin_client):
+    log_row(days_ago=3, target="older")
     started = RequestLog.objects.latest().started_at
     query = {
         "started_at__year": started.year,
@@ -68,6 +69,8 @@ def test_the_request_log_date_hierarchy_drills_down_by_day(admin_client):
 
     assert response.status_code == 200
     assert len(response.context["cl"].result_list) == 3
+    older = admin_client.get(reverse(f"{REQUEST_LOG}_changelist"), {"started_at__lt": started})
+    assert "older" in {row.target for row in older.context["cl"].result_list}
 
 
 @pytest.mark.usefixtures("logged")

@@ -1,0 +1,70 @@
+"""What the request log learns from the HTTP request and response themselves.
+
+Why a module of its own: the exchange builds the record from the admission and the reply,
+but some facts exist only at the HTTP level. The client address and ``User-Agent`` are
+taken when the exchange begins (each behind a setting, since both identify people). And a
+request refused before admission (401, 403, 413, 429) has no admission to read its error
+from: its JSON-RPC error body, the very message the client received, is read back here,
+so every refused row carries its code and message.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from django_mcp.conf import mcp_settings
+from django_mcp.http.client_ip import client_ip
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponseBase
+
+#: Longest stored ``User-Agent`` (the column's length).
+USER_AGENT_CHARS: Final = 300
+#: A refusal's body is read back only when it is a small JSON document (it always is).
+_ERROR_BODY_BYTES: Final = 16_384
+
+
+def remote_addr(request: HttpRequest) -> str | None:
+    """The client address (``REQUEST_LOG_REMOTE_ADDR``), or None when off or not an address.
+
+    Behind ``TRUSTED_PROXY_HOPS`` proxies the address comes from ``X-Forwarded-For``, which
+    is text a proxy or a client wrote: only a valid IP address reaches the column.
+    """
+    if not mcp_settings.REQUEST_LOG_REMOTE_ADDR:
+        return None
+    found = client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS))
+    try:
+        return str(ipaddress.ip_address(found)) if found else None
+    except ValueError:
+        return None
+
+
+def user_agent(request: HttpRequest) -> str:
+    """The ``User-Agent`` header, cut to its column (``REQUEST_LOG_USER_AGENT``)."""
+    if not mcp_settings.REQUEST_LOG_USER_AGENT:
+        return ""
+    return str(request.headers.get("User-Agent", ""))[:USER_AGENT_CHARS]
+
+
+def response_error(response: HttpResponseBase) -> tuple[int | None, str]:
+    """The JSON-RPC error ``(code, message)`` a refusal sent, or ``(None, "")``."""
+    if response.streaming or response.status_code < 400:
+        return None, ""
+    if not str(response.get("Content-Type", "")).startswith("application/json"):
+        return None, ""
+    content: bytes = getattr(response, "content", b"")
+    if len(content) > _ERROR_BODY_BYTES:
+        return None, ""
+    try:
+        error: Any = json.loads(content).get("error")
+    except (ValueError, AttributeError):
+        return None, ""
+    if not isinstance(error, dict):
+        return None, ""
+    code, message = error.get("code"), error.get("message")
+    return (
+        code if isinstance(code, int) and not isinstance(code, bool) else None,
+        message if isinstance(message, str) else "",
+    )
