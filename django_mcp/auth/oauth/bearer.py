@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def bearer_token(request: HttpRequest) -> str | None:
     """The token of an ``Authorization: Bearer <token>`` header, None when the request
     carries no bearer credentials (another authenticator may recognise it)."""
-    header = request.headers.get("Authorization", "")
+    header: str = request.META.get("HTTP_AUTHORIZATION", "")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer":
         return None
