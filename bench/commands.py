@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,11 +13,15 @@ from bench import procs
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 SETTINGS = "testproject.settings_bench"
+#: The test project refuses to start without a key of its own outside the demo and the tests;
+#: the benchmark's servers listen on 127.0.0.1 only, so one random key per run will do.
+SECRET_KEY = secrets.token_urlsafe(50)
 
 
 def server_env(request_log: str, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env.setdefault("DJANGO_SECRET_KEY", SECRET_KEY)
     env["DJANGO_SETTINGS_MODULE"] = SETTINGS
     env["BENCH_REQUEST_LOG"] = request_log
     env["PYTHONUNBUFFERED"] = "1"

@@ -35,7 +35,7 @@ class DRFAuthenticator(Authenticator):
     """The first DRF authentication class that authenticates the request wins."""
 
     def has_credentials(self, request: HttpRequest) -> bool:
-        return "Authorization" in request.headers
+        return "HTTP_AUTHORIZATION" in request.META
 
     def authenticate(self, request: HttpRequest) -> Caller | None:
         from rest_framework import exceptions

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def bearer_token(request: HttpRequest) -> str | None:
     """The token of an ``Authorization: Bearer`` header, or None (scheme is
     case-insensitive, RFC 7235 section 2.1)."""
-    header = request.headers.get("Authorization", "")
+    header: str = request.META.get("HTTP_AUTHORIZATION", "")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer":
         return None

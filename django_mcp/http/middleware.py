@@ -33,7 +33,7 @@ from django_mcp.http.responses import admission_response, error_response, method
 from django_mcp.http.throttle import rate_limited_at_all, throttle
 from django_mcp.protocol.admission import Admission
 from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
-from django_mcp.protocol.headers import normalise
+from django_mcp.protocol.headers import normalise_environ
 from django_mcp.requestlog import recorder
 from django_mcp.server.outage import resolved_user
 
@@ -157,7 +157,7 @@ class MCPMiddleware:
         limited = throttle(request, exchange, body)
         if limited is not None:
             return limited
-        admission = exchange.server.admit(body, normalise(request.headers), request=request)
+        admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
         answered = self.admitted(exchange, admission)
         return answered or auth.authorize(request, exchange, admission)
 
@@ -175,7 +175,7 @@ class MCPMiddleware:
         exchange = begin(request, server.site, server)
         if request.method != "POST":
             return exchange, None, method_not_allowed()
-        origin = request.headers.get("Origin")
+        origin = request.META.get("HTTP_ORIGIN")
         if origin is not None and not origin_allowed(origin, mcp_settings.ALLOWED_ORIGINS):
             return exchange, None, error_response(ForbiddenOrigin(), None)
         request.get_host()  # enforces ALLOWED_HOSTS (DNS rebinding) even without Common

@@ -43,7 +43,7 @@ def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
     meta = admitted.meta
     if meta.progress_token is None and meta.log_level is None:
         return False
-    return sse.accepts_event_stream(request.headers.get("Accept"))
+    return sse.accepts_event_stream(request.META.get("HTTP_ACCEPT"))
 
 
 def event_stream_response(

@@ -26,6 +26,8 @@ PARAM_HEADER_PREFIX: Final = "mcp-param-"
 _SENTINEL_PREFIX: Final = "=?base64?"
 _SENTINEL_SUFFIX: Final = "?="
 _OWS: Final = " \t"
+#: The two headers a WSGI environ carries without the ``HTTP_`` prefix.
+_UNPREFIXED: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
 #: Visible ASCII plus inner spaces: what a plain (non-sentinel) value may contain.
 _PLAIN_VALUE = re.compile(r"\A[\x20-\x7e]*\Z")
 #: RFC 9110 ``token``: the grammar of an ``x-mcp-header`` name.
@@ -47,6 +49,22 @@ class HeaderParam:
 def normalise(headers: Mapping[str, str]) -> dict[str, str]:
     """Lower-case names (names are case-insensitive) and trim optional whitespace."""
     return {name.lower(): value.strip(_OWS) for name, value in headers.items()}
+
+
+def normalise_environ(environ: Mapping[str, Any]) -> dict[str, str]:
+    """:func:`normalise` of the headers in a WSGI-style ``environ`` (Django's
+    ``request.META``): the same names and values as ``normalise(request.headers)``,
+    without building Django's case-insensitive header mapping first."""
+    headers: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            name = key[5:]
+        elif key in _UNPREFIXED:
+            name = key
+        else:
+            continue
+        headers[name.replace("_", "-").lower()] = value.strip(_OWS)
+    return headers
 
 
 def decode_value(raw: str, header: str) -> str:

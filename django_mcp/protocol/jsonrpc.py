@@ -70,11 +70,17 @@ def _finite_float(text: str) -> float:
     return value
 
 
+#: Built once: ``json.loads`` with hooks builds a new decoder on every call.
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 def decode_json(body: bytes) -> Any:
     """Decode a UTF-8 JSON document strictly (no NaN/Infinity, no other encodings)."""
     try:
         text = body.decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        if text.startswith("\ufeff"):  # what json.loads refuses: a byte order mark
+            raise ValueError("Unexpected UTF-8 BOM")
+        return _DECODER.decode(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(ParseError()) from exc
 
@@ -104,6 +110,12 @@ def depth(document: Any) -> int:
     return deepest
 
 
+def may_nest_deeper(body: bytes, max_depth: int) -> bool:
+    """Whether ``body`` has enough brackets to nest deeper than ``max_depth``: every level
+    opens one, so a body with fewer needs no walk (two C-speed counts instead)."""
+    return body.count(b"[") + body.count(b"{") > max_depth
+
+
 def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
     """Parse one JSON-RPC request or notification from ``body``.
 
@@ -124,7 +136,7 @@ def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
     def invalid(message: str) -> MessageError:
         return MessageError(InvalidRequest(message), request_id, is_notification=not has_id)
 
-    if max_depth is not None and depth(document) > max_depth:
+    if max_depth is not None and may_nest_deeper(body, max_depth) and depth(document) > max_depth:
         raise invalid(f"The message nests deeper than {max_depth} levels")
     if document.get("jsonrpc") != JSONRPC_VERSION:
         raise invalid('"jsonrpc" must be "2.0"')

@@ -2,7 +2,10 @@
 
 Why a module of its own: the recorder decides *when* to write and keeps the counters; this
 module decides *how*, and must never lose a record silently. A batch goes in with one
-``bulk_create``. If the database refuses the batch, one bad row must not take its
+``COPY`` (PostgreSQL) or multi-row ``INSERT`` built straight from the records (no model
+instance per row, no ``RETURNING`` of ids nobody reads: the writer thread's CPU is the
+server's CPU too). If
+the database refuses the batch, one bad row must not take its
 neighbours with it, so the batch is retried row by row: each row is then either written or
 counted as failed and logged (its text escaped, since it may hold what the database just
 refused). When the database is unreachable, the retry stops at the first row that fails
@@ -15,19 +18,19 @@ recorder, which says so once, with the command that fixes it, rather than once p
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from contextlib import nullcontext
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Final
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 
 from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.records import RequestRecord
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from django.db.models import Model
-
-    from django_mcp.requestlog.records import RequestRecord
 
 logger = logging.getLogger("django_mcp")
 
@@ -77,9 +80,18 @@ class Written:
     failed: int
 
 
+#: The record's fields, which are the columns of ``RequestLog`` of the same name (the
+#: foreign key is written through its ``user_id`` column), in the ``INSERT``'s order.
+FIELDS: Final = tuple(field.name for field in fields(RequestRecord))
+_USER: Final = FIELDS.index("user_id")
+_STARTED_AT: Final = FIELDS.index("started_at")
+
+Row = list[Any]
+
+
 def write(records: Sequence[RequestRecord], alias: str) -> Written:
     """Insert ``records`` on database ``alias``; retry row by row if the batch fails."""
-    rows = [_row(record) for record in records]
+    rows = [[getattr(record, name) for name in FIELDS] for record in records]
     try:
         _insert(rows, alias)
     # Any exception: a record the database (or its driver) refuses for a reason nobody
@@ -97,7 +109,7 @@ def write(records: Sequence[RequestRecord], alias: str) -> Written:
     return Written(len(rows), 0)
 
 
-def _write_one_by_one(rows: Sequence[RequestLog], alias: str) -> Written:
+def _write_one_by_one(rows: Sequence[Row], alias: str) -> Written:
     written = 0
     for index, row in enumerate(rows):
         try:
@@ -122,61 +134,72 @@ def _write_one_by_one(rows: Sequence[RequestLog], alias: str) -> Written:
     return Written(written, len(rows) - written)
 
 
-def _insert(rows: Sequence[RequestLog], alias: str) -> None:
-    """One ``bulk_create`` in its own transaction (a savepoint inside an outer one)."""
+def _insert(rows: Sequence[Row], alias: str) -> None:
+    """The rows in one transaction (a savepoint inside an outer one)."""
     try:
         with transaction.atomic(using=alias):
-            RequestLog.objects.using(alias).bulk_create(rows)
+            insert_rows(rows, alias)
     except IntegrityError:
         # A user deleted between the request and this flush breaks the foreign key;
         # keep the rows (the username snapshot survives) rather than lose them.
         if not _forget_missing_users(rows, alias):
             raise
         with transaction.atomic(using=alias):
-            RequestLog.objects.using(alias).bulk_create(rows)
+            insert_rows(rows, alias)
 
 
-def _forget_missing_users(rows: Sequence[RequestLog], alias: str) -> bool:
+def insert_rows(rows: Sequence[Row], alias: str) -> None:
+    """One ``COPY`` on PostgreSQL with psycopg 3 (eight times less client CPU than a
+    500-row ``INSERT``, whose placeholders psycopg parses on every call); elsewhere
+    multi-row ``INSERT`` statements, as many rows each as the backend takes parameters
+    (what ``bulk_create`` would send, without building a model instance per row)."""
+    connection = connections[alias]
+    meta = RequestLog._meta
+    by_attname = {field.attname: field for field in meta.concrete_fields}
+    columns = [by_attname[name] for name in FIELDS]
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(field.column or field.attname) for field in columns)
+    head = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES "
+    started_at = columns[_STARTED_AT]
+    size = max(1, connection.ops.bulk_batch_size(columns, rows))
+    one = "(" + ", ".join(["%s"] * len(FIELDS)) + ")"
+    with connection.cursor() as cursor:
+        raw = cursor.cursor
+        if connection.vendor == "postgresql" and hasattr(raw, "copy"):  # psycopg 3
+            statement = f"COPY {quote(meta.db_table)} ({names}) FROM STDIN"
+            # Seen in the query log (tests, debug toolbars) like any statement of Django's.
+            debug = getattr(cursor, "debug_sql", None)
+            logged = debug(statement) if debug is not None else nullcontext()
+            with logged, connection.wrap_database_errors, raw.copy(statement) as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        for start in range(0, len(rows), size):
+            chunk = rows[start : start + size]
+            params: list[Any] = []
+            for row in chunk:
+                values = list(row)
+                # The one value a backend may need converted (SQLite stores text).
+                values[_STARTED_AT] = started_at.get_db_prep_save(row[_STARTED_AT], connection)
+                params.extend(values)
+            cursor.execute(head + ", ".join([one] * len(chunk)), params)
+
+
+def _forget_missing_users(rows: Sequence[Row], alias: str) -> bool:
     """Null the user of rows whose user no longer exists; whether any row changed."""
     from django.contrib.auth import get_user_model
 
-    ids = {row.user_id for row in rows if row.user_id is not None}
+    ids = {row[_USER] for row in rows if row[_USER] is not None}
     if not ids:
         return False
     users = get_user_model()._default_manager.using(alias)
     existing = set(users.filter(pk__in=ids).values_list("pk", flat=True))
     changed = False
     for row in rows:
-        if row.user_id is not None and row.user_id not in existing:
-            row.user_id = None
+        if row[_USER] is not None and row[_USER] not in existing:
+            row[_USER] = None
             changed = True
     return changed
-
-
-def _row(record: RequestRecord) -> RequestLog:
-    return RequestLog(
-        started_at=record.started_at,
-        site=record.site,
-        method=record.method,
-        target=record.target,
-        request_id=record.request_id,
-        declared_revision=record.declared_revision,
-        served_revision=record.served_revision,
-        served_how=record.served_how,
-        client_name=record.client_name,
-        client_version=record.client_version,
-        user_id=record.user_id,
-        username=record.username,
-        outcome=record.outcome,
-        error_code=record.error_code,
-        http_status=record.http_status,
-        duration_ms=record.duration_ms,
-        params=record.params,
-        error_message=record.error_message,
-        permission_denied=record.permission_denied,
-        remote_addr=record.remote_addr,
-        user_agent=record.user_agent,
-    )
 
 
 def _describe_error(exc: Exception) -> str:
@@ -184,18 +207,23 @@ def _describe_error(exc: Exception) -> str:
     return f"{type(exc).__name__}: {str(exc)!a}"
 
 
-def _describe_row(row: RequestLog) -> str:
+def _describe_row(row: Row) -> str:
     """The fields that identify a record, escaped (``ascii``) so a log line stays one
     printable line whatever the client sent."""
-    fields = {
-        "started_at": row.started_at.isoformat(),
-        "site": row.site,
-        "method": row.method,
-        "target": row.target,
-        "request_id": row.request_id,
-        "client_name": row.client_name,
-        "client_version": row.client_version,
-        "outcome": row.outcome,
-        "http_status": row.http_status,
-    }
-    return ascii(fields)
+    named = dict(zip(FIELDS, row, strict=True))
+    described = {name: named[name] for name in _DESCRIBED}
+    described["started_at"] = named["started_at"].isoformat()
+    return ascii(described)
+
+
+_DESCRIBED: Final = (
+    "started_at",
+    "site",
+    "method",
+    "target",
+    "request_id",
+    "client_name",
+    "client_version",
+    "outcome",
+    "http_status",
+)

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from django.utils.functional import LazyObject, empty
+
 from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import RequestCancelled
 from django_mcp.listen.listener import Listener
@@ -106,7 +108,19 @@ class MCPServer:
     """Serves one :class:`~django_mcp.sites.MCPSite`."""
 
     def __init__(self, site: MCPSite) -> None:
-        self.site = site
+        self._site = site
+
+    @property
+    def site(self) -> MCPSite:
+        """The site itself, never Django's lazy proxy of the default site: every attribute
+        read through the proxy costs a wrapper call, and a request reads dozens. Unwrapped
+        on each access (not once), so resetting the default site still takes effect."""
+        site = self._site
+        if isinstance(site, LazyObject):
+            if site._wrapped is empty:
+                site._setup()
+            return site._wrapped  # type: ignore[no-any-return]
+        return site
 
     def admit(
         self,

@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 
 from django_mcp.protocol.errors import HEADER_MISMATCH, INVALID_PARAMS
 from django_mcp.protocol.revisions import CURRENT_REVISION
-from django_mcp.requestlog import recorder
+from django_mcp.requestlog import recorder, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from tests.helpers import call_tool, notify
 from tests.records.support import (
@@ -278,26 +278,58 @@ def test_a_full_buffer_drops_the_oldest_records_and_counts_them(client, caplog):
     assert [r.levelno for r in caplog.records if r.name == "django_mcp"] == [logging.WARNING]
 
 
-def test_flush_writes_in_batches_of_the_configured_size(client):
+def test_flush_writes_in_batches_of_the_configured_size(client, monkeypatch):
+    sizes = []
+    insert_rows = writer.insert_rows
+
+    def spy(rows: Any, alias: str) -> None:
+        sizes.append(len(rows))
+        insert_rows(rows, alias)
+
+    monkeypatch.setattr(writer, "insert_rows", spy)
     with log_settings(REQUEST_LOG_BATCH_SIZE=2):
         for request_id in range(5):
             search(client, request_id=request_id)
-        with CaptureQueriesContext(connection) as queries:
-            assert recorder.flush() == 5
+        assert recorder.flush() == 5
 
-    inserts = [
-        q
-        for q in queries.captured_queries
-        if q["sql"].startswith("INSERT") and RequestLog._meta.db_table in q["sql"]
-    ]
-    assert len(inserts) == 3
+    assert sizes == [2, 2, 1]
+    assert RequestLog.objects.count() == 5
+
+
+def test_a_batch_is_one_insert_without_model_instances_or_returned_ids(client, monkeypatch):
+    """The writer sends one multi-row INSERT per batch and builds no ``RequestLog`` per
+    record (``bulk_create`` would, and would ask for every new id back)."""
+    for request_id in range(5):
+        search(client, request_id=request_id)
+    built = []
+    original_init = RequestLog.__init__
+
+    def counting_init(self: RequestLog, *args: Any, **kwargs: Any) -> None:
+        built.append(1)
+        original_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(RequestLog, "__init__", counting_init)
+    with CaptureQueriesContext(connection) as queries:
+        assert recorder.flush() == 5
+    monkeypatch.undo()
+
+    [statement] = [q["sql"] for q in queries.captured_queries if _touches_log(q["sql"])]
+    assert statement.startswith("COPY" if connection.vendor == "postgresql" else "INSERT")
+    assert "RETURNING" not in statement.upper()
+    assert built == []
+    rows = sorted(RequestLog.objects.all(), key=lambda row: row.request_id)
+    assert [row.request_id for row in rows] == ["0", "1", "2", "3", "4"]
+    assert {(row.method, row.target, row.outcome, row.http_status) for row in rows} == {
+        ("tools/call", "search_books", "ok", 200)
+    }
+    assert all(row.started_at.tzinfo is not None and row.client_name == "pytest" for row in rows)
 
 
 def test_a_database_error_while_flushing_is_logged_not_raised(client, monkeypatch, caplog):
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise DatabaseError("disk full")
 
-    monkeypatch.setattr(QuerySet, "bulk_create", broken)
+    monkeypatch.setattr(writer, "insert_rows", broken)
     monkeypatch.setattr(QuerySet, "update", broken)
     search(client)
     best_effort_call(client)

@@ -20,7 +20,7 @@ def presented(request: HttpRequest) -> str | None:
     malformed), None when the header is absent or of another scheme. Never raises: the
     validators' ``has_credentials`` decide from it, without the database, whether the
     request needs authenticating at all."""
-    header = request.headers.get("Authorization", "")
+    header: str = request.META.get("HTTP_AUTHORIZATION", "")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer":
         return None
