@@ -105,6 +105,10 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("DJANGO_MCP_SQLITE", str(BASE_DIR / "db.sqlite3")),
+            # The demo runs a server and a task worker on one file (and the live tests add
+            # management commands beside them): wait for a lock instead of failing, and take
+            # the write lock when a transaction starts, so two writers never deadlock.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }
 
