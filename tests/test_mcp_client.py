@@ -7,6 +7,7 @@ basic/transports/streamable-http.mdx). Responses are also schema-checked by the 
 
 from __future__ import annotations
 
+import inspect
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any
@@ -270,6 +271,23 @@ def test_the_async_client_calls_through_the_asgi_handler(mcp_site):
     assert [n["method"] for n in result.notifications] == ["notifications/progress"]
     assert names == ["work"]
     assert code == errors.INVALID_PARAMS
+
+
+def test_both_clients_offer_every_protocol_operation_with_one_signature():
+    """The sync and async clients run the same operations of the I/O-free core: each
+    public method of one is a method of the other, with the same parameters."""
+
+    def operations(cls: type) -> dict[str, list[str]]:
+        return {
+            name: list(inspect.signature(member).parameters)
+            for name, member in inspect.getmembers(cls, inspect.isfunction)
+            if not name.startswith("_") and name not in {"notify", "exchange", "run"}
+        }
+
+    assert operations(MCPClient) == operations(AsyncMCPClient)
+    assert {"request", "list_resource_templates", "call_tool", "listen"} <= set(
+        operations(AsyncMCPClient)
+    )
 
 
 def test_the_fixtures_reach_the_default_site(mcp_client):

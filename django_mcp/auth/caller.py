@@ -44,3 +44,13 @@ class Caller:
         """Whether the credential grants every scope in ``required`` (always, when the
         credential is not scope-limited)."""
         return self.scopes is None or set(required) <= self.scopes
+
+    def lacks(self, required: Iterable[str]) -> frozenset[str]:
+        """Every scope of ``required`` when this caller may not act with them, so that one
+        challenge names them all; empty when nothing is required or the caller may go on.
+        A scope-limited act needs an authenticated caller whose credential grants every
+        scope (basic/authorization.mdx, "Scope Challenge Handling")."""
+        needed = frozenset(required)
+        if not needed or (self.is_authenticated and self.has_scopes(needed)):
+            return frozenset()
+        return needed

@@ -98,10 +98,9 @@ class Listener:
         ``resources/read`` requires: there a caller without them gets 401 or 403 (ADR
         0005); a stream cannot answer that, so the update is simply not delivered."""
         required: frozenset[str] = getattr(spec, "scopes_required", frozenset())
-        if not required:
-            return True
-        caller = self.context.caller if self.context is not None else None
-        return caller is not None and caller.is_authenticated and caller.has_scopes(required)
+        if self.context is None:
+            return not required
+        return not self.context.caller.lacks(required)
 
     async def events(self, poll: float | None = None) -> AsyncGenerator[bytes, None]:
         """The stream under ASGI; the client closing it ends the loop (cancellation).

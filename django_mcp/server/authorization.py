@@ -45,13 +45,7 @@ def missing_scopes(site: MCPSite, admitted: Admitted, context: Context) -> froze
     """Every scope the targeted declaration needs, when the caller lacks any of them (so
     one challenge names them all); empty when the caller may go on."""
     spec = targeted(site, admitted.request.method, admitted.request.params or {}, context)
-    required: frozenset[str] = getattr(spec, "scopes_required", frozenset())
-    if not required:
-        return frozenset()
-    caller = context.caller
-    if caller.is_authenticated and caller.has_scopes(required):
-        return frozenset()
-    return required
+    return context.caller.lacks(getattr(spec, "scopes_required", ()))
 
 
 def declared_scopes(site: MCPSite) -> frozenset[str]:

@@ -4,21 +4,34 @@ so streamed replies take the live-stream path, as under Daphne or uvicorn)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+import functools
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from django.test import AsyncClient
 
-from django_mcp.test import results as r
 from django_mcp.test import wire
-from django_mcp.test.client import BaseMCPClient, _error_of, incoming_from
-from django_mcp.test.core import Answer, Incoming, Operation, Outgoing
+from django_mcp.test.client import BaseMCPClient, incoming_from, raise_unless_stream
+from django_mcp.test.core import ClientCore, Done, Incoming, Operation, Outgoing, step
 
 if TYPE_CHECKING:
     from django.http import HttpResponseBase
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _awaited(
+    operation: Callable[Concatenate[ClientCore, P], Operation[T]],
+) -> Callable[Concatenate[AsyncMCPClient, P], Coroutine[Any, Any, T]]:
+    """The :class:`AsyncMCPClient` coroutine method that runs ``operation`` of the core,
+    with its signature and docstring."""
+
+    @functools.wraps(operation)
+    async def method(self: AsyncMCPClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self.run(operation(self.core, *args, **kwargs))
+
+    return method
 
 
 class AsyncMCPClient(BaseMCPClient):
@@ -45,10 +58,8 @@ class AsyncMCPClient(BaseMCPClient):
         **kw: Any,
     ) -> HttpResponseBase:
         """POST ``body`` verbatim (a mapping is JSON-encoded): for malformed input."""
-        data = json.dumps(body) if isinstance(body, Mapping) else body
-        sent = {**self.default_headers, **(headers or {})}
         response: HttpResponseBase = await self.client.post(
-            self.path, data, content_type="application/json", headers=sent, **kw
+            **self.post_arguments(body, headers), **kw
         )
         return response
 
@@ -62,91 +73,33 @@ class AsyncMCPClient(BaseMCPClient):
         return incoming_from(response, body)
 
     async def run(self, operation: Operation[T]) -> T:
-        outgoing = next(operation)
-        while True:
-            incoming = await self.exchange(outgoing)
-            try:
-                outgoing = operation.send(incoming)
-            except StopIteration as stop:
-                value: T = stop.value
-                return value
+        """Drive one operation of the core to its value."""
+        state = step(operation)
+        while not isinstance(state, Done):
+            state = step(operation, await self.exchange(state))
+        return state.value
 
-    async def request(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        meta: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
-        result, _ = await self.run(self.core.request(method, params, meta=meta, headers=headers))
-        return result
+    # -- the protocol (its rules are in the core) ---------------------------------------
 
-    async def discover(self) -> r.DiscoverResult:
-        return await self.run(self.core.discover())
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        return await self.run(self.core.list_all("tools/list", "tools"))
-
-    async def list_resources(self) -> list[dict[str, Any]]:
-        return await self.run(self.core.list_all("resources/list", "resources"))
-
-    async def list_prompts(self) -> list[dict[str, Any]]:
-        return await self.run(self.core.list_all("prompts/list", "prompts"))
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        /,
-        *,
-        answer: Answer | None = None,
-        meta: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        **kw_arguments: Any,
-    ) -> r.ToolCallResult:
-        args = {**(arguments or {}), **kw_arguments}
-        return await self.run(
-            self.core.call_tool(name, args, answer=answer, meta=meta, headers=headers)
-        )
-
-    async def read_resource(
-        self, uri: str, *, answer: Answer | None = None, meta: Mapping[str, Any] | None = None
-    ) -> r.ReadResourceResult:
-        return await self.run(self.core.read_resource(uri, answer=answer, meta=meta))
-
-    async def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        /,
-        *,
-        answer: Answer | None = None,
-        meta: Mapping[str, Any] | None = None,
-        **kw_arguments: Any,
-    ) -> r.PromptResult:
-        args = {**(arguments or {}), **kw_arguments}
-        return await self.run(self.core.get_prompt(name, args, answer=answer, meta=meta))
-
-    async def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: str,
-        value: str,
-        context: Mapping[str, str] | None = None,
-    ) -> r.CompletionResult:
-        return await self.run(self.core.complete(ref, argument, value, context))
+    request = _awaited(ClientCore.request)
+    discover = _awaited(ClientCore.discover)
+    list_tools = _awaited(ClientCore.list_tools)
+    list_resources = _awaited(ClientCore.list_resources)
+    list_resource_templates = _awaited(ClientCore.list_resource_templates)
+    list_prompts = _awaited(ClientCore.list_prompts)
+    call_tool = _awaited(ClientCore.call_tool)
+    read_resource = _awaited(ClientCore.read_resource)
+    get_prompt = _awaited(ClientCore.get_prompt)
+    complete = _awaited(ClientCore.complete)
 
     async def listen(
         self, notifications: Mapping[str, Any] | None = None, **filters: Any
     ) -> AsyncIterator[dict[str, Any]]:
         """Open ``subscriptions/listen`` and yield its messages as they come (the
         acknowledgement first); leaving the ``async for`` closes the stream."""
-        wanted = {**(notifications or {}), **filters}
-        outgoing = self.core.outgoing("subscriptions/listen", {"notifications": wanted})
+        outgoing = self.core.listen_request(notifications, **filters)
         response = await self.post(outgoing.body, outgoing.headers)
-        if not response.get("Content-Type", "").startswith("text/event-stream"):
-            raise _error_of(incoming_from(response, response.content))  # type: ignore[attr-defined]
+        raise_unless_stream(response)
         chunks = response.streaming_content  # type: ignore[attr-defined]
         decoder = wire.SSEDecoder()
         try:

@@ -10,16 +10,24 @@ conforming requests and reads the replies. Protocol errors raise
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from django.test import Client
 from django.urls import reverse
 
-from django_mcp.test import results as r
 from django_mcp.test import wire
-from django_mcp.test.core import Answer, ClientCore, Incoming, Operation, Outgoing
+from django_mcp.test.core import (
+    ClientCore,
+    Done,
+    Incoming,
+    Operation,
+    Outgoing,
+    listen_refused,
+    step,
+)
 
 if TYPE_CHECKING:
     from django.http import HttpResponseBase
@@ -27,6 +35,7 @@ if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def endpoint_path(path: str | None, site: MCPSite | None) -> str:
@@ -86,6 +95,39 @@ class BaseMCPClient:
         if token is not None:
             self.default_headers["Authorization"] = f"Bearer {token}"
 
+    def post_arguments(
+        self, body: bytes | str | Mapping[str, Any], headers: Mapping[str, str] | None
+    ) -> dict[str, Any]:
+        """The test client's ``post`` arguments for ``body`` (a mapping is JSON-encoded)
+        with the credentials and ``headers``."""
+        data = json.dumps(body) if isinstance(body, Mapping) else body
+        sent = {**self.default_headers, **(headers or {})}
+        return {
+            "path": self.path,
+            "data": data,
+            "content_type": "application/json",
+            "headers": sent,
+        }
+
+
+def raise_unless_stream(response: HttpResponseBase) -> None:
+    """Raise the error of a ``subscriptions/listen`` answered without a stream."""
+    if not response.get("Content-Type", "").startswith("text/event-stream"):
+        raise listen_refused(incoming_from(response, response.content))  # type: ignore[attr-defined]
+
+
+def _blocking(
+    operation: Callable[Concatenate[ClientCore, P], Operation[T]],
+) -> Callable[Concatenate[MCPClient, P], T]:
+    """The :class:`MCPClient` method that runs ``operation`` of the core, with its
+    signature and docstring."""
+
+    @functools.wraps(operation)
+    def method(self: MCPClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.run(operation(self.core, *args, **kwargs))
+
+    return method
+
 
 class MCPClient(BaseMCPClient):
     """A synchronous MCP client over :class:`django.test.Client`.
@@ -125,11 +167,7 @@ class MCPClient(BaseMCPClient):
     ) -> HttpResponseBase:
         """POST ``body`` verbatim (a mapping is JSON-encoded) with only ``headers`` (and the
         credentials): for malformed-input tests. Returns Django's response."""
-        data = json.dumps(body) if isinstance(body, Mapping) else body
-        sent = {**self.default_headers, **(headers or {})}
-        response: HttpResponseBase = self.client.post(
-            self.path, data, content_type="application/json", headers=sent, **kw
-        )
+        response: HttpResponseBase = self.client.post(**self.post_arguments(body, headers), **kw)
         return response
 
     def exchange(self, outgoing: Outgoing) -> Incoming:
@@ -138,92 +176,28 @@ class MCPClient(BaseMCPClient):
 
     def run(self, operation: Operation[T]) -> T:
         """Drive one operation of the core to its value."""
-        outgoing = next(operation)
-        while True:
-            try:
-                outgoing = operation.send(self.exchange(outgoing))
-            except StopIteration as stop:
-                value: T = stop.value
-                return value
+        state = step(operation)
+        while not isinstance(state, Done):
+            state = step(operation, self.exchange(state))
+        return state.value
 
-    # -- the protocol ------------------------------------------------------------------
+    # -- the protocol (its rules are in the core) ---------------------------------------
 
-    def request(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        meta: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
-        """Any request: its ``result``, or raise :class:`MCPClientError`."""
-        result, _ = self.run(self.core.request(method, params, meta=meta, headers=headers))
-        return result
+    request = _blocking(ClientCore.request)
+    discover = _blocking(ClientCore.discover)
+    list_tools = _blocking(ClientCore.list_tools)
+    list_resources = _blocking(ClientCore.list_resources)
+    list_resource_templates = _blocking(ClientCore.list_resource_templates)
+    list_prompts = _blocking(ClientCore.list_prompts)
+    call_tool = _blocking(ClientCore.call_tool)
+    read_resource = _blocking(ClientCore.read_resource)
+    get_prompt = _blocking(ClientCore.get_prompt)
+    complete = _blocking(ClientCore.complete)
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> HttpResponseBase:
         """Send a notification (no id); the response is expected to be 202."""
         outgoing = self.core.outgoing(method, params, notification=True)
         return self.post(outgoing.body, outgoing.headers)
-
-    def discover(self) -> r.DiscoverResult:
-        return self.run(self.core.discover())
-
-    def list_tools(self) -> list[dict[str, Any]]:
-        """Every tool definition, following cursors."""
-        return self.run(self.core.list_all("tools/list", "tools"))
-
-    def list_resources(self) -> list[dict[str, Any]]:
-        return self.run(self.core.list_all("resources/list", "resources"))
-
-    def list_resource_templates(self) -> list[dict[str, Any]]:
-        return self.run(self.core.list_all("resources/templates/list", "resourceTemplates"))
-
-    def list_prompts(self) -> list[dict[str, Any]]:
-        return self.run(self.core.list_all("prompts/list", "prompts"))
-
-    def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        /,
-        *,
-        answer: Answer | None = None,
-        meta: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        **kw_arguments: Any,
-    ) -> r.ToolCallResult:
-        """``tools/call``; ``meta`` adds ``_meta`` keys (``{"progressToken": 1}``)."""
-        args = {**(arguments or {}), **kw_arguments}
-        return self.run(self.core.call_tool(name, args, answer=answer, meta=meta, headers=headers))
-
-    def read_resource(
-        self, uri: str, *, answer: Answer | None = None, meta: Mapping[str, Any] | None = None
-    ) -> r.ReadResourceResult:
-        return self.run(self.core.read_resource(uri, answer=answer, meta=meta))
-
-    def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        /,
-        *,
-        answer: Answer | None = None,
-        meta: Mapping[str, Any] | None = None,
-        **kw_arguments: Any,
-    ) -> r.PromptResult:
-        args = {**(arguments or {}), **kw_arguments}
-        return self.run(self.core.get_prompt(name, args, answer=answer, meta=meta))
-
-    def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: str,
-        value: str,
-        context: Mapping[str, str] | None = None,
-    ) -> r.CompletionResult:
-        """``completion/complete``; ``ref`` is ``{"type": "ref/prompt", "name": ...}`` or
-        ``{"type": "ref/resource", "uri": ...}``."""
-        return self.run(self.core.complete(ref, argument, value, context))
 
     def listen(
         self, notifications: Mapping[str, Any] | None = None, **filters: Any
@@ -231,12 +205,9 @@ class MCPClient(BaseMCPClient):
         """Open ``subscriptions/listen`` (``listen(toolsListChanged=True)``) and return
         the stream: iterate it for messages (the acknowledgement first), close it to
         cancel. A refused filter raises :class:`MCPClientError` before any stream."""
-        wanted = {**(notifications or {}), **filters}
-        outgoing = self.core.outgoing("subscriptions/listen", {"notifications": wanted})
+        outgoing = self.core.listen_request(notifications, **filters)
         response = self.post(outgoing.body, outgoing.headers)
-        if not response.get("Content-Type", "").startswith("text/event-stream"):
-            incoming = incoming_from(response, response.content)  # type: ignore[attr-defined]
-            raise _error_of(incoming)
+        raise_unless_stream(response)
         return ListenStream(response)
 
 
@@ -245,12 +216,6 @@ def _read_all(response: HttpResponseBase) -> bytes:
         return b"".join(response.streaming_content)  # type: ignore[attr-defined]
     body: bytes = response.content  # type: ignore[attr-defined]
     return body
-
-
-def _error_of(incoming: Incoming) -> r.MCPClientError:
-    if incoming.message is not None and "error" in incoming.message:
-        return r.MCPClientError.from_response(incoming.message, incoming.status)
-    return r.MCPClientError(0, f"no stream (HTTP {incoming.status})", None, incoming.status)
 
 
 class ListenStream:

@@ -14,7 +14,7 @@ import itertools
 import json
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, Generic, TypeAlias, TypeVar
 
 from django_mcp.protocol.meta import SERVER_INFO_KEY
 from django_mcp.test import results as r
@@ -54,6 +54,22 @@ class Incoming:
 
 
 Operation: TypeAlias = Generator[Outgoing, Incoming, T]
+
+
+@dataclass(frozen=True)
+class Done(Generic[T]):
+    """The value an operation ended with."""
+
+    value: T
+
+
+def step(operation: Operation[T], incoming: Incoming | None = None) -> Outgoing | Done[T]:
+    """Advance ``operation`` by one reply (None to start it): the next message to send,
+    or :class:`Done` with its value. The clients loop on this and only do the POSTs."""
+    try:
+        return next(operation) if incoming is None else operation.send(incoming)
+    except StopIteration as stop:
+        return Done(stop.value)
 
 
 class ClientCore:
@@ -99,7 +115,7 @@ class ClientCore:
         mirrored = wire.mirrored_headers(message, param_headers)
         return Outgoing(message, {**mirrored, **(headers or {})})
 
-    def request(
+    def reply(
         self,
         method: str,
         params: Mapping[str, Any] | None = None,
@@ -131,13 +147,11 @@ class ClientCore:
         meta: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Operation[tuple[dict[str, Any], list[dict[str, Any]]]]:
-        """:meth:`request`, retried with the answers while the server asks for input."""
+        """:meth:`reply`, retried with the answers while the server asks for input."""
         attempt = dict(params)
         notes: list[dict[str, Any]] = []
         for _ in range(MAX_INPUT_ROUNDS):
-            result, round_notes = yield from self.request(
-                method, attempt, meta=meta, headers=headers
-            )
+            result, round_notes = yield from self.reply(method, attempt, meta=meta, headers=headers)
             notes.extend(round_notes)
             if result.get("resultType") != "input_required":
                 return result, notes
@@ -151,10 +165,22 @@ class ClientCore:
                 attempt["requestState"] = state
         raise r.MCPClientError(0, f"still input_required after {MAX_INPUT_ROUNDS} rounds")
 
-    # -- operations ------------------------------------------------------------------
+    # -- operations: the clients' public methods, each driven by a sync or async POST ---
+
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        meta: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Operation[dict[str, Any]]:
+        """Any request: its ``result``, or raise :class:`~.results.MCPClientError`."""
+        result, _ = yield from self.reply(method, params, meta=meta, headers=headers)
+        return result
 
     def discover(self) -> Operation[r.DiscoverResult]:
-        result, _ = yield from self.request("server/discover")
+        result, _ = yield from self.reply("server/discover")
         return r.DiscoverResult(
             supported_versions=list(result.get("supportedVersions") or []),
             capabilities=dict(result.get("capabilities") or {}),
@@ -168,7 +194,7 @@ class ClientCore:
         items: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         for _ in range(MAX_PAGES):
-            result, _notes = yield from self.request(method, params)
+            result, _notes = yield from self.reply(method, params)
             items.extend(result.get(key) or [])
             cursor = result.get("nextCursor")
             if not cursor:
@@ -178,18 +204,34 @@ class ClientCore:
             params = {"cursor": cursor}
         raise r.MCPClientError(0, f"{method} had more than {MAX_PAGES} pages")
 
+    def list_tools(self) -> Operation[list[dict[str, Any]]]:
+        """Every tool definition, following cursors."""
+        return self.list_all("tools/list", "tools")
+
+    def list_resources(self) -> Operation[list[dict[str, Any]]]:
+        return self.list_all("resources/list", "resources")
+
+    def list_resource_templates(self) -> Operation[list[dict[str, Any]]]:
+        return self.list_all("resources/templates/list", "resourceTemplates")
+
+    def list_prompts(self) -> Operation[list[dict[str, Any]]]:
+        return self.list_all("prompts/list", "prompts")
+
     def call_tool(
         self,
         name: str,
-        arguments: Mapping[str, Any],
+        arguments: Mapping[str, Any] | None = None,
+        /,
         *,
         answer: Answer | None = None,
         meta: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        **kw_arguments: Any,
     ) -> Operation[r.ToolCallResult]:
+        """``tools/call``; ``meta`` adds ``_meta`` keys (``{"progressToken": 1}``)."""
         if name not in self._tool_headers:  # learn its x-mcp-header arguments once
-            yield from self.list_all("tools/list", "tools")
-        params = {"name": name, "arguments": dict(arguments)}
+            yield from self.list_tools()
+        params = {"name": name, "arguments": {**(arguments or {}), **kw_arguments}}
         result, notes = yield from self.answered(
             "tools/call", params, answer=answer, meta=meta, headers=headers
         )
@@ -206,12 +248,14 @@ class ClientCore:
     def get_prompt(
         self,
         name: str,
-        arguments: Mapping[str, Any],
+        arguments: Mapping[str, Any] | None = None,
+        /,
         *,
         answer: Answer | None = None,
         meta: Mapping[str, Any] | None = None,
+        **kw_arguments: Any,
     ) -> Operation[r.PromptResult]:
-        params = {"name": name, "arguments": dict(arguments)}
+        params = {"name": name, "arguments": {**(arguments or {}), **kw_arguments}}
         result, notes = yield from self.answered("prompts/get", params, answer=answer, meta=meta)
         return r.PromptResult(
             list(result.get("messages") or []), result.get("description"), result, notes
@@ -224,10 +268,12 @@ class ClientCore:
         value: str,
         context: Mapping[str, str] | None = None,
     ) -> Operation[r.CompletionResult]:
+        """``completion/complete``; ``ref`` is ``{"type": "ref/prompt", "name": ...}`` or
+        ``{"type": "ref/resource", "uri": ...}``."""
         params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
         if context is not None:
             params["context"] = {"arguments": dict(context)}
-        result, _ = yield from self.request("completion/complete", params)
+        result, _ = yield from self.reply("completion/complete", params)
         completion = result.get("completion") or {}
         return r.CompletionResult(
             values=list(completion.get("values") or []),
@@ -235,6 +281,23 @@ class ClientCore:
             has_more=bool(completion.get("hasMore")),
             raw=result,
         )
+
+    # -- subscriptions/listen: a stream, read by each client its own way -----------------
+
+    def listen_request(
+        self, notifications: Mapping[str, Any] | None = None, **filters: Any
+    ) -> Outgoing:
+        """The ``subscriptions/listen`` request for these filters
+        (``listen_request(toolsListChanged=True)``)."""
+        wanted = {**(notifications or {}), **filters}
+        return self.outgoing("subscriptions/listen", {"notifications": wanted})
+
+
+def listen_refused(incoming: Incoming) -> r.MCPClientError:
+    """The error to raise when ``subscriptions/listen`` was answered without a stream."""
+    if incoming.message is not None and "error" in incoming.message:
+        return r.MCPClientError.from_response(incoming.message, incoming.status)
+    return r.MCPClientError(0, f"no stream (HTTP {incoming.status})", None, incoming.status)
 
 
 def _answers(asked: dict[str, Any], answer: Answer | None, state: Any) -> dict[str, Any]:

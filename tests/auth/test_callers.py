@@ -122,3 +122,30 @@ def test_a_cursor_is_bound_to_the_caller_principal(
         for headers in (theirs, {}):
             response = mcp_post(client, "tools/list", {"cursor": cursor}, headers=headers)
             assert_error(response, 200, errors.INVALID_PARAMS)
+
+
+@pytest.mark.parametrize(
+    ("authenticated", "scopes", "lacking"),
+    [
+        (True, None, frozenset()),  # a session: not scope-limited
+        (True, frozenset({"read", "write"}), frozenset()),
+        (True, frozenset({"read"}), frozenset({"read", "write"})),  # one missing names all
+        (False, None, frozenset({"read", "write"})),  # nobody signed in: a 401
+    ],
+)
+def test_caller_lacks_names_every_required_scope_or_none(
+    authenticated: bool, scopes: frozenset[str] | None, lacking: frozenset[str]
+) -> None:
+    """basic/authorization.mdx, "Scope Challenge Handling": the one scope rule that
+    tools/call (403 insufficient_scope) and a listen stream's updates share."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from django_mcp.auth.caller import Caller
+
+    class Signed:
+        is_authenticated = True
+        pk = 1
+
+    caller = Caller(user=Signed() if authenticated else AnonymousUser(), scopes=scopes)
+    assert caller.lacks(["read", "write"]) == lacking
+    assert caller.lacks(()) == frozenset()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django_mcp.auth.base import AuthenticationFailed
+from django_mcp.auth.base import AuthenticationFailed, Authenticator
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -42,3 +42,17 @@ def is_single_token(value: str) -> bool:
     """Whether ``value`` (from :func:`presented`) is one well-formed token; a malformed
     header is still this validator's business, so that it is refused with a 401."""
     return bool(value) and " " not in value
+
+
+class BearerAuthenticator(Authenticator):
+    """What every OAuth validator shares: it answers for ``Authorization: Bearer``
+    headers, and challenges with ``Bearer``."""
+
+    method = "oauth"
+
+    def has_credentials(self, request: HttpRequest) -> bool:
+        """Any ``Authorization: Bearer`` header (no database, no network to decide)."""
+        return presented(request) is not None
+
+    def challenge(self, request: HttpRequest) -> str | None:
+        return "Bearer"

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django.contrib.auth.models import AnonymousUser
 from oauth2_provider.models import get_access_token_model
 
-from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
 from django_mcp.auth.oauth.audience import audience_matches, canonical_uri
-from django_mcp.auth.oauth.bearer import bearer_token, presented
+from django_mcp.auth.oauth.bearer import BearerAuthenticator, bearer_token
 from django_mcp.auth.oauth.claims import scopes_of
 from django_mcp.auth.oauth.config import oauth_config
 
@@ -36,19 +36,11 @@ def _resources_of(access_token: Any) -> list[str]:
     return [value] if isinstance(value, str) else [item for item in value if isinstance(item, str)]
 
 
-class DOTAuthenticator(Authenticator):
+class DOTAuthenticator(BearerAuthenticator):
     """Bearer tokens from django-oauth-toolkit's ``AccessToken`` table."""
 
-    method = "oauth"
     #: The ``DJANGO_MCP["OAUTH"]`` keys this validator cannot work without (check E012).
     required_oauth_settings: ClassVar[tuple[str, ...]] = ("RESOURCE",)
-
-    def has_credentials(self, request: HttpRequest) -> bool:
-        """Any ``Authorization: Bearer`` header (the table is read only for those)."""
-        return presented(request) is not None
-
-    def challenge(self, request: HttpRequest) -> str | None:
-        return "Bearer"
 
     def authenticate(self, request: HttpRequest) -> Caller | None:
         token = bearer_token(request)

@@ -20,18 +20,16 @@ from urllib.parse import quote
 
 from django.core.cache import cache
 
-from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
-from django_mcp.auth.oauth.bearer import bearer_token, presented
+from django_mcp.auth.oauth.bearer import BearerAuthenticator, bearer_token
 from django_mcp.auth.oauth.claims import (
-    credential_id,
     require_audience,
     require_time_bounds,
-    scopes_of,
 )
 from django_mcp.auth.oauth.config import OAuthConfig, oauth_config
 from django_mcp.auth.oauth.fetch import FetchError, post_form
-from django_mcp.auth.oauth.users import user_for_claims
+from django_mcp.auth.oauth.users import caller_for_claims
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -46,19 +44,11 @@ def _basic_auth(client_id: str, secret: str) -> str:
     return "Basic " + base64.b64encode(pair.encode()).decode()
 
 
-class IntrospectionAuthenticator(Authenticator):
+class IntrospectionAuthenticator(BearerAuthenticator):
     """Bearer tokens the authorization server vouches for at ``INTROSPECTION_URL``."""
 
-    method = "oauth"
     #: The ``DJANGO_MCP["OAUTH"]`` keys this validator cannot work without (check E012).
     required_oauth_settings: ClassVar[tuple[str, ...]] = ("RESOURCE", "INTROSPECTION_URL")
-
-    def has_credentials(self, request: HttpRequest) -> bool:
-        """Any ``Authorization: Bearer`` header (no database, no network to decide)."""
-        return presented(request) is not None
-
-    def challenge(self, request: HttpRequest) -> str | None:
-        return "Bearer"
 
     def authenticate(self, request: HttpRequest) -> Caller | None:
         token = bearer_token(request)
@@ -66,12 +56,7 @@ class IntrospectionAuthenticator(Authenticator):
             return None
         config = oauth_config()
         claims = self.validate(token, config)
-        return Caller(
-            user=user_for_claims(claims, config),
-            scopes=scopes_of(claims),
-            credential=credential_id("introspected", token, claims),
-            method=self.method,
-        )
+        return caller_for_claims("introspected", token, claims, config, method=self.method)
 
     def validate(self, token: str, config: OAuthConfig) -> dict[str, Any]:
         """The introspection claims of an active token for this server, or raise."""

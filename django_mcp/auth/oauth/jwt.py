@@ -13,13 +13,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import jwt
 from jwt.exceptions import PyJWTError
 
-from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
-from django_mcp.auth.oauth.bearer import bearer_token, is_single_token, presented
-from django_mcp.auth.oauth.claims import credential_id, require_audience, scopes_of
+from django_mcp.auth.oauth.bearer import (
+    BearerAuthenticator,
+    bearer_token,
+    is_single_token,
+    presented,
+)
+from django_mcp.auth.oauth.claims import require_audience
 from django_mcp.auth.oauth.config import OAuthConfig, oauth_config
 from django_mcp.auth.oauth.jwks import key_set
-from django_mcp.auth.oauth.users import user_for_claims
+from django_mcp.auth.oauth.users import caller_for_claims
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -29,14 +34,13 @@ def _looks_like_jwt(token: str) -> bool:
     return token.count(".") == 2
 
 
-class JWTAuthenticator(Authenticator):
+class JWTAuthenticator(BearerAuthenticator):
     """Bearer JWTs signed by the keys at ``DJANGO_MCP["OAUTH"]["JWKS_URL"]``.
 
     A bearer token that is not a JWT at all (no two dots) is left to the next authenticator
     (an opaque token for introspection); a JWT that fails any check is refused.
     """
 
-    method = "oauth"
     #: The ``DJANGO_MCP["OAUTH"]`` keys this validator cannot work without (check E012).
     required_oauth_settings: ClassVar[tuple[str, ...]] = ("RESOURCE", "JWKS_URL", "ISSUER")
 
@@ -46,21 +50,13 @@ class JWTAuthenticator(Authenticator):
         token = presented(request)
         return token is not None and (not is_single_token(token) or _looks_like_jwt(token))
 
-    def challenge(self, request: HttpRequest) -> str | None:
-        return "Bearer"
-
     def authenticate(self, request: HttpRequest) -> Caller | None:
         token = bearer_token(request)
         if token is None or not _looks_like_jwt(token):
             return None
         config = oauth_config()
         claims = self.validate(token, config)
-        return Caller(
-            user=user_for_claims(claims, config),
-            scopes=scopes_of(claims),
-            credential=credential_id("jwt", token, claims),
-            method=self.method,
-        )
+        return caller_for_claims("jwt", token, claims, config, method=self.method)
 
     def validate(self, token: str, config: OAuthConfig) -> dict[str, Any]:
         """The claims of a valid token for this server, or raise AuthenticationFailed."""

@@ -16,6 +16,8 @@ from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AnonymousUser
 
 from django_mcp.auth.base import AuthenticationFailed
+from django_mcp.auth.caller import Caller
+from django_mcp.auth.oauth.claims import credential_id, scopes_of
 from django_mcp.auth.oauth.config import OAuthConfig
 
 
@@ -41,3 +43,16 @@ def user_for_claims(claims: Mapping[str, Any], config: OAuthConfig) -> Any:
     if not getattr(user, "is_active", True):
         raise AuthenticationFailed("The token's user is inactive.")
     return user
+
+
+def caller_for_claims(
+    kind: str, token: str, claims: Mapping[str, Any], config: OAuthConfig, *, method: str
+) -> Caller:
+    """The caller a validated token's claims speak for: the user it names, its scopes, and
+    a credential id of ``kind`` (``jwt``, ``introspected``)."""
+    return Caller(
+        user=user_for_claims(claims, config),
+        scopes=scopes_of(claims),
+        credential=credential_id(kind, token, claims),
+        method=method,
+    )
