@@ -1,5 +1,5 @@
 # Call the token-gated set_price tool with a bearer token from mcp_create_token.
-TOKEN=$(python manage.py mcp_create_token admin --scope books:write --expires 1d)
+TOKEN=$(DJANGO_MCP_DEMO=1 .venv/bin/python manage.py mcp_create_token admin --scope books:write --expires 1d)
 curl -s http://127.0.0.1:8000/mcp \
   -H "Authorization: Bearer $TOKEN" \
   -H 'Content-Type: application/json' \

@@ -1,7 +1,10 @@
 """Call a token-gated tool of the demo with the official MCP Python SDK.
 
-Usage: MCP_TOKEN=$(python manage.py mcp_create_token admin --scope books:write) \\
-       python sdk_token_client.py [URL]     (default http://127.0.0.1:8000/mcp)
+Usage, from the checkout while scripts/demo serves (URL defaults to the demo's endpoint,
+http://127.0.0.1:8000/mcp):
+
+    MCP_TOKEN=$(DJANGO_MCP_DEMO=1 .venv/bin/python manage.py mcp_create_token admin \\
+        --scope books:write) .venv/bin/python docs/examples/sdk_token_client.py [URL]
 """
 
 import os

@@ -100,10 +100,15 @@ def test_the_curl_example_calls_the_gated_tool(daphne_server: LiveServer) -> Non
     script = (EXAMPLES / "curl_token.sh").read_text(encoding="utf-8")
     assert DEMO_URL in script
     assert shutil.which("curl"), "the curl examples need curl"
-    script = script.replace(DEMO_URL, daphne_server.url()).replace("python ", f"{sys.executable} ")
+    script = script.replace(DEMO_URL, daphne_server.url())
+    script = script.replace(".venv/bin/python ", f"{sys.executable} ")
+    # As a reader runs it: nothing but the server's database; the script says it is the demo.
+    env = server_env(SETTINGS, daphne_server.env)
+    for name in ("DJANGO_MCP_DEMO", "DJANGO_MCP_INSECURE"):
+        env.pop(name, None)
     result = subprocess.run(
         ["bash", "-c", script],
-        env=server_env(SETTINGS, daphne_server.env),
+        env=env,
         cwd=REPO,
         capture_output=True,
         text=True,
