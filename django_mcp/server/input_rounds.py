@@ -23,6 +23,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
@@ -41,9 +42,7 @@ INPUT_METHODS: Final = frozenset({methods.TOOLS_CALL, methods.PROMPTS_GET, metho
 def inputs_for(method: str, params: dict[str, Any], context: Context) -> Inputs:
     field = methods.NAME_FIELDS[method]
     arguments = params.get("arguments") if method != methods.RESOURCES_READ else None
-    binding = Binding(
-        context.principal, method, str(params.get(field)), arguments_digest(arguments or {})
-    )
+    binding = Binding(context.principal, method, str(params.get(field)), arguments or {})
     return Inputs.from_params(
         params, binding, context.meta, int(mcp_settings.REQUEST_STATE_MAX_AGE)
     )
@@ -68,12 +67,20 @@ class InputRequired(Exception):
 
 @dataclass
 class Binding:
-    """What a ``requestState`` is bound to: who asked, for what, with which arguments."""
+    """What a ``requestState`` is bound to: who asked, for what, with which arguments.
+
+    The arguments' digest is computed only when a state is read or written: most calls
+    carry none and ask for no input, so the hot path never hashes their arguments.
+    """
 
     principal: str
     method: str
     target: str
-    arguments_digest: str
+    arguments: Any
+
+    @cached_property
+    def arguments_digest(self) -> str:
+        return arguments_digest(self.arguments)
 
     def as_list(self) -> list[str]:
         return [self.principal, self.method, self.target, self.arguments_digest]

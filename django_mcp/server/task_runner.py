@@ -29,7 +29,7 @@ from django_mcp.protocol.meta import complete_meta, required_meta
 from django_mcp.server import tasking
 from django_mcp.server.context import Context
 from django_mcp.server.handlers.tools import error_result
-from django_mcp.server.input_rounds import Binding, InputRequired, Inputs, arguments_digest
+from django_mcp.server.input_rounds import Binding, InputRequired, Inputs
 from django_mcp.sites import MCPSite, all_sites
 from django_mcp.tasks import store
 from django_mcp.tasks.models import MCPTask
@@ -109,7 +109,7 @@ def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
     context = TaskContext(
         task, site, meta=meta, revision=mcp_settings.revision_policy.decide(version)
     )
-    binding = Binding(task.owner, f"task:{task.id}", task.tool, arguments_digest(task.arguments))
+    binding = Binding(task.owner, f"task:{task.id}", task.tool, task.arguments)
     context.inputs = Inputs(binding, meta, task.input_responses, {})
     return context
 
