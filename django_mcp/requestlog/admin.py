@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
+from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from django_mcp.requestlog.pagination import EstimatedCountPaginator
@@ -25,23 +26,6 @@ from django_mcp.requestlog.pagination import EstimatedCountPaginator
 if TYPE_CHECKING:
     from django.db.models import QuerySet
     from django.http import HttpRequest
-
-    _ModelAdmin = admin.ModelAdmin[Any]
-else:  # ModelAdmin is generic only in the type stubs
-    _ModelAdmin = admin.ModelAdmin
-
-
-class ReadOnlyAdmin(_ModelAdmin):
-    """View permission only: no add, change or delete, whoever asks."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(RequestLog)
