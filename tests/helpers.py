@@ -510,3 +510,21 @@ def _validate_result(message: dict[str, Any], status: int, request: RequestInfo)
     else:
         assert result.get("resultType") == "input_required", result
         assert_valid(result, "InputRequiredResult")
+
+
+def admission_threads(monkeypatch: Any) -> list[int]:
+    """The ids of the threads ``MCPServer.admit`` runs on from now on, in call order: to
+    tell whether admission stayed on the event loop or moved to a thread."""
+    import threading
+
+    from django_mcp.server.dispatch import MCPServer
+
+    seen: list[int] = []
+    original = MCPServer.admit
+
+    def admit(self: MCPServer, *args: Any, **kwargs: Any) -> Any:
+        seen.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MCPServer, "admit", admit)
+    return seen

@@ -13,9 +13,8 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 from django.test import AsyncClient
 
-from django_mcp.server.dispatch import MCPServer
 from tests.auth.conftest import bearer
-from tests.helpers import mcp_body, mcp_headers
+from tests.helpers import admission_threads, mcp_body, mcp_headers
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,14 +34,7 @@ def open_site(mcp_site: Any) -> Any:
 
 
 def call(headers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, int, list[int]]:
-    seen: list[int] = []
-    original = MCPServer.admit
-
-    def admit(self: MCPServer, *args: Any, **kwargs: Any) -> Any:
-        seen.append(threading.get_ident())
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(MCPServer, "admit", admit)
+    seen = admission_threads(monkeypatch)
     body = mcp_body("tools/call", {"name": "write", "arguments": {}})
     client = AsyncClient()
 

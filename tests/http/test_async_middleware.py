@@ -19,9 +19,8 @@ from django.http import HttpRequest, JsonResponse
 from django.test import AsyncClient, override_settings
 from django.urls import path
 
-from django_mcp.server.dispatch import MCPServer
 from tests import urls as test_urls
-from tests.helpers import PROTOCOL_VERSION, mcp_body, mcp_headers
+from tests.helpers import PROTOCOL_VERSION, admission_threads, mcp_body, mcp_headers
 
 
 async def ping(request: HttpRequest) -> JsonResponse:
@@ -76,14 +75,7 @@ def test_mcp_admission_runs_on_the_event_loop_without_a_thread_hop(
 ):
     """basic/transports/streamable-http.mdx: every POST is admitted (headers against body)
     before dispatch; under ASGI that admission runs on the loop for an ungated site."""
-    seen: list[int] = []
-    original = MCPServer.admit
-
-    def admit(self: MCPServer, *args: Any, **kwargs: Any) -> Any:
-        seen.append(threading.get_ident())
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(MCPServer, "admit", admit)
+    seen = admission_threads(monkeypatch)
     caplog.set_level(logging.DEBUG, logger="django.request")
     with override_settings(DEBUG=True):
         client = AsyncClient()
@@ -130,14 +122,7 @@ def test_a_gated_site_admits_in_a_thread_because_permissions_may_query_the_datab
     def gated() -> str:
         return "ok"
 
-    seen: list[int] = []
-    original = MCPServer.admit
-
-    def admit(self: MCPServer, *args: Any, **kwargs: Any) -> Any:
-        seen.append(threading.get_ident())
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(MCPServer, "admit", admit)
+    seen = admission_threads(monkeypatch)
     client = AsyncClient()
 
     async def run() -> tuple[int, Any]:
