@@ -286,7 +286,7 @@ def markdown(run: Run, chart_path: str) -> str:
             "",
             *[f"- {note}" for note in run.notes],
             "",
-            "### Scale-out (`tools/call add`, log on, PostgreSQL, Redis; 1, 2, 4 workers)",
+            "### Scale-out (`tools/call add`, log on, PostgreSQL, Redis, workers behind one port)",
             "",
             _scaleout_table(run.scaleout, markdown=True),
             "",
