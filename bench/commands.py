@@ -37,10 +37,10 @@ def gunicorn(port: int, app: str = "testproject.wsgi:application", workers: int 
     ]
 
 
-def uvicorn(port: int, app: str = "testproject.asgi:application") -> list[str]:
+def uvicorn(port: int, app: str = "testproject.asgi:application", workers: int = 1) -> list[str]:
     return [
         *(PYTHON, "-m", "uvicorn", app, "--host", procs.HOST, "--port", str(port)),
-        *("--workers", "1", "--no-access-log", "--log-level", "warning"),
+        *("--workers", str(workers), "--no-access-log", "--log-level", "warning"),
     ]
 
 

@@ -41,12 +41,13 @@ def drive(
     scenario: Scenario,
     seconds: float,
     client_name: str = "bench",
+    connections: int = CONNECTIONS,
 ) -> wrk.WrkResult:
-    """Run wrk against ``server`` for ``seconds``."""
+    """Run wrk against ``server`` for ``seconds`` over ``connections`` connections."""
     with tempfile.TemporaryDirectory(prefix="django-mcp-bench-") as tmp:
         script = Path(tmp, "scenario.lua")
         script.write_text(wrk.script(scenario.body(client_name), scenario.headers()))
-        argv = wrk.command(server.base_url + scenario.path, str(script), seconds, CONNECTIONS)
+        argv = wrk.command(server.base_url + scenario.path, str(script), seconds, connections)
         completed = subprocess.run(
             argv, capture_output=True, text=True, timeout=seconds + 60, check=False
         )
@@ -66,11 +67,13 @@ def drive_until(server: Server, scenario: Scenario, requests: int, cap_seconds: 
     return served
 
 
-def measure(server: Server, scenario: Scenario, seconds: float) -> Measurement:
+def measure(
+    server: Server, scenario: Scenario, seconds: float, connections: int = CONNECTIONS
+) -> Measurement:
     """Probe, then load ``scenario`` for ``seconds``, reading ``/proc`` before and after."""
     probe(server, scenario)
     cpu_before = procs.cpu_seconds(server.pgid)
-    result = drive(server, scenario, seconds)
+    result = drive(server, scenario, seconds, connections=connections)
     cpu_after = procs.cpu_seconds(server.pgid)
     return Measurement(
         server=server.name,

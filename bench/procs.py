@@ -31,7 +31,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _group_pids(pgid: int) -> list[int]:
+def group_pids(pgid: int) -> list[int]:
+    """Every live process of the group ``pgid``."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -48,7 +49,7 @@ def _group_pids(pgid: int) -> list[int]:
 def cpu_seconds(pgid: int) -> float:
     """User + system CPU time of every live process in the group (stat fields 14 and 15)."""
     ticks = 0
-    for pid in _group_pids(pgid):
+    for pid in group_pids(pgid):
         with contextlib.suppress(OSError, IndexError):
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             ticks += int(fields[11]) + int(fields[12])
@@ -65,12 +66,12 @@ def _status_kib(pid: int, key: str) -> int:
 
 def rss_kib(pgid: int) -> int:
     """Resident memory now, summed over the group (``VmRSS``)."""
-    return sum(_status_kib(pid, "VmRSS") for pid in _group_pids(pgid))
+    return sum(_status_kib(pid, "VmRSS") for pid in group_pids(pgid))
 
 
 def peak_rss_kib(pgid: int) -> int:
     """Peak resident memory so far, summed over the group (``VmHWM`` of each process)."""
-    return sum(_status_kib(pid, "VmHWM") for pid in _group_pids(pgid))
+    return sum(_status_kib(pid, "VmHWM") for pid in group_pids(pgid))
 
 
 @dataclass
@@ -120,7 +121,7 @@ def stop(server: Server) -> None:
             server.process.wait(_STOP_SECONDS)
     # Workers outliving their master (they should not) go too.
     deadline = time.monotonic() + _STOP_SECONDS
-    while _group_pids(server.pgid) and time.monotonic() < deadline:
+    while group_pids(server.pgid) and time.monotonic() < deadline:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pgid, signal.SIGKILL)
         time.sleep(0.1)

@@ -12,8 +12,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import chart, scenarios
+from bench import chart, scaleout, scenarios
 from bench.checks import Lossless, Memory
+from bench.scaleout import ScaleOut
 from bench.targets import (
     Measurement,
     Target,
@@ -92,6 +93,7 @@ class Run:
     notes: list[str]
     lossless: Lossless
     memory: Memory
+    scaleout: ScaleOut = field(default_factory=ScaleOut)
     targets: list[Target] = field(default_factory=list)
 
     @classmethod
@@ -104,9 +106,15 @@ class Run:
         notes: list[str],
         lossless: Lossless,
         memory: Memory,
+        scaled: ScaleOut | None = None,
     ) -> Run:
-        run = cls(started, plan, environment(), measurements, peers, notes, lossless, memory)
-        run.targets = targets(measurements, peers, lossless, memory)
+        scaled = scaled or ScaleOut(skipped="not run")
+        env = environment()
+        run = cls(started, plan, env, measurements, peers, notes, lossless, memory, scaled)
+        run.targets = [
+            *targets(measurements, peers, lossless, memory),
+            scaleout.cross_worker_target(scaled),
+        ]
         return run
 
     def as_dict(self) -> dict[str, Any]:
@@ -119,6 +127,7 @@ class Run:
             "notes": self.notes,
             "lossless": self.lossless.as_dict(),
             "memory": self.memory.as_dict(),
+            "scaleout": self.scaleout.as_dict(),
             "targets": [t.as_dict() for t in self.targets],
         }
 
@@ -211,8 +220,12 @@ def _table(header: list[str], rows: list[list[str]], markdown: bool) -> str:
     )
 
 
+def _target_rows_of(found: list[Target]) -> list[list[str]]:
+    return [[t.name, t.measured, t.threshold, t.verdict, t.note] for t in found]
+
+
 def _target_rows(run: Run) -> list[list[str]]:
-    return [[t.name, t.measured, t.threshold, t.verdict, t.note] for t in run.targets]
+    return _target_rows_of(run.targets)
 
 
 def text(run: Run) -> str:
@@ -223,9 +236,29 @@ def text(run: Run) -> str:
         _table(PEER_HEADER, peer_rows(run), markdown=False) if run.peers else "",
         *run.notes,
         "",
+        scaleout_text(run.scaleout, with_target=False),
+        "",
         "Targets",
         _table(TARGET_HEADER, _target_rows(run), markdown=False),
     ]
+    return "\n".join(parts)
+
+
+def _scaleout_table(result: ScaleOut, markdown: bool) -> str:
+    if not result.rows:
+        return f"Not run: {result.skipped or 'no rows'}."
+    return _table(scaleout.SCALE_HEADER, scaleout.table_rows(result), markdown)
+
+
+def scaleout_text(result: ScaleOut, with_target: bool = True) -> str:
+    """The scale-out section on the terminal (and its target, when printed alone)."""
+    parts = [
+        f"Scale-out (tools/call add, log on; {scaleout.CONNECTIONS} connections)",
+        _scaleout_table(result, markdown=False),
+    ]
+    if with_target:
+        target = scaleout.cross_worker_target(result)
+        parts += ["", _table(TARGET_HEADER, _target_rows_of([target]), markdown=False)]
     return "\n".join(parts)
 
 
@@ -252,6 +285,10 @@ def markdown(run: Run, chart_path: str) -> str:
             _table(PEER_HEADER, peer_rows(run), markdown=True) if run.peers else "None ran.",
             "",
             *[f"- {note}" for note in run.notes],
+            "",
+            "### Scale-out (`tools/call add`, log on, PostgreSQL, Redis, workers behind one port)",
+            "",
+            _scaleout_table(run.scaleout, markdown=True),
             "",
             "### Targets",
             "",

@@ -7,9 +7,10 @@
 Starts each server on a free 127.0.0.1 port with one worker, with the request log on and
 off, drives it with wrk, and prints req/s, p50/p99 latency, server CPU per request, peak
 RSS, and the ratio to a bare Django JSON view served by the same server in the same run;
-then the targets, PASS or MISS. Writes ``bench/results/<date>.json`` and regenerates the
-results section of ``docs/benchmark.md`` and ``docs/img/benchmark.svg``. See
-docs/benchmark.md for what each number means.
+then the scale-out section (1, 2 and 4 workers behind one port, with Redis:
+bench/scaleout.py) and the targets, PASS or MISS. Writes ``bench/results/<date>.json``
+and regenerates the results section of ``docs/benchmark.md`` and
+``docs/img/benchmark.svg``. See docs/benchmark.md for what each number means.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import checks, load, procs, report, scenarios
+from bench import checks, load, procs, report, scaleout, scenarios
 from bench.commands import PYTHON, REPO, SERVERS, gunicorn, server_env, uvicorn
 from bench.procs import Server
 from bench.targets import Measurement, combine
@@ -44,6 +45,7 @@ class Plan:
     lossless_seconds: int
     memory_cap_seconds: int
     peers: bool
+    scaleout_workers: tuple[int, ...]  # () when --no-scaleout
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Plan:
@@ -56,6 +58,9 @@ class Plan:
             lossless_seconds=args.lossless_seconds or (3 if quick else 10),
             memory_cap_seconds=40 if quick else 240,
             peers=not args.no_peers,
+            scaleout_workers=()
+            if args.no_scaleout
+            else (scaleout.QUICK_WORKERS if quick else scaleout.WORKERS),
         )
 
 
@@ -154,6 +159,14 @@ def run_peers(plan: Plan, logs: Path) -> tuple[list[Measurement], list[str]]:
     return results, notes
 
 
+def run_scaleout(plan: Plan, logs: Path) -> scaleout.ScaleOut:
+    """The scale-out section (bench/scaleout.py), unless ``--no-scaleout``."""
+    if not plan.scaleout_workers:
+        return scaleout.ScaleOut(skipped="--no-scaleout")
+    print(f"scale-out: tools/call add at {plan.scaleout_workers} workers", flush=True)
+    return scaleout.run(plan.scaleout_workers, plan.seconds, plan.rounds, logs)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 1-2 minute run")
@@ -163,8 +176,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-total", type=int, help="requests before the last RSS")
     parser.add_argument("--lossless-seconds", type=int, help="load for the no-lost-record run")
     parser.add_argument("--no-peers", action="store_true", help="skip the SDK and django-mcpz")
+    parser.add_argument("--no-scaleout", action="store_true", help="skip the scale-out section")
+    parser.add_argument(
+        "--only-scaleout", action="store_true", help="run the scale-out section alone (no files)"
+    )
     parser.add_argument("--no-write", action="store_true", help="print only; write no files")
     args = parser.parse_args(argv)
+    if args.no_scaleout and args.only_scaleout:
+        parser.error("--no-scaleout and --only-scaleout contradict each other")
     plan = Plan.from_args(args)
     if shutil.which("wrk") is None:
         print("wrk is not installed: apt-get install -y wrk", file=sys.stderr)
@@ -177,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="django-mcp-bench-logs-") as tmp:
         logs = Path(tmp)
         try:
+            if args.only_scaleout:
+                print(report.scaleout_text(run_scaleout(plan, logs)))
+                return 0
             measurements = run_servers(plan, logs)
             peers, notes = run_peers(plan, logs) if plan.peers else ([], ["peers: --no-peers"])
             print("request log under load (gunicorn, 2 workers)", flush=True)
@@ -185,12 +207,15 @@ def main(argv: list[str] | None = None) -> int:
             memory = checks.memory(
                 plan.memory_first, plan.memory_total, plan.memory_cap_seconds, logs
             )
+            scaled = run_scaleout(plan, logs)
         except Exception:
             print(f"benchmark failed; server logs were in {logs}", file=sys.stderr)
             for log in sorted(logs.glob("*.log")):
                 print(f"--- {log.name}\n{log.read_text(errors='replace')[-2000:]}", file=sys.stderr)
             raise
-    run = report.Run.build(started, plan.__dict__, measurements, peers, notes, lossless, memory)
+    run = report.Run.build(
+        started, plan.__dict__, measurements, peers, notes, lossless, memory, scaled
+    )
     print(report.text(run))
     if not args.no_write:
         for path in report.write(run, REPO):

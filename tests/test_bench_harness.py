@@ -5,17 +5,22 @@ Not the benchmark itself: it starts servers and is run by hand (``scripts/bench`
 
 from __future__ import annotations
 
+import argparse
+import datetime
 import json
+import runpy
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from bench import chart, report, wrk
+from bench import chart, crossworker, report, scaleout, servers, wrk
+from bench.crossworker import CrossWorker
 from bench.scenarios import BARE, PROGRESS_SSE, TOOLS_CALL
 from bench.targets import (
     MISS,
     NOT_BUILT,
     PASS,
+    SKIPPED,
     Measurement,
     combine,
     cpu_per_request_ms,
@@ -182,3 +187,150 @@ def test_the_chart_is_well_formed_svg_with_one_bar_per_value():
     rects = root.findall("{http://www.w3.org/2000/svg}rect")
     assert len(rects) == 1 + 2  # the background and two bars
     assert "req/s &lt;vs&gt; bare" in svg
+
+
+# -- scale-out (bench/scaleout.py, bench/crossworker.py) ---------------------------------
+
+# /proc/net/tcp with the server listening on 127.0.0.1:40000 (0x9C40), one connection from
+# client port 50000 (0xC350) established and an older one from 50001 (0xC351) closing.
+PROC_NET_TCP = """\
+  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:9C40 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 111 1
+   1: 0100007F:9C40 0100007F:C351 06 00000000:00000000 00:00000000 00000000     0        0 0 3
+   2: 0100007F:C350 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 222 1
+   3: 0100007F:9C40 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 333 1
+"""
+
+
+def test_the_socket_of_a_stream_is_the_servers_established_end_of_that_connection():
+    """The server's end (local port = the server's) of the stream's connection, never the
+    client's own end, the listening socket or another connection."""
+    assert crossworker.socket_inode(PROC_NET_TCP, 40000, 50000) == 333
+    assert crossworker.socket_inode(PROC_NET_TCP, 50000, 40000) == 222
+    assert crossworker.socket_inode(PROC_NET_TCP, 40000, 50001) is None  # not established
+    assert crossworker.socket_inode(PROC_NET_TCP, 40000, 50002) is None
+
+
+def test_sse_messages_are_read_from_complete_events_and_comments_are_skipped():
+    lines = [
+        b": keep-alive\n",
+        b"\n",
+        b'data: {"method": "a"}\r\n',
+        b"\r\n",
+        b'data: {"method":\n',
+        b'data: "b"}\n',
+        b"\n",
+        b'data: {"method": "incomplete"}\n',
+    ]
+    assert crossworker.sse_messages(lines) == [{"method": "a"}, {"method": "b"}]
+
+
+def test_the_check_calls_the_fanout_sites_tool_and_listens_to_its_template():
+    body = json.loads(crossworker.change_scenario("t1").body())
+    assert body["params"]["name"] == "change"
+    assert body["params"]["arguments"] == {"tag": "t1"}
+    assert crossworker.change_scenario("t1").headers()["Mcp-Name"] == "change"
+    listen = json.loads(crossworker.LISTEN.body())
+    assert listen["method"] == "subscriptions/listen"
+    assert listen["params"]["notifications"] == {"resourceSubscriptions": [crossworker.TEMPLATE]}
+
+
+def cross(listener=10, publisher=11, delivered=True, detail="d"):
+    return scaleout.ScaleOut(cross=CrossWorker(listener, publisher, 1, delivered, 5.0, detail))
+
+
+def test_the_cross_worker_target_needs_delivery_from_another_worker():
+    assert scaleout.cross_worker_target(cross()).verdict == PASS
+    assert scaleout.cross_worker_target(cross(delivered=False)).verdict == MISS
+    # Delivered, but made on the listener's own worker: proves nothing about fan-out.
+    assert scaleout.cross_worker_target(cross(publisher=10)).verdict == MISS
+    assert scaleout.cross_worker_target(cross(listener=None)).verdict == MISS
+    skipped = scaleout.cross_worker_target(scaleout.ScaleOut(skipped="Redis is not reachable"))
+    assert (skipped.verdict, skipped.note) == (SKIPPED, "Redis is not reachable")
+
+
+def test_scale_out_rows_are_divided_by_one_worker_of_the_same_server():
+    rows = [
+        scaleout.Scaled("gunicorn", 1, m("gunicorn 1 worker", rps=100, cpu=2.0)),
+        scaleout.Scaled("gunicorn", 2, m("gunicorn 2 workers", rps=180, cpu=2.2)),
+        scaleout.Scaled("uvicorn", 2, m("uvicorn 2 workers", rps=150, cpu=3.0)),
+    ]
+    assert scaleout.versus_one_worker(rows, rows[1]) == (pytest.approx(1.8), pytest.approx(1.1))
+    assert scaleout.versus_one_worker(rows, rows[2]) == (None, None)  # no 1-worker row
+    table = scaleout.table_rows(scaleout.ScaleOut(rows))
+    assert [r[:3] for r in table] == [
+        ["gunicorn", "1", "100"],
+        ["gunicorn", "2", "180"],
+        ["uvicorn", "2", "150"],
+    ]
+    assert [r[7:9] for r in table] == [["1.00", "1.00"], ["1.80", "1.10"], ["n/a", "n/a"]]
+    assert scaleout.server_name("uvicorn", 1) == "uvicorn 1 worker"
+
+
+def test_the_plan_runs_four_workers_in_the_full_run_two_when_quick_none_when_skipped():
+    def plan(*argv):
+        parser = argparse.ArgumentParser()
+        for flag in ("--quick", "--no-peers", "--no-scaleout"):
+            parser.add_argument(flag, action="store_true")
+        for option in ("--seconds", "--rounds", "--memory-first", "--memory-total"):
+            parser.add_argument(option, type=int)
+        parser.add_argument("--lossless-seconds", type=int)
+        return servers.Plan.from_args(parser.parse_args(argv))
+
+    assert plan().scaleout_workers == (1, 2, 4)
+    assert plan("--quick").scaleout_workers == (1, 2)
+    assert plan("--no-scaleout").scaleout_workers == ()
+    with pytest.raises(SystemExit):
+        servers.main(["--no-scaleout", "--only-scaleout"])
+
+
+def test_the_report_carries_the_scale_out_section_and_its_target():
+    rows = [scaleout.Scaled("uvicorn", 1, m("uvicorn 1 worker", TOOLS_CALL.name))]
+    environment = {
+        "machine": "test",
+        "load_average": ["1", "1", "1"],
+        "python": "3",
+        "wrk": "wrk",
+        **dict.fromkeys(report.PACKAGES, "1"),
+    }
+    lossless = report.Lossless(served=10, rows=10, dropped=0, failed=0, workers_reported=2)
+    run = report.Run(
+        datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC),
+        {},
+        environment,
+        [],
+        [],
+        [],
+        lossless,
+        report.Memory(1, 2, 3, 4),
+        scaleout.ScaleOut(rows, CrossWorker(1, 2, 1, True, 5.0, "ok")),
+    )
+    assert "### Scale-out" in report.markdown(run, "chart.svg")
+    assert "| uvicorn | 1 |" in report.markdown(run, "chart.svg")
+    assert "Scale-out" in report.text(run)
+    saved = json.loads(json.dumps(run.as_dict()))
+    assert saved["scaleout"]["rows"][0]["workers"] == 1
+    assert saved["scaleout"]["cross_worker"]["delivered"] is True
+    alone = report.scaleout_text(run.scaleout)
+    assert "PASS" in alone
+    assert "Not run: Redis" in report.scaleout_text(scaleout.ScaleOut(skipped="Redis down"))
+
+
+def test_bench_redis_puts_the_channel_layer_and_cache_on_redis_with_the_runs_prefix(
+    monkeypatch,
+):
+    """Read as a module of its own: the suite's settings are not touched."""
+    monkeypatch.setenv("DJANGO_MCP_DB", "postgres")
+    monkeypatch.setenv("PGDATABASE", "unused")
+    monkeypatch.setenv("BENCH_REDIS", "1")
+    monkeypatch.setenv("BENCH_REDIS_PREFIX", "run-7")
+    redis = runpy.run_module("testproject.settings_bench")
+    layer = redis["CHANNEL_LAYERS"]["default"]
+    assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert layer["CONFIG"]["prefix"] == "run-7"
+    assert redis["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert redis["CACHES"]["default"]["KEY_PREFIX"] == "run-7"
+    monkeypatch.delenv("BENCH_REDIS")
+    plain = runpy.run_module("testproject.settings_bench")
+    assert plain["CHANNEL_LAYERS"]["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert "CACHES" not in plain
