@@ -41,19 +41,26 @@ def server() -> Iterator[Server]:
     assert all("disconnected" in times for times in daphne.connections.values())
 
 
-def send_chunked(server: Server, target: str, chunks: int, headers: str = "") -> tuple[int, int]:
-    """Feed a POST with ``chunks`` chunks of 1 KB, without its last chunk (so the request
-    is never processed), to a channel of ``server``; return the body bytes its request
-    holds and those it dropped, then close the connection."""
+def send_unfinished(
+    server: Server, target: str, chunks: int, headers: str = "", *, chunked: bool = True
+) -> tuple[int, int]:
+    """Feed a POST of ``chunks`` pieces of 1 KB to a channel of ``server``, chunked or with a
+    ``Content-Length`` one piece longer, never ending the body (so the request is never
+    processed); return the body bytes its request holds and those it dropped, then close
+    the connection."""
     channel = server.http_factory.buildProtocol(None)
     channel.makeConnection(StringTransport())
+    framing = (
+        "Transfer-Encoding: chunked" if chunked else f"Content-Length: {(chunks + 1) * len(CHUNK)}"
+    )
     head = (
         f"POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        f"Transfer-Encoding: chunked\r\n{headers}\r\n"
+        f"{framing}\r\n{headers}\r\n"
     )
     channel.dataReceived(head.encode())
+    piece = b"%x\r\n%s\r\n" % (len(CHUNK), CHUNK) if chunked else CHUNK
     for _ in range(chunks):
-        channel.dataReceived(b"%x\r\n%s\r\n" % (len(CHUNK), CHUNK))
+        channel.dataReceived(piece)
     request = list(server.connections)[-1]  # Daphne tracks each request it serves
     request.content.seek(0, 2)
     kept = request.content.tell(), getattr(request, "discarded", 0)
@@ -68,28 +75,33 @@ def test_the_server_builds_channels_of_bounded_requests(server):
     assert channel.requestFactory is BoundedRequest
 
 
-def test_an_mcp_request_keeps_at_most_the_limit_plus_one_byte(server):
+@pytest.mark.parametrize("chunked", [True, False], ids=["chunked", "content-length"])
+def test_an_mcp_request_keeps_at_most_the_limit_plus_one_byte(server, chunked):
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        assert send_chunked(server, "/mcp", CHUNKS) == (LIMIT + 1, CHUNKS * len(CHUNK) - LIMIT - 1)
+        assert send_unfinished(server, "/mcp", CHUNKS, chunked=chunked) == (
+            LIMIT + 1,
+            CHUNKS * len(CHUNK) - LIMIT - 1,
+        )
 
 
 def test_the_query_string_and_the_root_path_are_routed_as_django_routes_them(server):
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        assert send_chunked(server, "/mcp?x=1", CHUNKS)[0] == LIMIT + 1
+        assert send_unfinished(server, "/mcp?x=1", CHUNKS)[0] == LIMIT + 1
         assert (
-            send_chunked(server, "/app/mcp", CHUNKS, "Daphne-Root-Path: /app\r\n")[0] == LIMIT + 1
+            send_unfinished(server, "/app/mcp", CHUNKS, "Daphne-Root-Path: /app\r\n")[0]
+            == LIMIT + 1
         )
 
 
 @pytest.mark.parametrize("target", ["/elsewhere", "/admin/", "/app/mcp"])
 def test_other_paths_keep_the_whole_body(server, target):
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        assert send_chunked(server, target, CHUNKS) == (CHUNKS * len(CHUNK), 0)
+        assert send_unfinished(server, target, CHUNKS) == (CHUNKS * len(CHUNK), 0)
 
 
 def test_a_body_within_the_limit_is_kept_whole(server):
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        assert send_chunked(server, "/mcp", LIMIT // len(CHUNK)) == (LIMIT, 0)
+        assert send_unfinished(server, "/mcp", LIMIT // len(CHUNK)) == (LIMIT, 0)
 
 
 def test_both_daphne_entry_points_serve_with_the_bounded_server():
