@@ -6,7 +6,8 @@
 # Runs the suite twice against the testproject, with a fresh SQLite database (migrated
 # first) and a task worker (`manage.py db_worker`) beside the server, on 127.0.0.1 and a free
 # port:
-#   1. its ASGI app under daphne;
+#   1. its ASGI app under daphne, as docs/deployment.md recommends running it
+#      (`python -m django_mcp.http.daphne`: MCP request bodies bounded while they arrive);
 #   2. its WSGI app under gunicorn, the documented WSGI settings (docs/deployment.md): one
 #      threaded worker (gthread, GUNICORN_THREADS threads) that may hold
 #      LISTEN_WSGI_STREAMS listen streams, while .ci/hold_listen.py holds HELD_STREAMS of
@@ -240,7 +241,8 @@ free_port() {  # a free loopback port (released just before the server binds it)
 
 port="$(free_port)"
 url="http://localhost:$port/mcp"
-run_suite daphne "$results" "$PYTHON" -m daphne -b 127.0.0.1 -p "$port" testproject.asgi:application
+run_suite daphne "$results" "$PYTHON" -m django_mcp.http.daphne -b 127.0.0.1 -p "$port" \
+    testproject.asgi:application
 daphne_status=$run_status
 
 port="$(free_port)"

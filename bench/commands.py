@@ -45,8 +45,9 @@ def uvicorn(port: int, app: str = "testproject.asgi:application", workers: int =
 
 
 def daphne(port: int) -> list[str]:
+    """Daphne as docs/deployment.md recommends running it (MCP bodies bounded)."""
     return [
-        *(PYTHON, "-m", "daphne", "-b", procs.HOST, "-p", str(port), "-v", "0"),
+        *(PYTHON, "-m", "django_mcp.http.daphne", "-b", procs.HOST, "-p", str(port), "-v", "0"),
         "testproject.asgi:application",
     ]
 

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 
 
 class DjangoMCPConfig(AppConfig):
     """Registers system checks, connects change announcements and imports every app's
-    ``mcp.py`` when Django is ready."""
+    ``mcp.py`` when Django is ready; with Daphne installed, bounds the bodies its
+    ``runserver`` receives (``django_mcp.http.daphne``)."""
 
     name = "django_mcp"
     verbose_name = "MCP"
@@ -21,3 +22,8 @@ class DjangoMCPConfig(AppConfig):
             announce_declarations_changed, dispatch_uid="django_mcp.listen.announce"
         )
         autodiscover()
+        if apps.is_installed("daphne"):
+            # Daphne's app has already imported its server (and installed its reactor).
+            from django_mcp.http.daphne import serve_runserver
+
+            serve_runserver()

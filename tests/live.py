@@ -1,5 +1,5 @@
 """A real server (Daphne or uvicorn; gunicorn for WSGI) on a loopback port, for tests that
-need one.
+need one. Daphne runs as ``python -m django_mcp.http.daphne``, the way the docs recommend.
 
 :func:`live_server` starts ``<server> testproject.asgi:application`` in a subprocess with the
 given settings module and environment on a free 127.0.0.1 port, waits until it answers an
@@ -109,7 +109,9 @@ def free_port() -> int:
 
 def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
     if kind == "daphne":
-        return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), application]
+        # Daphne as docs/deployment.md recommends: MCP bodies bounded while they arrive.
+        daphne = ["-m", "django_mcp.http.daphne", "-b", "127.0.0.1", "-p", str(port)]
+        return [sys.executable, *daphne, application]
     if kind == "uvicorn":
         return [
             sys.executable,

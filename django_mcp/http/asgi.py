@@ -20,8 +20,9 @@ read: the server discards it or closes the connection. Other paths pass through 
 This bounds what the application reads. It cannot bound what an ASGI server buffers before
 calling the application: uvicorn and hypercorn read a body only as the application asks
 (flow control), but Daphne (through Twisted) receives the whole body into a temporary file
-and queues all of it before the application runs. Behind Daphne, limit body sizes in the
-reverse proxy as well (see docs/security.md).
+and queues all of it before the application runs. For Daphne, :mod:`django_mcp.http.daphne`
+bounds what the server keeps, deciding which requests go to an MCP endpoint with
+:func:`is_mcp_path` as this wrapper does (see docs/security.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 A body over the limit is refused with HTTP 413 and a JSON-RPC Invalid Request (-32600) with
 no id (the body was never parsed; basic/transports/streamable-http.mdx, "Sending Messages
 to the Server": the server answers an HTTP error status). A chunked body
-(RFC 9112 section 7.1) within the limit is an ordinary request.
+(RFC 9112 section 7.1) within the limit is an ordinary request. Under Daphne the server
+itself keeps no more of an MCP body than the limit (``django_mcp.http.daphne``; its request
+class is tested in ``test_daphne_body.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,11 @@ import asyncio
 import http.client
 import json
 import socket
-from typing import TYPE_CHECKING, Any
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.asgi import get_asgi_application
@@ -20,10 +26,7 @@ from django.core.asgi import get_asgi_application
 from django_mcp.http.asgi import BodyLimit
 from django_mcp.protocol.errors import INVALID_REQUEST
 from tests.helpers import mcp_body, mcp_headers, override_mcp
-from tests.live import WSGI_APPLICATION, live_server
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from tests.live import WSGI_APPLICATION, live_server, migrate
 
 LIMIT = 4096
 CHUNK = 1024
@@ -138,9 +141,12 @@ def test_other_paths_are_not_touched(site):
 # -- real servers ---------------------------------------------------------------------------
 
 LIVE_SETTINGS = "tests.http.limits_settings"
+LOGGED_SETTINGS = "tests.http.logged_limits_settings"  # the same limit, request log on
 LIVE_LIMIT = 64 * 1024
 READ_TIMEOUT = 30.0  # a bound on waiting for an answer, not a measurement
 DISCOVER = mcp_body("server/discover")
+MEGABYTE = 1 << 20
+HUGE_BODY_MB = 200
 
 
 def chunked_post(port: int, chunks: list[bytes], *, finish: bool = True) -> tuple[int, bytes]:
@@ -174,13 +180,42 @@ def assert_too_large(status: int, body: bytes) -> None:
     assert json.loads(body)["error"]["code"] == INVALID_REQUEST
 
 
+def peak_rss_kb(pid: int) -> int:
+    """The peak resident memory of process ``pid`` so far (``VmHWM``), in kB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmHWM for process {pid}")
+
+
+def logged_statuses(database: Path) -> list[int]:
+    """The HTTP statuses in the live server's request log, once it has written a 413 (it
+    writes from a background thread; bounded polling, as for a server's start)."""
+    deadline = time.monotonic() + READ_TIMEOUT
+    statuses: list[int] = []
+    while 413 not in statuses and time.monotonic() < deadline:
+        with closing(sqlite3.connect(database, timeout=READ_TIMEOUT)) as connection:
+            rows = connection.execute("SELECT http_status FROM django_mcp_requestlog").fetchall()
+        statuses = [status for (status,) in rows]
+        time.sleep(0.1)
+    return statuses
+
+
 @pytest.mark.live
-def test_daphne_refuses_a_chunked_body_over_the_limit(tmp_path: Path):
-    """Under Daphne a 1 MB chunked body over a 64 KB limit gets 413 with the JSON-RPC error
-    (not a 500, not a parse error). Daphne itself receives the whole body before the
-    application runs; see docs/security.md."""
-    with live_server(LIVE_SETTINGS, tmp_path, kind="daphne") as server:
-        assert_too_large(*chunked_post(server.port, [b" " * 8192] * 128))
+def test_daphne_refuses_a_huge_chunked_body_without_holding_it(tmp_path: Path):
+    """Under Daphne (``python -m django_mcp.http.daphne``, tests/live.py) a 200 MB chunked
+    body over a 64 KB limit gets 413 with the JSON-RPC error, the request log records it,
+    and the server's peak memory grows by far less than the body: it kept only the limit's
+    worth (security review, finding 8). Plain ``daphne`` grows by more than the body."""
+    database = tmp_path / "db.sqlite3"
+    env = {"DJANGO_MCP_SQLITE": str(database), "DJANGO_MCP_DB": "sqlite"}
+    migrate(LOGGED_SETTINGS, env)
+    with live_server(LOGGED_SETTINGS, tmp_path, kind="daphne", env=env) as server:
+        before = peak_rss_kb(server.process.pid)
+        assert_too_large(*chunked_post(server.port, [b" " * MEGABYTE] * HUGE_BODY_MB))
+        grown_kb = peak_rss_kb(server.process.pid) - before
+        assert grown_kb * 1024 < HUGE_BODY_MB * MEGABYTE / 4, f"peak RSS grew {grown_kb} kB"
+        assert 413 in logged_statuses(database)
         assert server.is_running()
 
 
