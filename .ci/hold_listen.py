@@ -19,6 +19,10 @@ from typing import Any
 import httpx
 
 VERSION = "2026-07-28"
+# The server writes a keep-alive every LISTEN_KEEPALIVE_SECONDS (15 s by default) while a
+# stream is idle: a read timeout below that ends a healthy stream. Allow four of them, so a
+# loaded machine that delays one keep-alive does not fail the run either.
+READ_TIMEOUT_SECONDS = 60.0
 stop = threading.Event()
 acknowledged = threading.Semaphore(0)
 failures: list[str] = []
@@ -50,7 +54,7 @@ def hold(url: str, number: int) -> None:
     while not stop.is_set():
         try:
             with (
-                httpx.Client(timeout=httpx.Timeout(10.0)) as client,
+                httpx.Client(timeout=httpx.Timeout(10.0, read=READ_TIMEOUT_SECONDS)) as client,
                 client.stream(
                     "POST", url, content=json.dumps(request(number)), headers=headers
                 ) as response,
