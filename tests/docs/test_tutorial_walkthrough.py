@@ -27,6 +27,8 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -239,24 +241,15 @@ def explorer_in_a_browser(base_url: str) -> tuple[str, str, list[str]]:
             browser.close()
 
 
-@pytest.mark.live
-@pytest.mark.browser
-@pytest.mark.timeout(600)
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"needs Chromium at {CHROMIUM}")
-def test_the_tutorials_runserver_serves_its_sdk_client_and_the_admins_explorer(project):
-    """The settings of the tutorial make ``manage.py runserver`` Daphne's ASGI server, the
-    tutorial's SDK client (basic/transports/streamable-http.mdx) calls a tool on it, and so
-    does the admin's explorer, as steps 12 and 13 walk a new user through it."""
-    folder, env = project
-    build(folder, env)
-    createsuperuser(folder, env)
-    (folder / "client.py").write_text((TUTORIAL / "client.py").read_text(encoding="utf-8"))
-    [runserver] = commands("runserver.sh")
+@contextmanager
+def runserver(folder: Path, env: dict[str, str]) -> Iterator[LiveServer]:
+    """Step 10's ``runserver`` on a free loopback port, ready, stopped at the end."""
+    [argv] = commands("runserver.sh")
     port = free_port()
     log = folder / "runserver.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [*runserver, "--noreload", f"127.0.0.1:{port}"],
+            [*argv, "--noreload", f"127.0.0.1:{port}"],
             cwd=folder,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -267,13 +260,39 @@ def test_the_tutorials_runserver_serves_its_sdk_client_and_the_admins_explorer(p
     try:
         state = wait_until_ready(server, "/mcp")
         assert state == "ready", server.output()
-        output = run_ok([sys.executable, "client.py", server.url()], folder, env)
-        shown, listed, errors = explorer_in_a_browser(server.base_url)
+        yield server
     finally:
         stop(process)
 
+
+@pytest.mark.live
+@pytest.mark.timeout(600)
+def test_the_tutorials_runserver_is_daphne_and_its_sdk_client_calls_a_tool(project):
+    """The settings of the tutorial make ``manage.py runserver`` Daphne's ASGI server, and
+    the tutorial's SDK client (basic/transports/streamable-http.mdx) calls a tool on it."""
+    folder, env = project
+    build(folder, env)
+    (folder / "client.py").write_text((TUTORIAL / "client.py").read_text(encoding="utf-8"))
+    with runserver(folder, env) as server:
+        output = run_ok([sys.executable, "client.py", server.url()], folder, env)
+
     assert "ASGI/Daphne" in server.output()
     assert output == (TUTORIAL / "client.output.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.live
+@pytest.mark.browser
+@pytest.mark.timeout(600)
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"needs Chromium at {CHROMIUM}")
+def test_a_new_user_calls_a_tool_from_the_admins_explorer(project):
+    """Steps 12 and 13: the superuser the tutorial creates logs in, the explorer's form calls
+    search_books through the real endpoint, and the request log lists the call."""
+    folder, env = project
+    build(folder, env)
+    createsuperuser(folder, env)
+    with runserver(folder, env) as server:
+        shown, listed, errors = explorer_in_a_browser(server.base_url)
+
     status, _, body = shown.partition("\n")
     assert status == "HTTP 200", shown
     assert json.loads(body)["result"]["structuredContent"] == [DUNE]
