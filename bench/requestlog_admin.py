@@ -1,11 +1,11 @@
-"""Time the request-log admin at scale: ``python -m bench.requestlog_admin``.
+"""Time the request-log admin and the dashboard at scale: ``python -m bench.requestlog_admin``.
 
 Fill the table first (``scripts/fill_request_log.py --rows N``, same environment). Each
 page is fetched through Django's test client as a logged-in superuser (the whole admin
-stack: middleware, changelist, paginator, template), once to warm up and then
-``--repeat`` times; the median is printed with PASS or MISS against the target (200 ms).
-A measurement, never a test: the suite asserts the SQL instead
-(tests/records/test_admin_at_scale.py).
+stack: middleware, changelist or dashboard view, paginator, template), once to warm up and
+then ``--repeat`` times; the median is printed with PASS or MISS against the target
+(200 ms). A measurement, never a test: the suite asserts the SQL instead
+(tests/records/test_admin_at_scale.py, tests/explorer/test_dashboard_at_scale.py).
 """
 
 from __future__ import annotations
@@ -16,11 +16,15 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_MS = 200.0
 
-#: (label, query string) of each page timed.
+LIST = "admin:django_mcp_requestlog_changelist"
+DASHBOARD = "admin:django_mcp_dashboard"
+
+#: (label, query string) of each request-log list page timed.
 PAGES = (
     ("list, last 24 hours (default)", {}),
     ("list, any time", {"started": "all"}),
@@ -34,6 +38,13 @@ PAGES = (
     ("filter permission_denied, any time", {"started": "all", "permission_denied__exact": "1"}),
     ("search target prefix 'tool_12'", {"q": "tool_12"}),
     ("search client prefix 'zed', any time", {"q": "zed", "started": "all"}),
+)
+
+#: (label, query string) of each dashboard page timed: its three windows.
+DASHBOARDS = (
+    ("dashboard, last 24 hours (default)", {}),
+    ("dashboard, last 7 days", {"window": "7d"}),
+    ("dashboard, last 30 days", {"window": "30d"}),
 )
 
 
@@ -62,7 +73,6 @@ def main() -> int:
     )
     client = Client()
     client.force_login(admin)
-    url = reverse("admin:django_mcp_requestlog_changelist")
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)",
@@ -70,8 +80,10 @@ def main() -> int:
         )
         rows = cursor.fetchone()[0]
     print(f"request log: about {rows:,} rows ({connection.vendor}); target {TARGET_MS:.0f} ms")
+    pages = [(label, reverse(LIST), query) for label, query in PAGES]
+    pages += [(label, reverse(DASHBOARD), query) for label, query in DASHBOARDS]
     missed = 0
-    for label, query in PAGES:
+    for label, url, query in pages:
         response = client.get(url, query)
         if response.status_code != 200:
             print(f"{label}: HTTP {response.status_code}")
@@ -85,9 +97,15 @@ def main() -> int:
         median = statistics.median(times)
         verdict = "PASS" if median < TARGET_MS else "MISS"
         missed += verdict == "MISS"
-        shown = response.context["cl"].result_count
-        print(f"{verdict}  {median:8.1f} ms  {label}  ({shown:,} rows counted or estimated)")
+        print(f"{verdict}  {median:8.1f} ms  {label}  ({shown(response)})")
     return 1 if missed else 0
+
+
+def shown(response: Any) -> str:
+    """What the page covered: the list's row count, or the dashboard's requests."""
+    if "cl" in response.context:
+        return f"{response.context['cl'].result_count:,} rows counted or estimated"
+    return f"{response.context['total']:,} requests in the window"
 
 
 if __name__ == "__main__":

@@ -7,12 +7,16 @@ the ``mcp_client`` pytest plugin loads as after a real install), the test runs
 the tutorial's commands and writes its files exactly as ``docs/examples/tutorial/`` holds
 them (the Markdown shows those files: ``tests/docs/test_examples.py``). Then it runs the
 tutorial's pytest test, ``manage.py mcp_call``, ``runserver`` (Daphne, as the settings ask)
-with the SDK client of the tutorial, and ``manage.py mcp_stdio`` launched from the desktop
-client configuration through the official SDK's stdio client. Every process has a bounded
-time and is stopped at the end, also when the test fails.
+with the SDK client of the tutorial, ``manage.py mcp_stdio`` launched from the desktop
+client configuration through the official SDK's stdio client, and the admin in headless
+Chromium: log in as the superuser the tutorial creates, open the explorer from the admin
+index, call ``search_books`` with its form and find the call in the request log. Every
+process has a bounded time and is stopped at the end, also when the test fails.
 
 Only the ``pip install`` lines are not run: the virtualenv already holds what they
-install, and a test checks that the extras they name exist.
+install, and a test checks that the extras they name exist. ``createsuperuser`` runs
+without its prompts (``--noinput`` and ``DJANGO_SUPERUSER_PASSWORD``, Django's own
+non-interactive form of the same command): its password prompt reads the terminal.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +37,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.explorer.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.live import LiveServer, free_port, stop, wait_until_ready
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,6 +57,8 @@ FILES = {
 }
 
 DUNE = {"isbn": "9780441172719", "title": "Dune", "author": "Frank Herbert", "price": "10.99"}
+ADMIN = ("admin", "a-tutorial-password")  # the superuser step 12 creates
+LOG_DEADLINE = 30  # seconds for the explorer's call to reach the request log
 
 
 def commands(name: str) -> list[list[str]]:
@@ -180,20 +189,67 @@ def test_the_tutorial_builds_a_project_that_tests_calls_and_serves_its_tools(pro
     assert stdio_me == "You are desktop, speaking MCP 2026-07-28."
 
 
-@pytest.mark.live
-@pytest.mark.timeout(600)
-def test_the_tutorials_runserver_is_daphne_and_its_sdk_client_calls_a_tool(project):
-    """The settings of the tutorial make ``manage.py runserver`` Daphne's ASGI server, and
-    the tutorial's SDK client (basic/transports/streamable-http.mdx) calls a tool on it."""
-    folder, env = project
-    build(folder, env)
-    (folder / "client.py").write_text((TUTORIAL / "client.py").read_text(encoding="utf-8"))
-    [runserver] = commands("runserver.sh")
+def createsuperuser(folder: Path, env: dict[str, str]) -> None:
+    """Step 12's ``createsuperuser``, answered by options instead of prompts."""
+    [argv] = commands("createsuperuser.sh")
+    username, password = ADMIN
+    options = ["--noinput", "--username", username, "--email", "admin@example.com"]
+    run_ok([*argv, *options], folder, {**env, "DJANGO_SUPERUSER_PASSWORD": password})
+
+
+def explorer_in_a_browser(base_url: str) -> tuple[str, str, list[str]]:
+    """Steps 12 and 13 in headless Chromium, as the page says: log in at /admin/, click
+    "MCP explorer (mcp)", open search_books, type ``dune`` in ``query``, press Call; then
+    "Request log entries" on the index. Returns the explorer's result, the request log's
+    rows and the page errors."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page()
+            # startproject serves no favicon; its 404 is not the pages' fault.
+            tab.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+            errors: list[str] = []
+            tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            tab.on("pageerror", lambda exc: errors.append(str(exc)))
+            tab.goto(f"{base_url}/admin/")
+            tab.fill("#id_username", ADMIN[0])
+            tab.fill("#id_password", ADMIN[1])
+            tab.click("input[type=submit]")
+            tab.wait_for_url(f"{base_url}/admin/")
+
+            tab.click("text=MCP explorer (mcp)")
+            tool = tab.locator('details[data-key="search_books"]')
+            tool.locator("summary").click()
+            tool.locator("input[name=query]").fill("dune")
+            tool.locator("input[type=submit][value=Call]").click()
+            result = tool.locator(".mcp-result")
+            sync_api.expect(result).to_contain_text("HTTP ")
+            shown = result.inner_text()
+
+            tab.goto(f"{base_url}/admin/")
+            tab.click("text=Request log entries")
+            rows = tab.locator("#result_list tbody tr", has_text="django-mcp-explorer")
+            for _ in range(LOG_DEADLINE * 4):  # the log is written a second or so later
+                if rows.count():
+                    break
+                tab.wait_for_timeout(250)
+                tab.reload()
+            listed = "\n".join(rows.all_inner_texts())
+            return shown, listed, errors
+        finally:
+            browser.close()
+
+
+@contextmanager
+def runserver(folder: Path, env: dict[str, str]) -> Iterator[LiveServer]:
+    """Step 10's ``runserver`` on a free loopback port, ready, stopped at the end."""
+    [argv] = commands("runserver.sh")
     port = free_port()
     log = folder / "runserver.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [*runserver, "--noreload", f"127.0.0.1:{port}"],
+            [*argv, "--noreload", f"127.0.0.1:{port}"],
             cwd=folder,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -204,12 +260,45 @@ def test_the_tutorials_runserver_is_daphne_and_its_sdk_client_calls_a_tool(proje
     try:
         state = wait_until_ready(server, "/mcp")
         assert state == "ready", server.output()
-        output = run_ok([sys.executable, "client.py", server.url()], folder, env)
+        yield server
     finally:
         stop(process)
 
+
+@pytest.mark.live
+@pytest.mark.timeout(600)
+def test_the_tutorials_runserver_is_daphne_and_its_sdk_client_calls_a_tool(project):
+    """The settings of the tutorial make ``manage.py runserver`` Daphne's ASGI server, and
+    the tutorial's SDK client (basic/transports/streamable-http.mdx) calls a tool on it."""
+    folder, env = project
+    build(folder, env)
+    (folder / "client.py").write_text((TUTORIAL / "client.py").read_text(encoding="utf-8"))
+    with runserver(folder, env) as server:
+        output = run_ok([sys.executable, "client.py", server.url()], folder, env)
+
     assert "ASGI/Daphne" in server.output()
     assert output == (TUTORIAL / "client.output.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.live
+@pytest.mark.browser
+@pytest.mark.timeout(600)
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"needs Chromium at {CHROMIUM}")
+def test_a_new_user_calls_a_tool_from_the_admins_explorer(project):
+    """Steps 12 and 13: the superuser the tutorial creates logs in, the explorer's form calls
+    search_books through the real endpoint, and the request log lists the call."""
+    folder, env = project
+    build(folder, env)
+    createsuperuser(folder, env)
+    with runserver(folder, env) as server:
+        shown, listed, errors = explorer_in_a_browser(server.base_url)
+
+    status, _, body = shown.partition("\n")
+    assert status == "HTTP 200", shown
+    assert json.loads(body)["result"]["structuredContent"] == [DUNE]
+    assert "tools/call" in listed
+    assert "search_books" in listed, server.output()
+    assert errors == []
 
 
 def test_the_tutorials_install_lines_name_extras_the_package_has():
