@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import sync_to_async
+from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.db import close_old_connections
 from django.urls import set_script_prefix
@@ -53,9 +54,9 @@ from django_mcp.http.asgi import (
     declared_length,
     mcp_view_for,
 )
-from django_mcp.http.responses import json_response
+from django_mcp.http.responses import error_response, json_response
 from django_mcp.protocol import jsonrpc
-from django_mcp.protocol.errors import InternalError
+from django_mcp.protocol.errors import InternalError, InvalidRequest
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponseBase
@@ -155,6 +156,9 @@ class NativeMCP:
         request = ASGIRequest(scope, io.BytesIO(body))
         try:
             response = await self.respond(view, request)
+        except SuspiciousOperation as exc:  # a Host outside ALLOWED_HOSTS: 400, as Django
+            logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
+            response = error_response(InvalidRequest("Bad Request"), None)
         except Exception:  # a bug here must still answer, in the protocol's shape
             logger.exception("django-mcp's native ASGI path failed on %s", request.path)
             response = internal_error()

@@ -197,6 +197,21 @@ def test_refusals_before_admission_are_the_same(app: Any):
 
 
 @pytest.mark.django_db
+def test_a_host_outside_allowed_hosts_is_400(app: Any):
+    """DNS rebinding (basic/transports/streamable-http.mdx, "Security Warning"): a ``Host``
+    that ``ALLOWED_HOSTS`` refuses is a 400 on both paths (Django's ``DisallowedHost``),
+    never a 500. The native path records it with its JSON-RPC error; on Django's path
+    ``CommonMiddleware`` refuses it before the MCP middleware sees it (no record)."""
+    (response,) = exchange(app, mcp("tools/list", Host="evil.example"))
+    assert response.status_code == 400
+    recorder.flush()
+    rows = list(RequestLog.objects.values_list("http_status", "error_code"))
+    if isinstance(app, NativeMCP):
+        assert response.json()["error"]["code"] == -32600
+        assert rows == [(400, -32600)]
+
+
+@pytest.mark.django_db
 def test_rate_limits_answer_429_with_retry_after(app: Any):
     """An exceeded limit is HTTP 429, -31429 and ``Retry-After`` on both paths."""
     from django.core.cache import caches
