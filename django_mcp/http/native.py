@@ -38,7 +38,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
 from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.db import close_old_connections
@@ -54,14 +54,16 @@ from django_mcp.http.asgi import (
     declared_length,
     mcp_view_for,
 )
-from django_mcp.http.responses import error_response, json_response
+from django_mcp.http.responses import error_response, json_response, reply_response
+from django_mcp.http.streaming import wants_stream
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.errors import InternalError, InvalidRequest
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest, HttpResponseBase
+    from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
     from django_mcp.http.exchange import Exchange
+    from django_mcp.protocol.admission import Admitted
 
 logger = logging.getLogger("django_mcp")
 
@@ -108,6 +110,27 @@ before and after, in that thread, as ``request_started`` and ``request_finished`
 request Django serves. ``thread_sensitive=False``: no thread is made for the request
 (Django makes one per request for its sync views), and an ``async def`` tool still runs on
 this event loop (``async_to_sync`` finds it)."""
+
+
+async def on_loop(exchange: Exchange, admitted: Admitted, request: HttpRequest) -> HttpResponse:
+    """An ``async def`` tool's call, dispatched right here with no thread (what
+    :meth:`~django_mcp.server.dispatch.MCPServer.runs_on_loop` allows; a streamed reply
+    still goes through the view).
+
+    Sync code the tool awaits through ``sync_to_async`` (the async ORM) runs in one thread
+    made for this request, as Django's handler gives each request; if one was made, its
+    database connections are closed in it at the end, as ``request_finished`` would.
+    """
+    request_thread = ThreadSensitiveContext()
+    async with request_thread:
+        try:
+            reply = await exchange.server.ahandle(admitted, request=request)
+        finally:
+            # asgiref keeps the thread of a context here; none was made if absent.
+            if request_thread in SyncToAsync.context_to_thread_executor:
+                await sync_to_async(close_old_connections)()
+    exchange.reply = reply
+    return reply_response(reply)
 
 
 def internal_error() -> HttpResponseBase:
@@ -185,6 +208,13 @@ class NativeMCP:
         refused = self.admit(exchange, request, checked)
         if refused is not None:
             return refused
+        admitted = exchange.admitted
+        if (
+            admitted is not None
+            and exchange.server.runs_on_loop(admitted)
+            and not wants_stream(admitted, request)
+        ):
+            return await on_loop(exchange, admitted, request)
         served: HttpResponseBase = await in_worker(view, request)
         return served
 

@@ -20,11 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from asgiref.sync import sync_to_async
 from django.core.asgi import get_asgi_application
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import URLResolver, path
 
 from django_mcp.auth.models import TOKEN_PREFIX
+from django_mcp.exceptions import ToolError
 from django_mcp.http import native
 from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
@@ -78,6 +80,32 @@ def site(mcp_site: MCPSite, settings: Any) -> MCPSite:
         """Add two numbers, asynchronously."""
         seen_threads.append(threading.get_ident())
         return a + b
+
+    @mcp_site.tool
+    async def async_refuse(reason: str) -> str:
+        """Refuse, as a tool execution error."""
+        raise ToolError(reason)
+
+    @mcp_site.tool
+    async def async_break() -> str:
+        """Fail with an unexpected exception."""
+        raise RuntimeError("secret detail")
+
+    @mcp_site.tool
+    async def async_sleep(seconds: float) -> str:
+        """Sleep, asynchronously."""
+        await asyncio.sleep(seconds)
+        return "slept"
+
+    @mcp_site.tool
+    async def async_sync_code() -> int:
+        """Await sync code (as the async ORM does): it runs in a thread for the request."""
+
+        def in_thread() -> int:
+            seen_threads.append(threading.get_ident())
+            return threading.get_ident()
+
+        return await sync_to_async(in_thread)()
 
     @mcp_site.tool(task="required")
     def only_as_task() -> str:
@@ -253,6 +281,28 @@ def test_every_exchange_is_recorded_the_same(app: Any):
     assert set(RequestLog.objects.values_list("remote_addr", flat=True)) == {"127.0.0.1"}
 
 
+@pytest.mark.django_db
+def test_async_tools_fail_the_same(app: Any):
+    """server/tools.mdx, "Error Handling": a ``ToolError`` and invalid arguments are tool
+    execution errors (``isError``); an unexpected exception is a masked -32603; a call over
+    ``TOOL_TIMEOUT`` is a tool execution error naming the limit."""
+    with override_mcp(TOOL_TIMEOUT=0.2):
+        refused, invalid, broken, slow = exchange(
+            app,
+            call("async_refuse", reason="not today"),
+            call("async_add", a="one", b=2),
+            call("async_break"),
+            call("async_sleep", seconds=5),
+        )
+    assert refused.json()["result"]["isError"] is True
+    assert refused.json()["result"]["content"][0]["text"] == "not today"
+    assert invalid.json()["result"]["isError"] is True
+    assert "Invalid arguments for tool async_add" in invalid.json()["result"]["content"][0]["text"]
+    assert error(broken, 200, -32603)["message"] == "Internal error"
+    assert slow.json()["result"]["isError"] is True
+    assert "timed out after 0.2 seconds" in slow.json()["result"]["content"][0]["text"]
+
+
 # -- what only the native path does ----------------------------------------------------------
 
 
@@ -312,6 +362,59 @@ def test_an_async_tool_runs_on_the_servers_event_loop(site):
     (response,) = exchange(on_loop, call("async_add", a=1, b=2))
     assert response.status_code == 200
     assert seen_threads == loop_thread
+
+
+def count_worker_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the functions the native app sends to a worker thread, from now on."""
+    hops: list[str] = []
+    original = native.in_worker
+
+    async def in_worker(func: Any, *args: Any) -> Any:
+        hops.append(getattr(func, "__name__", repr(func)))
+        return await original(func, *args)
+
+    monkeypatch.setattr(native, "in_worker", in_worker)
+    return hops
+
+
+@pytest.mark.django_db
+def test_an_async_tool_on_an_ungated_site_takes_no_thread_at_all(site, monkeypatch):
+    """Admission needs no database (anonymous, no permissions, no rate limit) and the tool
+    is ``async def``: the whole request is served on the event loop. A ``def`` tool, or the
+    same call streamed with progress, still goes through the view in a worker thread."""
+    hops = count_worker_hops(monkeypatch)
+    app = NativeMCP(get_asgi_application())
+    streamed = mcp_body("tools/call", {"name": "async_add", "arguments": {"a": 1, "b": 2}})
+    streamed["params"]["_meta"]["progressToken"] = "p"
+    on_loop, sync, stream = exchange(
+        app,
+        call("async_add", a=1, b=2),
+        call("add", a=1, b=2),
+        {"content": json.dumps(streamed), "headers": mcp_headers(streamed)},
+    )
+    assert [r.status_code for r in (on_loop, sync, stream)] == [200, 200, 200]
+    assert on_loop.json()["result"]["structuredContent"] == 3
+    assert len(hops) == 2  # the def tool's call and the streamed call, not the first
+
+
+@pytest.mark.django_db
+def test_sync_code_awaited_on_the_loop_closes_its_connections(site, monkeypatch):
+    """An async tool served on the loop that awaits sync code (the async ORM) gets one
+    thread for the request, whose connections are closed in it at the end."""
+    closed: list[int] = []
+    original = native.close_old_connections
+
+    def spy() -> None:
+        closed.append(threading.get_ident())
+        original()
+
+    monkeypatch.setattr(native, "close_old_connections", spy)
+    app = NativeMCP(get_asgi_application())
+    plain_call, with_sync_code = exchange(app, call("async_add", a=1, b=2), call("async_sync_code"))
+    assert (plain_call.status_code, with_sync_code.status_code) == (200, 200)
+    request_thread = seen_threads[-1]
+    assert with_sync_code.json()["result"]["structuredContent"] == request_thread
+    assert closed == [request_thread]
 
 
 @pytest.mark.django_db
