@@ -17,8 +17,9 @@ the body is read up to ``MAX_REQUEST_BYTES`` plus one byte, a Django ``ASGIReque
 built from the scope and that body, admission runs on the event loop
 (:func:`~django_mcp.http.middleware.before_admission` and
 :func:`~django_mcp.http.middleware.admit`; in a worker thread when it may query the
-database), the view runs in a pooled worker thread (user code may use the ORM), the
-exchange is recorded (:func:`~django_mcp.http.middleware.record`) and the response is sent.
+database), the view runs in a pooled worker thread (user code may use the ORM) or, for an
+``async def`` tool admitted on the loop, the call is awaited right here (:func:`on_loop`),
+the exchange is recorded (:func:`~django_mcp.http.middleware.record`) and the response is sent.
 Streams (SSE progress, ``subscriptions/listen``) are the view's own, sent here, and
 cancelled when the client disconnects, as Django's handler does.
 
