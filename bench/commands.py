@@ -37,6 +37,10 @@ def gunicorn(port: int, app: str = "testproject.wsgi:application", workers: int 
     ]
 
 
+#: The testproject through django-mcp's native ASGI path (``NativeMCP``).
+NATIVE_APP = "testproject.asgi_native:application"
+
+
 def uvicorn(port: int, app: str = "testproject.asgi:application", workers: int = 1) -> list[str]:
     return [
         *(PYTHON, "-m", "uvicorn", app, "--host", procs.HOST, "--port", str(port)),
@@ -52,8 +56,13 @@ def daphne(port: int) -> list[str]:
     ]
 
 
+def uvicorn_native(port: int) -> list[str]:
+    return uvicorn(port, NATIVE_APP)
+
+
 SERVERS: dict[str, Callable[[int], list[str]]] = {
     "gunicorn": gunicorn,
     "uvicorn": uvicorn,
     "daphne": daphne,
+    "uvicorn native": uvicorn_native,
 }

@@ -26,6 +26,8 @@ from bench.targets import (
     ratio,
 )
 
+#: The native path's row measured beside the SDK (bench/servers.py), the target's numerator.
+NATIVE_BESIDE_SDK = "uvicorn native beside SDK"
 DOCS_START = "<!-- bench:results:start -->"
 DOCS_END = "<!-- bench:results:end -->"
 PACKAGES = ("django", "django-mcp", "gunicorn", "uvicorn", "daphne", "mcp", "django-mcpz")
@@ -68,7 +70,7 @@ def targets(
 ) -> list[Target]:
     found: list[Target] = []
     call, bare = scenarios.TOOLS_CALL.name, scenarios.BARE.name
-    for kind in ("gunicorn", "uvicorn", "daphne"):
+    for kind in ("gunicorn", "uvicorn", "daphne", "uvicorn native"):
         on, off = f"{kind} log on", f"{kind} log off"
         found += overhead_target(kind, find(rows, on, call), find(rows, on, bare))
         found.append(log_cost_target(kind, find(rows, on, call), find(rows, off, call)))
@@ -79,7 +81,8 @@ def targets(
         )
     )
     sdk = find(peers, "mcp SDK (uvicorn)", call)
-    found.append(native_asgi_target(None, sdk.rps if sdk else None))
+    native = find(rows, NATIVE_BESIDE_SDK, call)
+    found.append(native_asgi_target(native and native.rps, sdk and sdk.rps))
     return found
 
 

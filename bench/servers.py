@@ -29,7 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import checks, load, procs, report, scaleout, scenarios
-from bench.commands import PYTHON, REPO, SERVERS, gunicorn, server_env, uvicorn
+from bench.commands import (
+    PYTHON,
+    REPO,
+    SERVERS,
+    gunicorn,
+    server_env,
+    uvicorn,
+    uvicorn_native,
+)
 from bench.procs import Server
 from bench.targets import Measurement, combine
 
@@ -132,12 +140,41 @@ def run_servers(plan: Plan, logs: Path) -> list[Measurement]:
     return results
 
 
+def run_native_vs_sdk(plan: Plan, logs: Path) -> tuple[list[Measurement], list[str]]:
+    """The official SDK and the native ASGI path (log off, like the SDK), both under
+    uvicorn and both running at once, loaded in turn (ABBA, ``2 * plan.rounds`` rounds
+    each): the native-path target divides one by the other, so a neighbour's burst of load
+    must land on both sides. Returns the native row, then the SDK's."""
+    name = "mcp SDK (uvicorn)"
+    if not checks.importable("mcp"):
+        note = f"{name}: skipped, `mcp` is not installed (pip install .[bench])"
+        print(f"  {note}", flush=True)
+        return [], [note]
+    with contextlib.ExitStack() as stack:
+        sdk_port, native_port = procs.free_port(), procs.free_port()
+        sdk_argv = uvicorn(sdk_port, "bench.peers.mcp_sdk:app")
+        sdk = stack.enter_context(procs.running(name, sdk_argv, server_env("off"), sdk_port, logs))
+        native_argv = uvicorn_native(native_port)
+        native = stack.enter_context(
+            start(report.NATIVE_BESIDE_SDK, native_argv, server_env("off"), native_port, logs)
+        )
+        load.drive(sdk, scenarios.TOOLS_CALL, 1)
+        parts: dict[str, list[Measurement]] = {native.name: [], sdk.name: []}
+        for index in range(2 * plan.rounds):
+            order = (native, sdk) if index % 2 == 0 else (sdk, native)
+            for server in order:
+                parts[server.name].append(load.measure(server, scenarios.TOOLS_CALL, plan.seconds))
+        results = [combine(parts[native.name]), combine(parts[sdk.name])]
+    for measurement in results:
+        print(f"    {measurement.server:26} {report.line(measurement)}", flush=True)
+    return results, []
+
+
 def run_peers(plan: Plan, logs: Path) -> tuple[list[Measurement], list[str]]:
-    """The official SDK (uvicorn) and django-mcpz 1.2 (gunicorn) serving ``add``."""
+    """django-mcpz 1.2 (gunicorn) serving ``add`` (the SDK: :func:`run_native_vs_sdk`)."""
     results: list[Measurement] = []
     notes: list[str] = []
     peers = [
-        ("mcp SDK (uvicorn)", "mcp", lambda port: uvicorn(port, "bench.peers.mcp_sdk:app")),
         (
             "django-mcpz (gunicorn)",
             "django_mcpz",
@@ -200,7 +237,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(report.scaleout_text(run_scaleout(plan, logs)))
                 return 0
             measurements = run_servers(plan, logs)
-            peers, notes = run_peers(plan, logs) if plan.peers else ([], ["peers: --no-peers"])
+            peers, notes = [], ["peers: --no-peers"]
+            if plan.peers:
+                print("the native ASGI path beside the official SDK (uvicorn)", flush=True)
+                beside, notes = run_native_vs_sdk(plan, logs)
+                measurements += beside[:1]
+                peers, more = run_peers(plan, logs)
+                peers = beside[1:] + peers
+                notes += more
             print("request log under load (gunicorn, 2 workers)", flush=True)
             lossless = checks.lossless(plan.lossless_seconds, logs)
             print("memory over many requests (gunicorn, log on)", flush=True)

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[1]
 APPLICATION = "testproject.asgi:application"
+#: The same project through django-mcp's native ASGI path (``NativeMCP``).
+NATIVE_APPLICATION = "testproject.asgi_native:application"
 WSGI_APPLICATION = "testproject.wsgi:application"
 START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
 STOP_TIMEOUT = 5.0

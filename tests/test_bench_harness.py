@@ -18,7 +18,6 @@ from bench.crossworker import CrossWorker
 from bench.scenarios import BARE, PROGRESS_SSE, TOOLS_CALL
 from bench.targets import (
     MISS,
-    NOT_BUILT,
     PASS,
     SKIPPED,
     Measurement,
@@ -152,8 +151,9 @@ def test_memory_target_is_ten_percent_either_way():
     assert memory_target(None, 110_000, 5000, 50000).verdict == MISS
 
 
-def test_native_asgi_target_says_not_built_until_there_is_one():
-    assert native_asgi_target(None, 500.0).verdict == NOT_BUILT
+def test_native_asgi_target_is_skipped_without_the_sdk_and_judged_with_it():
+    assert native_asgi_target(None, None).verdict == SKIPPED
+    assert native_asgi_target(600.0, None).verdict == SKIPPED
     assert native_asgi_target(600.0, 500.0).verdict == PASS
     assert native_asgi_target(590.0, 500.0).verdict == MISS
 
@@ -171,6 +171,20 @@ def test_targets_compare_tools_call_with_the_bare_view_of_the_same_server():
     assert found["gunicorn: tools/call CPU/request vs bare view"] == PASS
     assert found["gunicorn: request log on vs off, CPU/request"] == PASS
     assert found["uvicorn: tools/call req/s vs bare view"] == MISS  # not measured is a miss
+
+
+def test_the_native_target_divides_the_native_row_beside_the_sdk_by_the_sdk():
+    """The native path measured beside the SDK (not the native server of the main table,
+    loaded minutes apart) is the numerator."""
+    rows = [
+        m("uvicorn native log off", TOOLS_CALL.name, rps=100, cpu=1.0),
+        m(report.NATIVE_BESIDE_SDK, TOOLS_CALL.name, rps=650, cpu=1.0),
+    ]
+    peers = [m("mcp SDK (uvicorn)", TOOLS_CALL.name, rps=500, cpu=1.0)]
+    lossless = report.Lossless(served=10, rows=10, dropped=0, failed=0, workers_reported=2)
+    memory = report.Memory(5001, 50001, 100_000, 101_000)
+    (target,) = [t for t in report.targets(rows, peers, lossless, memory) if "SDK" in t.name]
+    assert (target.measured, target.verdict) == ("1.30x", PASS)
 
 
 def test_the_docs_section_is_replaced_between_its_markers_only():

@@ -1,7 +1,7 @@
 """Calling user code: ``def`` runs as is (ORM code stays plain), ``async def`` is awaited.
 
 The MCP view is synchronous (it runs in a worker thread under ASGI), so coroutine functions
-are run with ``async_to_sync``.
+are run with ``async_to_sync``; the native ASGI path awaits them on its loop (:func:`acall`).
 """
 
 from __future__ import annotations
@@ -29,19 +29,21 @@ def call(func: Callable[..., Any], /, *, _context: Context | None = None, **kwar
         return func(**kwargs)
     if _context is None:
         return async_to_sync(func)(**kwargs)
-    context = _context
+    return async_to_sync(acall)(func, _context=_context, **kwargs)
 
-    async def run() -> Any:
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-        assert task is not None
-        context.on_cancel(lambda: _cancel_soon(loop, task))
-        try:
-            return await func(**kwargs)
-        except asyncio.CancelledError as exc:
-            raise RequestCancelled() from exc
 
-    return async_to_sync(run)()
+async def acall(func: Callable[..., Any], /, *, _context: Context, **kwargs: Any) -> Any:
+    """Await the coroutine function ``func`` in the running task, which cancelling the
+    request cancels (:class:`~django_mcp.exceptions.RequestCancelled`). What :func:`call`
+    runs through ``async_to_sync``, and what the native ASGI path awaits directly."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    assert task is not None
+    _context.on_cancel(lambda: _cancel_soon(loop, task))
+    try:
+        return await func(**kwargs)
+    except asyncio.CancelledError as exc:
+        raise RequestCancelled() from exc
 
 
 def accepted_kwargs(func: Callable[..., Any], available: dict[str, Any]) -> dict[str, Any]:

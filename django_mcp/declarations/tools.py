@@ -180,10 +180,27 @@ class ToolSpec(Declaration):
         Invalid arguments raise :class:`ToolError` naming each field: they are tool
         execution errors the model can correct, not protocol errors (server/tools.mdx).
         """
+        return invoke.call(self.func, _context=context, **self.call_kwargs(arguments, context))
+
+    async def acall(self, arguments: Mapping[str, Any], context: Any) -> Any:
+        """:meth:`call` for an ``async def`` tool, awaited in the running task (the native
+        ASGI path, which serves such calls on its event loop)."""
+        return await invoke.acall(
+            self.func, _context=context, **self.call_kwargs(arguments, context)
+        )
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the function is ``async def`` and called as such (a subclass that
+        overrides :meth:`call` is called through it), so it can be awaited on a loop."""
+        return inspect.iscoroutinefunction(self.func) and type(self).call is ToolSpec.call
+
+    def call_kwargs(self, arguments: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        """The validated arguments plus the ``Context`` parameters."""
         kwargs = self.kwargs_for(arguments)
         for name in self.signature.context_params:
             kwargs[name] = context
-        return invoke.call(self.func, _context=context, **kwargs)
+        return kwargs
 
     def result(self, value: Any) -> dict[str, Any]:
         """Convert what the tool returned into a ``CallToolResult``."""

@@ -10,6 +10,7 @@ so every refused row carries its code and message.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 from typing import TYPE_CHECKING, Any, Final
@@ -35,8 +36,14 @@ def remote_addr(request: HttpRequest) -> str | None:
     if not mcp_settings.REQUEST_LOG_REMOTE_ADDR:
         return None
     found = client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS))
+    return _address(found) if found else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _address(text: str) -> str | None:
+    """``text`` as a normalised IP address, or None (remembered: clients come back)."""
     try:
-        return str(ipaddress.ip_address(found)) if found else None
+        return str(ipaddress.ip_address(text))
     except ValueError:
         return None
 
@@ -45,7 +52,8 @@ def user_agent(request: HttpRequest) -> str:
     """The ``User-Agent`` header, cut to its column (``REQUEST_LOG_USER_AGENT``)."""
     if not mcp_settings.REQUEST_LOG_USER_AGENT:
         return ""
-    return str(request.headers.get("User-Agent", ""))[:USER_AGENT_CHARS]
+    # META, not ``request.headers``: that builds a dict of every header on first use.
+    return str(request.META.get("HTTP_USER_AGENT", ""))[:USER_AGENT_CHARS]
 
 
 def response_error(response: HttpResponseBase) -> tuple[int | None, str]:

@@ -31,7 +31,6 @@ from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
 from django_mcp.http.throttle import rate_limited_at_all, throttle
-from django_mcp.protocol.admission import Admission
 from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
 from django_mcp.protocol.headers import normalise_environ
 from django_mcp.requestlog import recorder
@@ -58,7 +57,7 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
     return body
 
 
-def _record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: bool) -> None:
+def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: bool) -> None:
     """Queue the exchange's log record (never touches the database).
 
     The view notes the caller of every request it served. For a request refused before the
@@ -83,8 +82,57 @@ def _is_unresolved(user: Any) -> bool:
     return isinstance(user, SimpleLazyObject) and user._wrapped is empty
 
 
+def before_admission(
+    request: HttpRequest, server: MCPServer
+) -> tuple[Exchange | None, bytes | None, HttpResponseBase | None]:
+    """Everything before admission, with no database access: ``(exchange, body, None)``
+    to go on admitting, or an early response (a browser's page, 405, 403, 413)."""
+    page = endpoint_page(request, server.site)  # a browser's GET: not an MCP exchange
+    if page is not None:
+        return None, None, page
+    exchange = begin(request, server.site, server)
+    if request.method != "POST":
+        return exchange, None, method_not_allowed()
+    origin = request.META.get("HTTP_ORIGIN")
+    if origin is not None and not origin_allowed(origin, mcp_settings.ALLOWED_ORIGINS):
+        return exchange, None, error_response(ForbiddenOrigin(), None)
+    request.get_host()  # enforces ALLOWED_HOSTS (DNS rebinding) even without Common
+    try:
+        body = read_body(request, int(mcp_settings.MAX_REQUEST_BYTES))
+    except RequestTooLarge as exc:
+        return exchange, None, error_response(exc, None)
+    return exchange, body, None
+
+
+def admission_needs_thread(request: HttpRequest, exchange: Exchange) -> bool:
+    """Whether :func:`admit` may block: credentials, permission checks and rate-limit
+    counters (a blocking cache client) may query the database or the network, so on an
+    event loop it must run in a thread; otherwise it runs on the loop itself."""
+    return auth.needs_database(request) or exchange.site.varies_by_caller() or rate_limited_at_all()
+
+
+def admit(exchange: Exchange, request: HttpRequest, body: bytes) -> HttpResponseBase | None:
+    """Authenticate (401), count against the rate limits (429), admit, then check the
+    target's scopes (401/403); None when the view must run."""
+    refused = auth.authenticate(request, exchange)
+    if refused is not None:
+        return refused
+    limited = throttle(request, exchange, body)
+    if limited is not None:
+        return limited
+    admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
+    exchange.admission = admission  # sealed: the view only reads it
+    answered = admission_response(admission)
+    return answered or auth.authorize(request, exchange, admission)
+
+
 class MCPMiddleware:
-    """Admit MCP requests before their view runs; record every MCP exchange."""
+    """Admit MCP requests before their view runs; record every MCP exchange.
+
+    The steps are module functions (:func:`before_admission`, :func:`admit`,
+    :func:`record`) because :class:`~django_mcp.http.native.NativeMCP` runs the very
+    same ones without Django's handler.
+    """
 
     sync_capable = True
     async_capable = True
@@ -106,12 +154,12 @@ class MCPMiddleware:
         if self.is_async:
             return self.__acall__(request)
         response = self.get_response(request)
-        _record(request, response, on_event_loop=False)  # type: ignore[arg-type]
+        record(request, response, on_event_loop=False)  # type: ignore[arg-type]
         return response
 
     async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
         response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
-        _record(request, response, on_event_loop=True)
+        record(request, response, on_event_loop=True)
         return response
 
     def process_view(
@@ -121,10 +169,13 @@ class MCPMiddleware:
         view_args: tuple[Any, ...],
         view_kwargs: dict[str, Any],
     ) -> HttpResponseBase | None:
-        exchange, body, early = self.before_admission(request, view_func)
+        server: MCPServer | None = getattr(view_func, "mcp_server", None)
+        if server is None:
+            return None
+        exchange, body, early = before_admission(request, server)
         if exchange is None or body is None:
             return early
-        return self.admit(exchange, request, body)
+        return admit(exchange, request, body)
 
     async def aprocess_view(
         self,
@@ -133,60 +184,12 @@ class MCPMiddleware:
         view_args: tuple[Any, ...],
         view_kwargs: dict[str, Any],
     ) -> HttpResponseBase | None:
-        exchange, body, early = self.before_admission(request, view_func)
-        if exchange is None or body is None:
-            return early
-        # Credentials, permission checks and rate-limit counters (a blocking cache client)
-        # may query the database or the network: off the event loop.
-        if (
-            auth.needs_database(request)
-            or exchange.site.varies_by_caller()
-            or rate_limited_at_all()
-        ):
-            return await sync_to_async(self.admit)(exchange, request, body)
-        return self.admit(exchange, request, body)
-
-    def admit(
-        self, exchange: Exchange, request: HttpRequest, body: bytes
-    ) -> HttpResponseBase | None:
-        """Authenticate (401), count against the rate limits (429), admit, then check the
-        target's scopes (401/403)."""
-        refused = auth.authenticate(request, exchange)
-        if refused is not None:
-            return refused
-        limited = throttle(request, exchange, body)
-        if limited is not None:
-            return limited
-        admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
-        answered = self.admitted(exchange, admission)
-        return answered or auth.authorize(request, exchange, admission)
-
-    def before_admission(
-        self, request: HttpRequest, view_func: Callable[..., Any]
-    ) -> tuple[Exchange | None, bytes | None, HttpResponseBase | None]:
-        """Everything before admission, with no database access: ``(exchange, body,
-        None)`` to go on admitting, or an early response (None for a non-MCP view)."""
         server: MCPServer | None = getattr(view_func, "mcp_server", None)
         if server is None:
-            return None, None, None
-        page = endpoint_page(request, server.site)  # a browser's GET: not an MCP exchange
-        if page is not None:
-            return None, None, page
-        exchange = begin(request, server.site, server)
-        if request.method != "POST":
-            return exchange, None, method_not_allowed()
-        origin = request.META.get("HTTP_ORIGIN")
-        if origin is not None and not origin_allowed(origin, mcp_settings.ALLOWED_ORIGINS):
-            return exchange, None, error_response(ForbiddenOrigin(), None)
-        request.get_host()  # enforces ALLOWED_HOSTS (DNS rebinding) even without Common
-        try:
-            body = read_body(request, int(mcp_settings.MAX_REQUEST_BYTES))
-        except RequestTooLarge as exc:
-            return exchange, None, error_response(exc, None)
-        return exchange, body, None
-
-    @staticmethod
-    def admitted(exchange: Exchange, admission: Admission) -> HttpResponseBase | None:
-        """Seal the admission into the exchange; answer it now unless the view must run."""
-        exchange.admission = admission
-        return admission_response(admission)
+            return None
+        exchange, body, early = before_admission(request, server)
+        if exchange is None or body is None:
+            return early
+        if admission_needs_thread(request, exchange):
+            return await sync_to_async(admit)(exchange, request, body)
+        return admit(exchange, request, body)

@@ -8,12 +8,15 @@ Nothing here decides a protocol rule or writes error text: it maps an
 
 from __future__ import annotations
 
-from typing import Any, Final, assert_never
+from typing import TYPE_CHECKING, Any, Final, assert_never
 
 from django.http import HttpResponse
 
 from django_mcp.protocol import errors, jsonrpc
 from django_mcp.protocol.admission import Admission, Admitted, NotificationAccepted, Rejected
+
+if TYPE_CHECKING:
+    from django_mcp.server.dispatch import Reply
 
 JSON_CONTENT_TYPE: Final = "application/json"
 
@@ -73,6 +76,13 @@ def admission_response(admission: Admission) -> HttpResponse | None:
             )
         case _:
             assert_never(admission)
+
+
+def reply_response(reply: Reply) -> HttpResponse:
+    """A dispatched request's reply as one JSON-RPC response body (its error's status)."""
+    if reply.error is not None:
+        return error_response(reply.error, reply.request_id)
+    return json_response(reply.to_message())
 
 
 def method_not_allowed() -> HttpResponse:

@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from django_mcp.http.exchange import exchange_of
 from django_mcp.http.listening import listen_response
-from django_mcp.http.responses import error_response, json_response, method_not_allowed
+from django_mcp.http.responses import json_response, method_not_allowed, reply_response
 from django_mcp.http.streaming import respond_streaming, wants_stream
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.admission import Admitted
@@ -107,6 +107,4 @@ class MCPView(View):
 
     def render(self, reply: Reply) -> HttpResponse:
         """The reply as one JSON-RPC response body."""
-        if reply.error is not None:
-            return error_response(reply.error, reply.request_id)
-        return json_response(reply.to_message())
+        return reply_response(reply)

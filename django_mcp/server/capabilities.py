@@ -71,6 +71,12 @@ def capabilities(site: MCPSite) -> dict[str, Any]:
     return copy.deepcopy(_derive(site)[2])
 
 
+def offers(site: MCPSite, capability: str) -> bool:
+    """Whether ``site`` advertises ``capability``: what admission asks on every request,
+    answered from the derived table without the copy :func:`capabilities` makes."""
+    return capability in _derive(site)[2]
+
+
 def supports_listen(site: MCPSite) -> bool:
     """Whether ``subscriptions/listen`` is offered: a channel layer is configured."""
     return _derive(site)[1]

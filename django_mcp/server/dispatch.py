@@ -26,11 +26,12 @@ from django_mcp.protocol.methods import TOOLS_CALL
 from django_mcp.protocol.revisions import RevisionDecision
 from django_mcp.protocol.subscriptions import SubscriptionFilter
 from django_mcp.server import input_rounds
-from django_mcp.server.capabilities import capabilities, supports_listen
+from django_mcp.server.capabilities import capabilities, offers, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
 from django_mcp.server.handlers.tasks import TASKS_CAPABILITY
+from django_mcp.server.handlers.tools import acall_tool
 from django_mcp.server.input_rounds import InputRequired, input_required_result
 from django_mcp.server.outage import database_needed
 from django_mcp.server.tasking import listen_filter, supports_tasks
@@ -72,7 +73,6 @@ class SiteCatalogue:
     def __init__(self, site: MCPSite, request: HttpRequest | None) -> None:
         self.site = site
         self.request = request
-        self._capabilities: dict[str, Any] | None = None
 
     def implements(self, method: str) -> bool:
         handler = HANDLERS.get(method)
@@ -84,9 +84,7 @@ class SiteCatalogue:
             return supports_listen(self.site)
         if handler.capability == TASKS_CAPABILITY:
             return supports_tasks(self.site)
-        if self._capabilities is None:
-            self._capabilities = capabilities(self.site)
-        return handler.capability in self._capabilities
+        return offers(self.site, handler.capability)
 
     def tool_header_params(
         self, name: str, meta: RequestMeta, revision: RevisionDecision
@@ -183,12 +181,42 @@ class MCPServer:
                 result = input_required_result(exc, context.inputs)
             else:
                 input_rounds.mark_uncacheable_retry(method, params, result)
-        except RequestCancelled:
-            return Reply(admitted.request.id, error=InternalError("Request cancelled"))
         except Exception as exc:  # the one dispatch boundary (docs/adr/0002-validate-once.md)
-            error = mcp_settings.exception_handler(exc, context)
-            return Reply(admitted.request.id, error=error)
+            return self.failure(admitted, exc, context)
         return Reply(admitted.request.id, result=self.finish_result(result))
+
+    def runs_on_loop(self, admitted: Admitted) -> bool:
+        """Whether ``admitted`` may be dispatched on an event loop, with no thread: a
+        ``tools/call`` of an ``async def`` tool that never runs as a task, on a site that
+        gates nothing by permission (so finding the tool queries nothing)."""
+        if admitted.request.method != TOOLS_CALL or self.site.varies_by_caller():
+            return False
+        spec = self.site.get_tool(str((admitted.request.params or {}).get("name", "")))
+        return spec is not None and spec.task is None and spec.is_async
+
+    async def ahandle(self, admitted: Admitted, *, request: HttpRequest | None = None) -> Reply:
+        """:meth:`handle` for a request :meth:`runs_on_loop` accepts, awaited in the running
+        task (the native ASGI path): the same steps, and the same one boundary around user
+        code."""
+        context = self.context_for(admitted, request=request)
+        params = admitted.request.params or {}
+        try:
+            context.inputs = input_rounds.inputs_for(TOOLS_CALL, params, context)
+            try:
+                result = await acall_tool(self, params, context)
+            except InputRequired as exc:
+                result = input_required_result(exc, context.inputs)
+        except Exception as exc:  # the dispatch boundary, as in handle
+            return self.failure(admitted, exc, context)
+        return Reply(admitted.request.id, result=self.finish_result(result))
+
+    @staticmethod
+    def failure(admitted: Admitted, exc: Exception, context: Context) -> Reply:
+        """The reply to a request whose handler raised: cancelled, or what the configured
+        exception handler makes of ``exc``."""
+        if isinstance(exc, RequestCancelled):
+            return Reply(admitted.request.id, error=InternalError("Request cancelled"))
+        return Reply(admitted.request.id, error=mcp_settings.exception_handler(exc, context))
 
     def open_listen(self, admitted: Admitted, *, request: HttpRequest | None = None) -> Listener:
         """Validate a ``subscriptions/listen`` request and prepare its stream; the

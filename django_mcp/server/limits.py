@@ -16,9 +16,10 @@ The time limit, ``TOOL_TIMEOUT`` seconds, works through the request's cancellati
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django_mcp.conf import mcp_settings
@@ -48,9 +49,18 @@ def check_argument_size(name: str, arguments: Mapping[str, Any]) -> None:
 
 def within_time_limit(name: str, context: Context, call: Callable[[], T]) -> T:
     """Run ``call`` under ``TOOL_TIMEOUT`` (see the module docstring)."""
+    with time_limit(name, context):
+        return call()
+
+
+@contextlib.contextmanager
+def time_limit(name: str, context: Context) -> Iterator[None]:
+    """``TOOL_TIMEOUT`` around the block: at the limit the request is cancelled, and the
+    block ends with :class:`LimitExceeded` (for a sync call and an awaited one alike)."""
     timeout = mcp_settings.TOOL_TIMEOUT
     if timeout is None:
-        return call()
+        yield
+        return
     expired = threading.Event()
 
     def expire() -> None:
@@ -61,7 +71,7 @@ def within_time_limit(name: str, context: Context, call: Callable[[], T]) -> T:
     timer.daemon = True
     timer.start()
     try:
-        result = call()
+        yield
     except RequestCancelled:
         if expired.is_set():
             raise LimitExceeded(_timed_out(name, timeout)) from None
@@ -70,7 +80,6 @@ def within_time_limit(name: str, context: Context, call: Callable[[], T]) -> T:
         timer.cancel()
     if expired.is_set():
         raise LimitExceeded(_timed_out(name, timeout))
-    return result
 
 
 def _timed_out(name: str, timeout: float) -> str:

@@ -24,9 +24,10 @@ import pytest
 from django.core.asgi import get_asgi_application
 
 from django_mcp.http.asgi import BodyLimit
+from django_mcp.http.native import NativeMCP
 from django_mcp.protocol.errors import INVALID_REQUEST
 from tests.helpers import mcp_body, mcp_headers, override_mcp
-from tests.live import WSGI_APPLICATION, live_server, migrate
+from tests.live import APPLICATION, NATIVE_APPLICATION, WSGI_APPLICATION, live_server, migrate
 
 LIMIT = 4096
 CHUNK = 1024
@@ -93,10 +94,18 @@ def site(mcp_site):
     return mcp_site
 
 
-def test_the_guard_stops_reading_past_the_limit_and_answers_413(site):
+@pytest.fixture(params=["BodyLimit", "NativeMCP"])
+def guard(request: pytest.FixtureRequest) -> Any:
+    """The two ASGI wrappers that bound an MCP body: ``BodyLimit`` around Django's path,
+    and the native path (``NativeMCP``), which reads the body itself."""
+    wrapper = BodyLimit if request.param == "BodyLimit" else NativeMCP
+    return wrapper(get_asgi_application())
+
+
+def test_the_guard_stops_reading_past_the_limit_and_answers_413(site, guard):
     server = FakeServer([b" " * CHUNK] * CHUNKS)
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        serve(BodyLimit(get_asgi_application()), server, scope())
+        serve(guard, server, scope())
     assert server.read == LIMIT // CHUNK + 1  # the message that passed the limit, no more
     assert server.status == 413
     assert json.loads(server.body) == {
@@ -113,28 +122,28 @@ def test_without_the_guard_django_reads_the_whole_body(site):
     assert (server.read, server.status) == (CHUNKS, 413)
 
 
-def test_a_declared_length_over_the_limit_is_refused_unread(site):
+def test_a_declared_length_over_the_limit_is_refused_unread(site, guard):
     server = FakeServer([b" " * CHUNK] * CHUNKS)
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        serve(BodyLimit(get_asgi_application()), server, scope(headers={
+        serve(guard, server, scope(headers={
             "content-length": str(CHUNK * CHUNKS)}))  # fmt: skip
     assert (server.read, server.status) == (0, 413)
 
 
-def test_a_body_within_the_limit_is_served_whole(site):
+def test_a_body_within_the_limit_is_served_whole(site, guard):
     body = mcp_body("tools/call", {"name": "echo", "arguments": {"text": "x" * 3000}})
     raw = json.dumps(body).encode()
     server = FakeServer([raw[i : i + 500] for i in range(0, len(raw), 500)])
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        serve(BodyLimit(get_asgi_application()), server, scope(headers=mcp_headers(body)))
+        serve(guard, server, scope(headers=mcp_headers(body)))
     assert server.status == 200, server.body
     assert json.loads(server.body)["result"]["content"][0]["text"] == "x" * 3000
 
 
-def test_other_paths_are_not_touched(site):
+def test_other_paths_are_not_touched(site, guard):
     server = FakeServer([b" " * CHUNK] * 10)
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
-        serve(BodyLimit(get_asgi_application()), server, scope(path="/elsewhere"))
+        serve(guard, server, scope(path="/elsewhere"))
     assert (server.read, server.status) == (10, 404)
 
 
@@ -220,11 +229,12 @@ def test_daphne_refuses_a_huge_chunked_body_without_holding_it(tmp_path: Path):
 
 
 @pytest.mark.live
-def test_uvicorn_answers_413_before_the_body_has_ended(tmp_path: Path):
-    """Under a server with flow control, ``BodyLimit`` answers as soon as the limit is
-    passed: the client has not even finished the body. Without the guard Django waits for
-    the end of the body and this never gets an answer."""
-    with live_server(LIVE_SETTINGS, tmp_path, kind="uvicorn") as server:
+@pytest.mark.parametrize("application", [APPLICATION, NATIVE_APPLICATION])
+def test_uvicorn_answers_413_before_the_body_has_ended(tmp_path: Path, application: str):
+    """Under a server with flow control, ``BodyLimit`` (and the native path) answers as
+    soon as the limit is passed: the client has not even finished the body. Without the
+    guard Django waits for the end of the body and this never gets an answer."""
+    with live_server(LIVE_SETTINGS, tmp_path, kind="uvicorn", application=application) as server:
         status, body = chunked_post(server.port, [b" " * 8192] * 10, finish=False)
         assert_too_large(status, body)
 

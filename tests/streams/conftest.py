@@ -18,7 +18,7 @@ from django.http import HttpResponse
 from django.test import Client
 
 from tests.helpers import validate_mcp_response
-from tests.live import LiveServer, live_server, migrate
+from tests.live import APPLICATION, NATIVE_APPLICATION, LiveServer, live_server, migrate
 
 from . import sse
 
@@ -87,7 +87,13 @@ def sqlite_template(streams_workdir: Path) -> Path:
 
 @contextmanager
 def serve_streams(
-    kind: str, workdir: Path, template: Path, *, database: str = "", **env: str
+    kind: str,
+    workdir: Path,
+    template: Path,
+    *,
+    database: str = "",
+    application: str = APPLICATION,
+    **env: str,
 ) -> Iterator[LiveServer]:
     """``tests.streams.settings`` under ``kind`` on its own copy of ``template``
     (``workdir/<database or kind>.sqlite3``); ``env`` adds to the server's environment."""
@@ -99,7 +105,9 @@ def serve_streams(
         "STREAMS_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
         **env,
     }
-    with live_server(SETTINGS, workdir, kind=kind, env=server_env) as server:
+    with live_server(
+        SETTINGS, workdir, kind=kind, env=server_env, application=application
+    ) as server:
         yield server
 
 
@@ -122,9 +130,25 @@ def uvicorn(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer
         yield server
 
 
-@pytest.fixture(params=["daphne", "uvicorn"])
+@pytest.fixture(scope="session")
+def native(streams_workdir: Path, sqlite_template: Path) -> Iterator[LiveServer]:
+    """``tests.streams.settings`` through django-mcp's native ASGI path
+    (``testproject.asgi_native``, :class:`~django_mcp.http.native.NativeMCP`) under uvicorn,
+    with listen streams limited to 1 s."""
+    with serve_streams(
+        "uvicorn",
+        streams_workdir,
+        sqlite_template,
+        database="native",
+        application=NATIVE_APPLICATION,
+        STREAMS_LISTEN_MAX_SECONDS=str(UVICORN_LISTEN_MAX_SECONDS),
+    ) as server:
+        yield server
+
+
+@pytest.fixture(params=["daphne", "uvicorn", "native"])
 def live(request: pytest.FixtureRequest) -> LiveServer:
-    """Each ASGI server in turn."""
+    """Each ASGI server in turn, and the native ASGI path (under uvicorn)."""
     server: LiveServer = request.getfixturevalue(request.param)
     return server
 

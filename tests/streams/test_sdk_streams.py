@@ -1,5 +1,6 @@
-"""The official MCP Python SDK (``mcp`` 2.3) against a live Daphne server: elicitation
-through MRTR, progress callbacks, and ``subscriptions/listen``.
+"""The official MCP Python SDK (``mcp`` 2.3) against a live Daphne server, and against the
+native ASGI path under uvicorn: elicitation through MRTR, progress callbacks, and
+``subscriptions/listen``.
 
 basic/patterns/mrtr.mdx, client/elicitation.mdx, basic/patterns/progress.mdx and
 basic/patterns/subscriptions.mdx: what a real 2026-07-28 client does with our streams
@@ -33,7 +34,14 @@ DEADLINE = 15.0  # seconds for one SDK session, start to end
 run = partial(run_sdk_client, client_info=CLIENT, read_timeout_seconds=10, deadline=DEADLINE)
 
 
-def test_an_elicitation_round_trip_through_the_sdk(daphne: LiveServer):
+@pytest.fixture(params=["daphne", "native"])
+def server(request: pytest.FixtureRequest) -> LiveServer:
+    """Daphne through Django's handler, then uvicorn through ``NativeMCP``."""
+    live: LiveServer = request.getfixturevalue(request.param)
+    return live
+
+
+def test_an_elicitation_round_trip_through_the_sdk(server: LiveServer):
     """basic/patterns/mrtr.mdx: the SDK answers the ``elicitation/create`` input request
     with its elicitation callback and retries with ``inputResponses`` and the echoed
     ``requestState``; the server completes the call."""
@@ -49,14 +57,14 @@ def test_an_elicitation_round_trip_through_the_sdk(daphne: LiveServer):
         await client.list_tools()
         return await client.call_tool("test_input_required_result_elicitation", {})
 
-    result = run(daphne.url(), body, elicitation_callback=on_elicit)
+    result = run(server.url(), body, elicitation_callback=on_elicit)
 
     assert asked == ["What is your name?"]
     assert result.is_error is False
     assert result.content[0].text == "Hello, Ada!"
 
 
-def test_progress_reaches_the_sdk_progress_callback(daphne: LiveServer):
+def test_progress_reaches_the_sdk_progress_callback(server: LiveServer):
     """basic/patterns/progress.mdx: the SDK sets the request id as ``progressToken`` and
     reads ``notifications/progress`` from the call's own SSE response."""
     seen: list[tuple[float, float | None]] = []
@@ -68,13 +76,13 @@ def test_progress_reaches_the_sdk_progress_callback(daphne: LiveServer):
         await client.list_tools()
         return await client.call_tool("test_tool_with_progress", {}, progress_callback=on_progress)
 
-    result = run(daphne.url(), body)
+    result = run(server.url(), body)
 
     assert seen == [(0, 100), (50, 100), (100, 100)]
     assert result.is_error is False
 
 
-def test_listen_through_the_sdk_is_acknowledged_and_receives_changes(daphne: LiveServer):
+def test_listen_through_the_sdk_is_acknowledged_and_receives_changes(server: LiveServer):
     """basic/patterns/subscriptions.mdx: the SDK's ``listen`` waits for the acknowledgement
     (``honored``), then yields typed change events: a tool registered at run time and an
     update of the subscribed resource."""
@@ -95,7 +103,7 @@ def test_listen_through_the_sdk_is_acknowledged_and_receives_changes(daphne: Liv
         await client.call_tool("toggle_tool", {})  # back as it was
         return honored, events
 
-    honored, events = run(daphne.url("/streams/mcp"), body)
+    honored, events = run(server.url("/streams/mcp"), body)
 
     assert honored.tools_list_changed is True
     assert list(honored.resource_subscriptions or []) == ["secret://a"]

@@ -19,6 +19,7 @@ from django_mcp.server import limits, tasking
 from django_mcp.server.listing import listing
 
 if TYPE_CHECKING:
+    from django_mcp.declarations.tools import ToolSpec
     from django_mcp.server.context import Context
     from django_mcp.server.dispatch import MCPServer
 
@@ -29,16 +30,35 @@ def list_tools(server: MCPServer, params: dict[str, Any], context: Context) -> d
     )
 
 
-def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+def tool_of(server: MCPServer, params: dict[str, Any], context: Context) -> ToolSpec:
     spec = server.site.get_tool(params["name"], context)
     if spec is None:  # admission checked this; a concurrent unregister can still race it
         raise InvalidParams(f"Unknown tool: {params['name']}", data={"name": params["name"]})
+    return spec
+
+
+def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    spec = tool_of(server, params, context)
     arguments = params.get("arguments") or {}
     try:
         limits.check_argument_size(spec.name, arguments)
         if tasking.runs_as_task(spec, arguments, context):
             return tasking.start(spec, arguments, context)
         value = limits.within_time_limit(spec.name, context, lambda: spec.call(arguments, context))
+    except (ToolError, limits.LimitExceeded) as exc:
+        return error_result(str(exc))
+    return spec.result(value)
+
+
+async def acall_tool(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
+    """:func:`call_tool` for an ``async def`` tool that is never a task, awaited on the
+    running loop (the native ASGI path; :meth:`MCPServer.runs_on_loop` decides)."""
+    spec = tool_of(server, params, context)
+    arguments = params.get("arguments") or {}
+    try:
+        limits.check_argument_size(spec.name, arguments)
+        with limits.time_limit(spec.name, context):
+            value = await spec.acall(arguments, context)
     except (ToolError, limits.LimitExceeded) as exc:
         return error_result(str(exc))
     return spec.result(value)

@@ -1,0 +1,285 @@
+"""``NativeMCP``: an ASGI application that serves the MCP endpoints itself and hands every
+other request to Django's.
+
+Opt-in, in ``asgi.py``::
+
+    from django.core.asgi import get_asgi_application
+    from django_mcp.http.native import NativeMCP
+
+    application = NativeMCP(get_asgi_application())
+
+Why: under ASGI, Django's handler runs ``MCPView`` (a sync view) through a thread made for
+each request, behind the project's whole middleware stack and URL resolution. For the MCP
+path none of it decides anything: :class:`~django_mcp.http.middleware.MCPMiddleware` and
+the view do. So this application runs exactly those steps, the same functions, without
+the handler: the path is looked up in a table (:func:`~django_mcp.http.asgi.mcp_view_for`),
+the body is read up to ``MAX_REQUEST_BYTES`` plus one byte, a Django ``ASGIRequest`` is
+built from the scope and that body, admission runs on the event loop
+(:func:`~django_mcp.http.middleware.before_admission` and
+:func:`~django_mcp.http.middleware.admit`; in a worker thread when it may query the
+database), the view runs in a pooled worker thread (user code may use the ORM) or, for an
+``async def`` tool admitted on the loop, the call is awaited right here (:func:`on_loop`),
+the exchange is recorded (:func:`~django_mcp.http.middleware.record`) and the response is sent.
+Streams (SSE progress, ``subscriptions/listen``) are the view's own, sent here, and
+cancelled when the client disconnects, as Django's handler does.
+
+Only ``POST`` takes this path. Anything else on an MCP URL (405, a browser's page) and
+every other URL go to Django unchanged; an MCP URL's body is still bounded there, as
+:class:`~django_mcp.http.asgi.BodyLimit` bounds it. What Django's other middleware would
+do for the MCP path does not happen (sessions, ``request.user`` from a session cookie,
+CSRF, the project's own middleware): see docs/deployment.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
+from django.core.exceptions import SuspiciousOperation
+from django.core.handlers.asgi import ASGIRequest, get_script_prefix
+from django.db import close_old_connections
+from django.urls import set_script_prefix
+
+from django_mcp.conf import mcp_settings
+from django_mcp.http.asgi import (
+    ASGIApp,
+    Receive,
+    Scope,
+    Send,
+    bounded_receive,
+    declared_length,
+    mcp_view_for,
+)
+from django_mcp.http.responses import error_response, json_response, reply_response
+from django_mcp.http.streaming import wants_stream
+from django_mcp.protocol import jsonrpc
+from django_mcp.protocol.errors import InternalError, InvalidRequest
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse, HttpResponseBase
+
+    from django_mcp.http.exchange import Exchange
+    from django_mcp.protocol.admission import Admitted
+
+logger = logging.getLogger("django_mcp")
+
+#: Response bodies are sent in pieces of at most this many bytes (as Django's handler).
+CHUNK_BYTES: Final = 2**16
+
+
+class Disconnected(Exception):
+    """The client went away before its request body was read."""
+
+
+async def read_body(receive: Receive, limit: int, declared: int | None) -> bytes:
+    """The request body, but never more than ``limit + 1`` bytes of it (nothing when the
+    declared ``Content-Length`` is already over ``limit``): enough for the middleware's
+    size check to refuse it with 413. The rest is never read."""
+    if declared is not None and declared > limit:
+        return b""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Disconnected()
+        chunk: bytes = message.get("body", b"")
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit or not message.get("more_body", False):
+            return b"".join(parts)[: limit + 1]
+
+
+def _with_clean_connections(func: Callable[..., Any], *args: Any) -> Any:
+    close_old_connections()
+    try:
+        return func(*args)
+    finally:
+        close_old_connections()
+
+
+#: ``in_worker(func, *args)``: ``func(*args)`` in a pooled worker thread (one adapter, made
+#: once: building a ``sync_to_async`` per request costs as much as a tenth of the hop).
+in_worker = sync_to_async(_with_clean_connections, thread_sensitive=False)
+"""Database connections are per thread: closed when unusable or past ``CONN_MAX_AGE``
+before and after, in that thread, as ``request_started`` and ``request_finished`` do for a
+request Django serves. ``thread_sensitive=False``: no thread is made for the request
+(Django makes one per request for its sync views), and an ``async def`` tool still runs on
+this event loop (``async_to_sync`` finds it)."""
+
+
+async def on_loop(exchange: Exchange, admitted: Admitted, request: HttpRequest) -> HttpResponse:
+    """An ``async def`` tool's call, dispatched right here with no thread (what
+    :meth:`~django_mcp.server.dispatch.MCPServer.runs_on_loop` allows; a streamed reply
+    still goes through the view).
+
+    Sync code the tool awaits through ``sync_to_async`` (the async ORM) runs in one thread
+    made for this request, as Django's handler gives each request; if one was made, its
+    database connections are closed in it at the end, as ``request_finished`` would.
+    """
+    request_thread = ThreadSensitiveContext()
+    async with request_thread:
+        try:
+            reply = await exchange.server.ahandle(admitted, request=request)
+        finally:
+            # asgiref keeps the thread of a context here; none was made if absent.
+            if request_thread in SyncToAsync.context_to_thread_executor:
+                await sync_to_async(close_old_connections)()
+    exchange.reply = reply
+    return reply_response(reply)
+
+
+def internal_error() -> HttpResponseBase:
+    """What a failure of django-mcp itself is answered with: a JSON-RPC internal error,
+    never Django's HTML page."""
+    return json_response(jsonrpc.error_response(InternalError(), None), status=500)
+
+
+class NativeMCP:
+    """Serve ``POST`` on the MCP endpoints without Django's handler; everything else goes
+    to ``application`` (Django's ASGI application)."""
+
+    def __init__(self, application: ASGIApp) -> None:
+        # Imported here, not at the top: ``asgi.py`` imports this module before
+        # ``get_asgi_application()`` has set Django up, and the middleware's recorder needs
+        # the models. By the time this runs, the argument has set it up.
+        from django_mcp.http import middleware
+
+        self.application = application
+        self.before_admission = middleware.before_admission
+        self.admission_needs_thread = middleware.admission_needs_thread
+        self.admit = middleware.admit
+        self.record = middleware.record
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        view = mcp_view_for(scope) if scope.get("type") == "http" else None
+        if view is None:
+            await self.application(scope, receive, send)
+        elif scope.get("method") != "POST":
+            limit = int(mcp_settings.MAX_REQUEST_BYTES)
+            bounded = bounded_receive(receive, limit, declared_length(scope))
+            await self.application(scope, bounded, send)
+        else:
+            await self.serve(view, scope, receive, send)
+
+    async def serve(
+        self, view: Callable[..., HttpResponseBase], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """One MCP POST, from its body to the end of its response."""
+        limit = int(mcp_settings.MAX_REQUEST_BYTES)
+        try:
+            body = await read_body(receive, limit, declared_length(scope))
+        except Disconnected:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        request = ASGIRequest(scope, io.BytesIO(body))
+        try:
+            response = await self.respond(view, request)
+        except SuspiciousOperation as exc:  # a Host outside ALLOWED_HOSTS: 400, as Django
+            logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
+            response = error_response(InvalidRequest("Bad Request"), None)
+        except Exception:  # a bug here must still answer, in the protocol's shape
+            logger.exception("django-mcp's native ASGI path failed on %s", request.path)
+            response = internal_error()
+        self.record(request, response, on_event_loop=True)
+        if response.streaming:
+            await send_stream(response, send, receive)
+        else:
+            await send_response(response, send)
+
+    async def respond(
+        self, view: Callable[..., HttpResponseBase], request: HttpRequest
+    ) -> HttpResponseBase:
+        """The middleware's admission, then the view: what Django would have answered."""
+        server = view.mcp_server  # type: ignore[attr-defined]
+        exchange, checked, early = self.before_admission(request, server)
+        if exchange is None or checked is None:
+            assert early is not None  # a POST always gets an exchange or an answer
+            return early
+        if self.admission_needs_thread(request, exchange):
+            answer: HttpResponseBase = await in_worker(
+                self.admit_and_respond, view, exchange, request, checked
+            )
+            return answer
+        refused = self.admit(exchange, request, checked)
+        if refused is not None:
+            return refused
+        admitted = exchange.admitted
+        if (
+            admitted is not None
+            and exchange.server.runs_on_loop(admitted)
+            and not wants_stream(admitted, request)
+        ):
+            return await on_loop(exchange, admitted, request)
+        served: HttpResponseBase = await in_worker(view, request)
+        return served
+
+    def admit_and_respond(
+        self,
+        view: Callable[..., HttpResponseBase],
+        exchange: Exchange,
+        request: HttpRequest,
+        body: bytes,
+    ) -> HttpResponseBase:
+        """Admission that may block, then the view: one thread hop for both."""
+        refused = self.admit(exchange, request, body)
+        return refused or view(request)
+
+
+def response_start(response: HttpResponseBase) -> dict[str, Any]:
+    """The ``http.response.start`` message of ``response``: status, headers, cookies."""
+    headers = [
+        (str(name).encode("ascii"), str(value).encode("latin1")) for name, value in response.items()
+    ]
+    for cookie in response.cookies.values():
+        headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+    return {"type": "http.response.start", "status": response.status_code, "headers": headers}
+
+
+async def send_response(response: HttpResponseBase, send: Send) -> None:
+    """A complete response: the start, then the body in pieces."""
+    await send(response_start(response))
+    content: bytes = response.content  # type: ignore[attr-defined]
+    if len(content) <= CHUNK_BYTES:
+        await send({"type": "http.response.body", "body": content})
+        return
+    for offset in range(0, len(content), CHUNK_BYTES):
+        more = offset + CHUNK_BYTES < len(content)
+        piece = content[offset : offset + CHUNK_BYTES]
+        await send({"type": "http.response.body", "body": piece, "more_body": more})
+
+
+async def send_stream(response: HttpResponseBase, send: Send, receive: Receive) -> None:
+    """A streamed response (SSE), until it ends or the client disconnects; then the
+    response is closed (a listen stream gives its slot back)."""
+    streaming = asyncio.ensure_future(_stream_body(response, send))
+    disconnect = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait((streaming, disconnect), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (disconnect, streaming):
+            if not task.done():
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, OSError):
+                await task
+        await sync_to_async(response.close, thread_sensitive=False)()
+
+
+async def _stream_body(response: HttpResponseBase, send: Send) -> None:
+    await send(response_start(response))
+    content: AsyncIterator[bytes] = aiter(response)  # type: ignore[arg-type]
+    async with contextlib.aclosing(content) as parts:  # type: ignore[type-var]
+        async for part in parts:
+            await send({"type": "http.response.body", "body": bytes(part), "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Return when the client disconnects (the body was read to its end already)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
