@@ -71,6 +71,11 @@ def capabilities(site: MCPSite) -> dict[str, Any]:
     return copy.deepcopy(_derive(site)[2])
 
 
+def offers(site: MCPSite, capability: str) -> bool:
+    """Whether ``site`` advertises ``capability`` (admission asks on every request: no copy)."""
+    return capability in _derive(site)[2]
+
+
 def supports_listen(site: MCPSite) -> bool:
     """Whether ``subscriptions/listen`` is offered: a channel layer is configured."""
     return _derive(site)[1]

@@ -26,7 +26,7 @@ from django_mcp.protocol.methods import TOOLS_CALL
 from django_mcp.protocol.revisions import RevisionDecision
 from django_mcp.protocol.subscriptions import SubscriptionFilter
 from django_mcp.server import input_rounds
-from django_mcp.server.capabilities import capabilities, supports_listen
+from django_mcp.server.capabilities import capabilities, offers, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
 from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
@@ -72,7 +72,6 @@ class SiteCatalogue:
     def __init__(self, site: MCPSite, request: HttpRequest | None) -> None:
         self.site = site
         self.request = request
-        self._capabilities: dict[str, Any] | None = None
 
     def implements(self, method: str) -> bool:
         handler = HANDLERS.get(method)
@@ -84,13 +83,14 @@ class SiteCatalogue:
             return supports_listen(self.site)
         if handler.capability == TASKS_CAPABILITY:
             return supports_tasks(self.site)
-        if self._capabilities is None:
-            self._capabilities = capabilities(self.site)
-        return handler.capability in self._capabilities
+        return offers(self.site, handler.capability)
 
     def tool_header_params(
         self, name: str, meta: RequestMeta, revision: RevisionDecision
     ) -> Mapping[str, HeaderParam] | None:
+        if not self.site.varies_by_caller():  # no permission to check: no Context to build
+            spec = self.site.get_tool(name)
+            return None if spec is None else spec.header_params
         context = Context(
             site=self.site,
             method=TOOLS_CALL,
