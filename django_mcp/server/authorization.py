@@ -11,7 +11,7 @@ unknown and a hidden name cost the same work.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.protocol import methods
@@ -22,30 +22,54 @@ if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
 
 
-def targeted(site: MCPSite, method: str, params: Mapping[str, Any], context: Context) -> Any:
-    """The declaration a request acts on, if it is visible to the caller, else None."""
+def targeted(
+    site: MCPSite, method: str, params: Mapping[str, Any], context: Callable[[], Context]
+) -> Any:
+    """The declaration a request acts on, if it is visible to the caller, else None.
+
+    ``context`` gives the request's :class:`Context`; it is asked for only when a
+    permission check needs the caller (:meth:`~django_mcp.sites.MCPSite.gates`).
+    """
     if method == methods.TOOLS_CALL and isinstance(params.get("name"), str):
-        return site.get_tool(params["name"], context)
+        gated = site.gates(site.registry.tools.get(params["name"]))
+        return site.get_tool(params["name"], context() if gated else None)
     if method == methods.PROMPTS_GET and isinstance(params.get("name"), str):
-        return site.get_prompt(params["name"], context)
+        gated = site.gates(site.registry.prompts.get(params["name"]))
+        return site.get_prompt(params["name"], context() if gated else None)
     if method == methods.RESOURCES_READ and isinstance(params.get("uri"), str):
-        found = site.find_resource(params["uri"], context)
+        found = site.find_resource(params["uri"], _if_varying(site, context))
         return None if found is None else found[0]
     if method == methods.COMPLETION_COMPLETE and isinstance(params.get("ref"), Mapping):
         ref = params["ref"]
         if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
-            return site.get_prompt(ref["name"], context)
+            return site.get_prompt(ref["name"], _if_varying(site, context))
         if ref.get("type") == "ref/resource" and isinstance(ref.get("uri"), str):
-            templates = site.get_resource_templates(context)
+            templates = site.get_resource_templates(_if_varying(site, context))
             return next((t for t in templates if t.uri == ref["uri"]), None)
     return None
 
 
-def missing_scopes(site: MCPSite, admitted: Admitted, context: Context) -> frozenset[str]:
+def _if_varying(site: MCPSite, context: Callable[[], Context]) -> Context | None:
+    """The Context when some declaration of ``site`` is gated, else None (none built)."""
+    return context() if site.varies_by_caller() else None
+
+
+def missing_scopes(
+    site: MCPSite, admitted: Admitted, context: Callable[[], Context]
+) -> frozenset[str]:
     """Every scope the targeted declaration needs, when the caller lacks any of them (so
-    one challenge names them all); empty when the caller may go on."""
-    spec = targeted(site, admitted.request.method, admitted.request.params or {}, context)
-    return context.caller.lacks(getattr(spec, "scopes_required", ()))
+    one challenge names them all); empty when the caller may go on.
+
+    ``context`` gives the request's :class:`Context`, asked for only when a permission
+    check or a required scope needs the caller: a call of an ungated tool without
+    ``scopes_required`` builds none.
+    """
+    params = admitted.request.params or {}
+    spec = targeted(site, admitted.request.method, params, context)
+    required = getattr(spec, "scopes_required", ())
+    if not required:
+        return frozenset()
+    return context().caller.lacks(required)
 
 
 def declared_scopes(site: MCPSite) -> frozenset[str]:

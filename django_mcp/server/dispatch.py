@@ -88,19 +88,19 @@ class SiteCatalogue:
     def tool_header_params(
         self, name: str, meta: RequestMeta, revision: RevisionDecision
     ) -> Mapping[str, HeaderParam] | None:
-        if not self.site.varies_by_caller():  # no permission to check: no Context to build
-            spec = self.site.get_tool(name)
-            return None if spec is None else spec.header_params
-        context = Context(
-            site=self.site,
-            method=TOOLS_CALL,
-            request_id=None,
-            meta=meta,
-            revision=revision,
-            request=self.request,
-        )
-        with database_needed():  # a permission check may query a database that is down
-            spec = self.site.get_tool(name, context)
+        site = self.site
+        spec = site.registry.tools.get(name)
+        if site.gates(spec):  # only a permission check needs the caller's Context
+            context = Context(
+                site=site,
+                method=TOOLS_CALL,
+                request_id=None,
+                meta=meta,
+                revision=revision,
+                request=self.request,
+            )
+            with database_needed():  # a permission check may query a database that is down
+                spec = site.get_tool(name, context)
         return None if spec is None else spec.header_params
 
 
