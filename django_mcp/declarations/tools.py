@@ -32,6 +32,9 @@ from django_mcp.protocol.headers import HeaderParam
 
 TOOL_OPTIONS: Final = option_names(ToolOptions)
 
+#: ``structuredContent`` as text (built once: ``json.dumps`` with options builds one per call).
+_TEXT_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+
 _UNSTRUCTURED_RETURNS: Final = (str, type(None), inspect.Signature.empty, Any)
 
 
@@ -183,7 +186,9 @@ class ToolSpec(Declaration):
         kwargs = self.kwargs_for(arguments)
         for name in self.signature.context_params:
             kwargs[name] = context
-        return invoke.call(self.func, _context=context, **kwargs)
+        return invoke.call(
+            self.func, _context=context, _coroutine=self.is_coroutine, **kwargs
+        )
 
     def result(self, value: Any) -> dict[str, Any]:
         """Convert what the tool returned into a ``CallToolResult``."""
@@ -227,5 +232,5 @@ def structured_result(structured: Any) -> dict[str, Any]:
     JSON has no NaN or infinity: a result holding one cannot conform to any schema, so it
     fails here (ValueError, reported as -32603) instead of being sent as ``null``.
     """
-    text = json.dumps(structured, ensure_ascii=False, allow_nan=False)
+    text = _TEXT_ENCODER.encode(structured)
     return {"content": [content.Text(text).to_dict()], "structuredContent": structured}
