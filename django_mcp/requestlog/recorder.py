@@ -11,8 +11,9 @@ Why bounded: if the database is slow or down, memory must not grow with traffic.
 holds ``REQUEST_LOG_BUFFER_SIZE`` records; when full, the oldest record is dropped and
 counted, and the next flush logs how many were lost.
 
-Why every record is accounted for: :func:`submit` first makes a record storable (see
-:mod:`.sanitise`: NUL, lone surrogates and other control characters are replaced), and a
+Why every record is accounted for: :func:`flush` first makes each record storable (see
+:mod:`.sanitise`: NUL, lone surrogates and other control characters are replaced; done in
+the writer thread, so the request pays nothing for it), and a
 batch the database still refuses is retried row by row (:mod:`.writer`); each record ends
 up either ``written`` or ``failed`` in :func:`stats`, and a failed one is logged. Nothing is
 retried forever: a failed record is counted and dropped.
@@ -48,7 +49,7 @@ from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
-from django_mcp.requestlog.sanitise import sanitised
+from django_mcp.requestlog.sanitise import clean_text, sanitised
 
 if TYPE_CHECKING:
     import datetime
@@ -62,6 +63,11 @@ logger = logging.getLogger("django_mcp")
 
 ServedKey = tuple[str, str, str]  # (revision, client name, client version)
 _SHUTDOWN_JOIN_SECONDS: Final = 5.0
+#: The columns of a best-effort tally's key (revision, client name, client version).
+_KEY_LIMITS: Final = tuple(
+    ServedRevision._meta.get_field(name).max_length
+    for name in ("revision", "client_name", "client_version")
+)
 
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
@@ -137,7 +143,6 @@ def submit(record: RequestRecord) -> None:
     best_effort = record.served_how == ServedHow.BEST_EFFORT.value
     if not keep and not best_effort:
         return
-    record = sanitised(record)  # text no database would store must not fail a batch
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
         if keep:
@@ -157,7 +162,11 @@ def submit(record: RequestRecord) -> None:
 
 def _tally(record: RequestRecord, limit: int) -> None:
     """Count one best-effort serve (caller holds the lock); bounded like the buffer."""
-    key = (record.declared_revision, record.client_name, record.client_version)
+    key = (  # stored as tallied: made storable now (rare: best-effort serves only)
+        clean_text(record.declared_revision, _KEY_LIMITS[0]),
+        clean_text(record.client_name, _KEY_LIMITS[1]),
+        clean_text(record.client_version, _KEY_LIMITS[2]),
+    )
     tally = _state.served.get(key)
     if tally is not None:
         tally.add(record.started_at)
@@ -182,6 +191,9 @@ def flush() -> int:
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
         if dropped:
             logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
+        # Text no database would store must not fail a batch (made storable here, in the
+        # writer, rather than on the request path).
+        records = [sanitised(record) for record in records]
         alias = router.db_for_write(RequestLog)
         batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
         written = 0

@@ -226,6 +226,18 @@ def test_each_client_version_gets_its_own_served_revision(client):
     }
 
 
+def test_a_best_effort_tally_is_keyed_by_the_storable_client_version(client):
+    """Records are made storable in the writer; tally keys as they are counted, so a NUL or
+    a lone surrogate in the client's version never fails the upsert."""
+    best_effort_call(client, client_version="1\x00\ud800")
+    assert recorder.flush() == 1
+
+    assert list(ServedRevision.objects.values_list("client_version", "count")) == [
+        ("1\ufffd\ufffd", 1)
+    ]
+    assert recorder.stats().failed == 0
+
+
 def test_best_effort_serves_are_counted_even_when_the_log_keeps_only_errors(client):
     with log_settings(REQUEST_LOG="errors"):
         best_effort_call(client)
