@@ -195,9 +195,7 @@ class ToolSpec(Declaration):
         kwargs = self.kwargs_for(arguments)
         for name in self.signature.context_params:
             kwargs[name] = context
-        return invoke.call(
-            self.func, _context=context, _coroutine=self.is_coroutine, **kwargs
-        )
+        return invoke.call(self.func, _context=context, _coroutine=self.is_coroutine, **kwargs)
 
     def result(self, value: Any) -> dict[str, Any]:
         """Convert what the tool returned into a ``CallToolResult``."""

@@ -65,7 +65,7 @@ ServedKey = tuple[str, str, str]  # (revision, client name, client version)
 _SHUTDOWN_JOIN_SECONDS: Final = 5.0
 #: The columns of a best-effort tally's key (revision, client name, client version).
 _KEY_LIMITS: Final = tuple(
-    ServedRevision._meta.get_field(name).max_length
+    getattr(ServedRevision._meta.get_field(name), "max_length", None)
     for name in ("revision", "client_name", "client_version")
 )
 
