@@ -306,15 +306,6 @@ class MCPSite:
             return True
         return context is not None and bool(check(context))
 
-    def gates(self, spec: Any) -> bool:
-        """Whether seeing ``spec`` (None: an unknown name) depends on the caller: it has a
-        permission check, or this site decides with its own :meth:`has_permission`.
-        Lookups of an ungated declaration need no :class:`Context` (none is built)."""
-        return (
-            getattr(spec, "permission", None) is not None
-            or type(self).has_permission is not MCPSite.has_permission
-        )
-
     def _permitted(self, spec: Any, context: Context | None) -> bool:
         """:meth:`has_permission`; a refusal is noted for the log only, never answered."""
         if self.has_permission(spec, context):

@@ -15,11 +15,21 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.protocol import methods
+from django_mcp.sites import MCPSite
 
 if TYPE_CHECKING:
     from django_mcp.protocol.admission import Admitted
     from django_mcp.server.context import Context
-    from django_mcp.sites import MCPSite
+
+
+def gated(site: MCPSite, spec: Any) -> bool:
+    """Whether seeing ``spec`` (None: an unknown name) depends on the caller: it has a
+    permission check, or ``site`` decides with its own ``has_permission``. Looking up an
+    ungated declaration needs no :class:`Context`, so none is built."""
+    return (
+        getattr(spec, "permission", None) is not None
+        or type(site).has_permission is not MCPSite.has_permission
+    )
 
 
 def targeted(
@@ -28,14 +38,14 @@ def targeted(
     """The declaration a request acts on, if it is visible to the caller, else None.
 
     ``context`` gives the request's :class:`Context`; it is asked for only when a
-    permission check needs the caller (:meth:`~django_mcp.sites.MCPSite.gates`).
+    permission check needs the caller (:func:`gated`).
     """
     if method == methods.TOOLS_CALL and isinstance(params.get("name"), str):
-        gated = site.gates(site.registry.tools.get(params["name"]))
-        return site.get_tool(params["name"], context() if gated else None)
+        spec = site.registry.tools.get(params["name"])
+        return site.get_tool(params["name"], context() if gated(site, spec) else None)
     if method == methods.PROMPTS_GET and isinstance(params.get("name"), str):
-        gated = site.gates(site.registry.prompts.get(params["name"]))
-        return site.get_prompt(params["name"], context() if gated else None)
+        prompt = site.registry.prompts.get(params["name"])
+        return site.get_prompt(params["name"], context() if gated(site, prompt) else None)
     if method == methods.RESOURCES_READ and isinstance(params.get("uri"), str):
         found = site.find_resource(params["uri"], _if_varying(site, context))
         return None if found is None else found[0]

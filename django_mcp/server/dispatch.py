@@ -26,6 +26,7 @@ from django_mcp.protocol.methods import TOOLS_CALL
 from django_mcp.protocol.revisions import RevisionDecision
 from django_mcp.protocol.subscriptions import SubscriptionFilter
 from django_mcp.server import input_rounds
+from django_mcp.server.authorization import gated
 from django_mcp.server.capabilities import capabilities, offers, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
@@ -90,7 +91,7 @@ class SiteCatalogue:
     ) -> Mapping[str, HeaderParam] | None:
         site = self.site
         spec = site.registry.tools.get(name)
-        if site.gates(spec):  # only a permission check needs the caller's Context
+        if gated(site, spec):  # only a permission check needs the caller's Context
             context = Context(
                 site=site,
                 method=TOOLS_CALL,
