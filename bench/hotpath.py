@@ -11,7 +11,10 @@ run it with two values of ``-n`` and divide the difference). Run from the reposi
     python -m bench.hotpath --scenario call --cprofile /tmp/call.prof
 
 With the request log on, the records are flushed inside the measured span, so the writer's
-CPU counts (it is part of what a request costs the process).
+CPU counts (it is part of what a request costs the process). The writer thread's timed
+flushes are pushed out of the run (``REQUEST_LOG_FLUSH_INTERVAL`` of an hour): how many
+happen would depend on wall time, which valgrind stretches fifty-fold, and each costs a
+fixed amount (a transaction, a connection check) that is not per request.
 """
 
 from __future__ import annotations
@@ -78,10 +81,14 @@ def main() -> None:
     from django.conf import settings
     from django.core.management import call_command
     from django.core.wsgi import get_wsgi_application
+    from django.test.utils import override_settings
 
     from django_mcp.requestlog import recorder
 
     settings.DEBUG = False
+    override_settings(
+        DJANGO_MCP={**settings.DJANGO_MCP, "REQUEST_LOG_FLUSH_INTERVAL": 3600}
+    ).enable()
     call_command("migrate", verbosity=0)
     app = get_wsgi_application()
     make = environ_factory(SCENARIOS[options.scenario])
