@@ -81,14 +81,16 @@ def main() -> None:
     from django.conf import settings
     from django.core.management import call_command
     from django.core.wsgi import get_wsgi_application
-    from django.test.utils import override_settings
 
+    from django_mcp.conf import mcp_settings
     from django_mcp.requestlog import recorder
 
     settings.DEBUG = False
-    override_settings(
-        DJANGO_MCP={**settings.DJANGO_MCP, "REQUEST_LOG_FLUSH_INTERVAL": 3600}
-    ).enable()
+    # Set in place, like DEBUG: override_settings would put a UserSettingsHolder in front
+    # of every settings read, which measurably slows Django itself (about 17% more
+    # instructions per request under callgrind).
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUEST_LOG_FLUSH_INTERVAL": 3600}
+    mcp_settings.reload()
     call_command("migrate", verbosity=0)
     app = get_wsgi_application()
     make = environ_factory(SCENARIOS[options.scenario])
