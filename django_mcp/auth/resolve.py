@@ -21,6 +21,7 @@ from django_mcp.auth.caller import Caller
 from django_mcp.conf import mcp_settings
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser
     from django.http import HttpRequest
 
 _ATTRIBUTE: Final = "_django_mcp_caller"
@@ -39,11 +40,18 @@ def _forget_authenticators(*, setting: str, **kwargs: object) -> None:
 
 
 def anonymous() -> Caller:
-    """The caller of a request that carries no credentials."""
-    # Imported here: the middleware imports this module before the app registry is ready.
+    """The caller of a request that carries no credentials (a new ``AnonymousUser`` each
+    time: other code may set attributes on ``request.user``)."""
+    return Caller(user=_anonymous_user_class()())
+
+
+@cache
+def _anonymous_user_class() -> type[AnonymousUser]:
+    # Imported on first use: the middleware imports this module before the app registry
+    # is ready.
     from django.contrib.auth.models import AnonymousUser
 
-    return Caller(user=AnonymousUser())
+    return AnonymousUser
 
 
 def has_credentials(request: HttpRequest) -> bool:

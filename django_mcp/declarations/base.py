@@ -60,6 +60,8 @@ class Declaration:
                 "characters of A-Z, a-z, 0-9, '_', '-' and '.'"
             )
         self.signature: Signature = self.build_signature()
+        #: Known at registration, so a call does not inspect the function again.
+        self.is_coroutine = inspect.iscoroutinefunction(self.func)
 
     def build_signature(self) -> Signature:
         """The argument model and injected parameters, from the function's type hints."""

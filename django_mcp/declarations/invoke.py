@@ -20,12 +20,23 @@ if TYPE_CHECKING:
     from django_mcp.server.context import Context
 
 
-def call(func: Callable[..., Any], /, *, _context: Context | None = None, **kwargs: Any) -> Any:
+def call(
+    func: Callable[..., Any],
+    /,
+    *,
+    _context: Context | None = None,
+    _coroutine: bool | None = None,
+    **kwargs: Any,
+) -> Any:
     """Call ``func`` with ``kwargs``, awaiting it if it is a coroutine function.
 
     With a ``_context``, cancelling the request cancels the coroutine's task.
+    ``_coroutine`` says whether ``func`` is a coroutine function when the caller already
+    knows (a declaration learns it at registration); None inspects ``func``.
     """
-    if not inspect.iscoroutinefunction(func):
+    if _coroutine is None:
+        _coroutine = inspect.iscoroutinefunction(func)
+    if not _coroutine:
         return func(**kwargs)
     if _context is None:
         return async_to_sync(func)(**kwargs)

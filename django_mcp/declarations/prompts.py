@@ -122,7 +122,7 @@ class PromptSpec(Declaration):
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
             kwargs[name] = context
-        result = invoke.call(self.func, _context=context, **kwargs)
+        result = invoke.call(self.func, _context=context, _coroutine=self.is_coroutine, **kwargs)
         data: dict[str, Any] = {"messages": to_messages(result)}
         if self.description:
             data["description"] = self.description

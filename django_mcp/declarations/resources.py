@@ -76,7 +76,7 @@ class ResourceDeclaration(Declaration):
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
             kwargs[name] = context
-        value = invoke.call(self.func, _context=context, **kwargs)
+        value = invoke.call(self.func, _context=context, _coroutine=self.is_coroutine, **kwargs)
         if value is None:  # e.g. ``.filter(...).first()`` found nothing
             raise ResourceNotFound(uri)
         return to_contents(value, uri, self.mime_type)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from django_mcp.auth.caller import Caller
     from django_mcp.http.exchange import Exchange
     from django_mcp.protocol.jsonrpc import RequestId
+    from django_mcp.server.context import Context
     from django_mcp.sites import MCPSite
 
 
@@ -91,12 +92,18 @@ def authorize(
     lacks; None to go on."""
     if not isinstance(admission, Admitted):
         return None
-    context = exchange.server.context_for(admission, request=request)
+    built: list[Context] = []
+
+    def context() -> Context:  # built at most once, and only if the check needs it
+        if not built:
+            built.append(exchange.server.context_for(admission, request=request))
+        return built[0]
+
     missing = missing_scopes(exchange.site, admission, context)
     if not missing:
         return None
     request_id = admission.request.id
-    if not context.caller.is_authenticated:
+    if not context().caller.is_authenticated:
         return unauthorized(request, scopes=missing, request_id=request_id)
     return insufficient_scope(request, missing, request_id)
 

@@ -10,9 +10,9 @@ so every refused row carries its code and message.
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import json
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 USER_AGENT_CHARS: Final = 300
 #: A refusal's body is read back only when it is a small JSON document (it always is).
 _ERROR_BODY_BYTES: Final = 16_384
+#: Longest address text whose parse is cached (an IPv6 address with a short zone).
+_CACHED_ADDRESS_CHARS: Final = 64
 
 
 def remote_addr(request: HttpRequest) -> str | None:
@@ -36,23 +38,29 @@ def remote_addr(request: HttpRequest) -> str | None:
     if not mcp_settings.REQUEST_LOG_REMOTE_ADDR:
         return None
     found = client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS))
-    return _address(found) if found else None
+    if not found:
+        return None
+    # Parsed once per address seen (a server sees the same clients again and again); only
+    # short texts are cached, so forged X-Forwarded-For values cannot fill memory.
+    return _cached_address(found) if len(found) <= _CACHED_ADDRESS_CHARS else _address(found)
 
 
-@functools.lru_cache(maxsize=1024)
 def _address(text: str) -> str | None:
-    """``text`` as a normalised IP address, or None (remembered: clients come back)."""
+    """``text`` as a normalised IP address, or None when it is not one."""
     try:
         return str(ipaddress.ip_address(text))
     except ValueError:
         return None
 
 
+_cached_address = lru_cache(maxsize=1024)(_address)
+
+
 def user_agent(request: HttpRequest) -> str:
     """The ``User-Agent`` header, cut to its column (``REQUEST_LOG_USER_AGENT``)."""
     if not mcp_settings.REQUEST_LOG_USER_AGENT:
         return ""
-    # META, not ``request.headers``: that builds a dict of every header on first use.
+    # From META, not request.headers: that mapping parses every header to build itself.
     return str(request.META.get("HTTP_USER_AGENT", ""))[:USER_AGENT_CHARS]
 
 

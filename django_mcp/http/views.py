@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
@@ -35,7 +34,6 @@ from django_mcp.sites import MCPSite
 logger = logging.getLogger("django_mcp")
 
 
-@method_decorator(csrf_exempt, name="dispatch")
 class MCPView(View):
     """Serve one :class:`MCPSite` over Streamable HTTP (POST only).
 
@@ -54,7 +52,9 @@ class MCPView(View):
         site = initkwargs.get("site") or cls.site
         if site is None:
             raise ImproperlyConfigured(f"{cls.__name__}.as_view() needs a site")
-        view = super().as_view(**initkwargs)
+        # CSRF-exempt on the view function itself: method_decorator on dispatch would
+        # wrap (and functools.update_wrapper) the bound method again on every request.
+        view = csrf_exempt(super().as_view(**initkwargs))
         # What the middleware looks for: its presence marks the view as an MCP endpoint.
         view.mcp_server = MCPServer(site)  # type: ignore[attr-defined]
         return view

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, Literal
@@ -51,20 +51,48 @@ def normalise(headers: Mapping[str, str]) -> dict[str, str]:
     return {name.lower(): value.strip(_OWS) for name, value in headers.items()}
 
 
-def normalise_environ(environ: Mapping[str, Any]) -> dict[str, str]:
+def normalise_environ(environ: Mapping[str, Any]) -> Mapping[str, str]:
     """:func:`normalise` of the headers in a WSGI-style ``environ`` (Django's
-    ``request.META``): the same names and values as ``normalise(request.headers)``,
-    without building Django's case-insensitive header mapping first."""
-    headers: dict[str, str] = {}
-    for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            name = key[5:]
-        elif key in _UNPREFIXED:
-            name = key
-        else:
-            continue
-        headers[name.replace("_", "-").lower()] = value.strip(_OWS)
-    return headers
+    ``request.META``): the same names and values as ``normalise(request.headers)``, read
+    on demand (:class:`EnvironHeaders`) rather than by building a mapping of every header
+    first: admission looks up four or five names."""
+    return EnvironHeaders(environ)
+
+
+class EnvironHeaders(Mapping[str, str]):
+    """The headers of a WSGI-style environ under their lower-case names, values trimmed.
+
+    A lookup goes straight to the environ key (``mcp-method`` is ``HTTP_MCP_METHOD``);
+    iterating builds every name, as :func:`normalise` would.
+    """
+
+    __slots__ = ("_environ",)
+
+    def __init__(self, environ: Mapping[str, Any]) -> None:
+        self._environ = environ
+
+    def __getitem__(self, name: str) -> str:
+        key = name.upper().replace("-", "_")
+        value = self._environ[key if key in _UNPREFIXED else "HTTP_" + key]
+        return str(value).strip(_OWS)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def _all(self) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for key, value in self._environ.items():
+            if key.startswith("HTTP_"):
+                name = key[5:]
+            elif key in _UNPREFIXED:
+                name = key
+            else:
+                continue
+            headers[name.replace("_", "-").lower()] = value.strip(_OWS)
+        return headers
 
 
 def decode_value(raw: str, header: str) -> str:

@@ -74,6 +74,11 @@ def _finite_float(text: str) -> float:
 _DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
+#: Built once: ``json.dumps`` with options builds a new encoder on every call.
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ASCII_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def decode_json(body: bytes) -> Any:
     """Decode a UTF-8 JSON document strictly (no NaN/Infinity, no other encodings)."""
     try:
@@ -163,14 +168,14 @@ def dumps(document: Any) -> bytes:
     an escape instead of making the response unencodable.
     """
     try:
-        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _ENCODER.encode(document)
     except ValueError:
         document = _finite(document)
-        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _ENCODER.encode(document)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(document, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _ASCII_ENCODER.encode(document).encode("ascii")
 
 
 def _finite(value: Any) -> Any:

@@ -11,8 +11,9 @@ Why bounded: if the database is slow or down, memory must not grow with traffic.
 holds ``REQUEST_LOG_BUFFER_SIZE`` records; when full, the oldest record is dropped and
 counted, and the next flush logs how many were lost.
 
-Why every record is accounted for: :func:`submit` first makes a record storable (see
-:mod:`.sanitise`: NUL, lone surrogates and other control characters are replaced), and a
+Why every record is accounted for: :func:`flush` first makes each record storable (see
+:mod:`.sanitise`: NUL, lone surrogates and other control characters are replaced; done in
+the writer thread, so the request pays nothing for it), and a
 batch the database still refuses is retried row by row (:mod:`.writer`); each record ends
 up either ``written`` or ``failed`` in :func:`stats`, and a failed one is logged. Nothing is
 retried forever: a failed record is counted and dropped.
@@ -48,7 +49,7 @@ from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
-from django_mcp.requestlog.sanitise import sanitised
+from django_mcp.requestlog.sanitise import clean_text, sanitised
 
 if TYPE_CHECKING:
     import datetime
@@ -62,6 +63,11 @@ logger = logging.getLogger("django_mcp")
 
 ServedKey = tuple[str, str, str]  # (revision, client name, client version)
 _SHUTDOWN_JOIN_SECONDS: Final = 5.0
+#: The columns of a best-effort tally's key (revision, client name, client version).
+_KEY_LIMITS: Final = tuple(
+    getattr(ServedRevision._meta.get_field(name), "max_length", None)
+    for name in ("revision", "client_name", "client_version")
+)
 
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
@@ -137,7 +143,6 @@ def submit(record: RequestRecord) -> None:
     best_effort = record.served_how == ServedHow.BEST_EFFORT.value
     if not keep and not best_effort:
         return
-    record = sanitised(record)  # text no database would store must not fail a batch
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
         if keep:
@@ -157,7 +162,11 @@ def submit(record: RequestRecord) -> None:
 
 def _tally(record: RequestRecord, limit: int) -> None:
     """Count one best-effort serve (caller holds the lock); bounded like the buffer."""
-    key = (record.declared_revision, record.client_name, record.client_version)
+    key = (  # stored as tallied: made storable now (rare: best-effort serves only)
+        clean_text(record.declared_revision, _KEY_LIMITS[0]),
+        clean_text(record.client_name, _KEY_LIMITS[1]),
+        clean_text(record.client_version, _KEY_LIMITS[2]),
+    )
     tally = _state.served.get(key)
     if tally is not None:
         tally.add(record.started_at)
@@ -182,6 +191,9 @@ def flush() -> int:
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
         if dropped:
             logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
+        # Text no database would store must not fail a batch (made storable here, in the
+        # writer, rather than on the request path).
+        records = [sanitised(record) for record in records]
         alias = router.db_for_write(RequestLog)
         batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
         written = 0
@@ -307,23 +319,37 @@ def _ensure_thread() -> None:
 
 def _run() -> None:
     """Flush on every tick until stopped or until ``REQUEST_LOG_BACKGROUND`` turns off."""
-    while not _state.stop.is_set():
-        _state.wake.wait(float(mcp_settings.REQUEST_LOG_FLUSH_INTERVAL))
-        _state.wake.clear()
-        if _state.stop.is_set() or not mcp_settings.REQUEST_LOG_BACKGROUND:
-            break
-        _flush_in_thread()
+    try:
+        while not _state.stop.is_set():
+            _state.wake.wait(float(mcp_settings.REQUEST_LOG_FLUSH_INTERVAL))
+            _state.wake.clear()
+            if _state.stop.is_set() or not mcp_settings.REQUEST_LOG_BACKGROUND:
+                break
+            _flush_in_thread()
+    finally:
+        connections[router.db_for_write(RequestLog)].close()  # the thread's own
 
 
 def _flush_in_thread() -> None:
-    """One flush from the background thread, which must survive anything a flush raises."""
+    """One flush from the background thread, which must survive anything a flush raises.
+
+    The thread owns its database connection and keeps it from one flush to the next while
+    there are records to write: opening one costs about a millisecond of CPU, which every
+    flush interval paid. It is checked before it is reused (a database restarted meanwhile
+    must not fail a batch), and closed when a tick finds nothing to write or a flush
+    fails, so an idle worker holds no connection.
+    """
+    connection = connections[router.db_for_write(RequestLog)]
+    written = 0
     try:
-        flush()
+        if connection.connection is not None and not connection.is_usable():
+            connection.close()
+        written = flush()
     except Exception:  # the thread is a boundary: an escaped error would end all logging
         logger.exception("django-mcp request log flush failed.")
     finally:
-        # Each thread owns its connection; close it so idle workers do not hold one open.
-        connections[router.db_for_write(RequestLog)].close()
+        if not written:
+            connection.close()
 
 
 def stop() -> None:

@@ -15,8 +15,13 @@ from typing import Any, Literal
 Outcome = Literal["ok", "tool_error", "protocol_error", "notification"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RequestRecord:
+    """One row of the log, as plain values. Treat it as immutable (the sanitiser copies
+    it rather than change it); it is not declared frozen because it is built on the
+    request path, and a frozen dataclass sets each of its 21 fields through
+    ``object.__setattr__`` (2.35 -> 0.61 us per record)."""
+
     started_at: datetime.datetime
     site: str
     method: str

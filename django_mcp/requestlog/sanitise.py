@@ -4,9 +4,10 @@ Why: every text field of a record comes from the request (the JSON-RPC ``id``, t
 the tool name, ``clientInfo``, the params), and some text no database will store. PostgreSQL
 refuses NUL in a text column; a lone surrogate (``"\\ud800"`` is valid JSON, and Python
 decodes it to a one-character string) cannot be encoded as UTF-8 for any database driver.
-One such request used to fail its whole batch. So :func:`sanitised` runs once, in
-:func:`~django_mcp.requestlog.recorder.submit`, before a record is buffered; it is the one
-gate every record and every best-effort tally key passes.
+One such request used to fail its whole batch. So :func:`sanitised` runs once per record,
+in :func:`~django_mcp.requestlog.recorder.flush` (the writer thread, off the request path)
+before a batch is written, and :func:`clean_text` on every best-effort tally key as it is
+counted: every record and every key passes one of the two gates.
 
 What it does to each text field:
 
@@ -18,14 +19,15 @@ What it does to each text field:
 - cuts the text to its column's ``max_length``, so a transport that forgot to truncate
   cannot fail a row on PostgreSQL either.
 
-It is cheap when there is nothing to do (one regular expression search per field), which
-is the common case on the request path.
+It is cheap when there is nothing to do (one regular expression search over all the
+fields, see :func:`storable`), which is the common case.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from operator import attrgetter
 from typing import TYPE_CHECKING, Final
 
 from django.db.models import CharField
@@ -78,8 +80,30 @@ def clean_text(text: str, max_length: int | None = None) -> str:
     return text
 
 
+_texts: Final = attrgetter(*_TEXT_FIELDS)
+_BOUNDED: Final = tuple(
+    (index, limit) for index, limit in enumerate(_LIMITS.values()) if limit is not None
+)
+
+
+def storable(record: RequestRecord) -> bool:
+    """Whether every text field of ``record`` is storable as it is: one search over all
+    of them (the pattern is one character class, so joining them changes nothing) and a
+    length check per bounded column. The common case, so it is the cheap one."""
+    texts = _texts(record)
+    if _HOSTILE.search("".join([text for text in texts if text])) is not None:
+        return False
+    for index, limit in _BOUNDED:
+        text = texts[index]
+        if text is not None and len(text) > limit:
+            return False
+    return True
+
+
 def sanitised(record: RequestRecord) -> RequestRecord:
     """``record`` itself when every text field is storable, else a cleaned copy."""
+    if storable(record):
+        return record
     changes: dict[str, str] = {}
     for name, limit in _LIMITS.items():
         value = getattr(record, name)

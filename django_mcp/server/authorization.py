@@ -11,41 +11,75 @@ unknown and a hidden name cost the same work.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.protocol import methods
+from django_mcp.sites import MCPSite
 
 if TYPE_CHECKING:
     from django_mcp.protocol.admission import Admitted
     from django_mcp.server.context import Context
-    from django_mcp.sites import MCPSite
 
 
-def targeted(site: MCPSite, method: str, params: Mapping[str, Any], context: Context) -> Any:
-    """The declaration a request acts on, if it is visible to the caller, else None."""
+def gated(site: MCPSite, spec: Any) -> bool:
+    """Whether seeing ``spec`` (None: an unknown name) depends on the caller: it has a
+    permission check, or ``site`` decides with its own ``has_permission``. Looking up an
+    ungated declaration needs no :class:`Context`, so none is built."""
+    return (
+        getattr(spec, "permission", None) is not None
+        or type(site).has_permission is not MCPSite.has_permission
+    )
+
+
+def targeted(
+    site: MCPSite, method: str, params: Mapping[str, Any], context: Callable[[], Context]
+) -> Any:
+    """The declaration a request acts on, if it is visible to the caller, else None.
+
+    ``context`` gives the request's :class:`Context`; it is asked for only when a
+    permission check needs the caller (:func:`gated`).
+    """
     if method == methods.TOOLS_CALL and isinstance(params.get("name"), str):
-        return site.get_tool(params["name"], context)
+        spec = site.registry.tools.get(params["name"])
+        return site.get_tool(params["name"], context() if gated(site, spec) else None)
     if method == methods.PROMPTS_GET and isinstance(params.get("name"), str):
-        return site.get_prompt(params["name"], context)
+        prompt = site.registry.prompts.get(params["name"])
+        return site.get_prompt(params["name"], context() if gated(site, prompt) else None)
     if method == methods.RESOURCES_READ and isinstance(params.get("uri"), str):
-        found = site.find_resource(params["uri"], context)
+        found = site.find_resource(params["uri"], _if_varying(site, context))
         return None if found is None else found[0]
     if method == methods.COMPLETION_COMPLETE and isinstance(params.get("ref"), Mapping):
         ref = params["ref"]
         if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
-            return site.get_prompt(ref["name"], context)
+            return site.get_prompt(ref["name"], _if_varying(site, context))
         if ref.get("type") == "ref/resource" and isinstance(ref.get("uri"), str):
-            templates = site.get_resource_templates(context)
+            templates = site.get_resource_templates(_if_varying(site, context))
             return next((t for t in templates if t.uri == ref["uri"]), None)
     return None
 
 
-def missing_scopes(site: MCPSite, admitted: Admitted, context: Context) -> frozenset[str]:
+def _if_varying(site: MCPSite, context: Callable[[], Context]) -> Context | None:
+    """The Context when some declaration of ``site`` is gated, else None (none built)."""
+    return context() if site.varies_by_caller() else None
+
+
+def missing_scopes(
+    site: MCPSite, admitted: Admitted, context: Callable[[], Context]
+) -> frozenset[str]:
     """Every scope the targeted declaration needs, when the caller lacks any of them (so
-    one challenge names them all); empty when the caller may go on."""
-    spec = targeted(site, admitted.request.method, admitted.request.params or {}, context)
-    return context.caller.lacks(getattr(spec, "scopes_required", ()))
+    one challenge names them all); empty when the caller may go on.
+
+    ``context`` gives the request's :class:`Context`, asked for only when a permission
+    check or a required scope needs the caller: a call of an ungated tool without
+    ``scopes_required`` builds none.
+    """
+    params = admitted.request.params or {}
+    spec = targeted(site, admitted.request.method, params, context)
+    required = getattr(spec, "scopes_required", ())
+    if not required:
+        return frozenset()
+    return context().caller.lacks(required)
 
 
 def declared_scopes(site: MCPSite) -> frozenset[str]:

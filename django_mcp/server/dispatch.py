@@ -26,6 +26,7 @@ from django_mcp.protocol.methods import TOOLS_CALL
 from django_mcp.protocol.revisions import RevisionDecision
 from django_mcp.protocol.subscriptions import SubscriptionFilter
 from django_mcp.server import input_rounds
+from django_mcp.server.authorization import gated
 from django_mcp.server.capabilities import capabilities, offers, supports_listen
 from django_mcp.server.context import Context, Emitter
 from django_mcp.server.handlers import HANDLERS
@@ -89,16 +90,19 @@ class SiteCatalogue:
     def tool_header_params(
         self, name: str, meta: RequestMeta, revision: RevisionDecision
     ) -> Mapping[str, HeaderParam] | None:
-        context = Context(
-            site=self.site,
-            method=TOOLS_CALL,
-            request_id=None,
-            meta=meta,
-            revision=revision,
-            request=self.request,
-        )
-        with database_needed():  # a permission check may query a database that is down
-            spec = self.site.get_tool(name, context)
+        site = self.site
+        spec = site.registry.tools.get(name)
+        if gated(site, spec):  # only a permission check needs the caller's Context
+            context = Context(
+                site=site,
+                method=TOOLS_CALL,
+                request_id=None,
+                meta=meta,
+                revision=revision,
+                request=self.request,
+            )
+            with database_needed():  # a permission check may query a database that is down
+                spec = site.get_tool(name, context)
         return None if spec is None else spec.header_params
 
 

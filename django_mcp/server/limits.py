@@ -20,7 +20,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import RequestCancelled
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from django_mcp.server.context import Context
 
 T = TypeVar("T")
+
+#: Built once: ``json.dumps`` with options builds a new encoder on every call.
+_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class LimitExceeded(Exception):
@@ -40,7 +43,7 @@ def check_argument_size(name: str, arguments: Mapping[str, Any]) -> None:
     limit = mcp_settings.MAX_TOOL_ARGUMENT_BYTES
     if limit is None:
         return
-    size = len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    size = len(_COMPACT.encode(arguments).encode("utf-8"))
     if size > limit:
         raise LimitExceeded(
             f"The arguments of tool {name} are too large ({size} bytes; the limit is {limit})."

@@ -34,6 +34,30 @@ def test_headers_from_the_environ_equal_the_normalised_django_headers():
     assert normalise_environ(ENVIRON) == normalise(HttpHeaders(ENVIRON))
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "mcp-protocol-version",
+        "mcp-method",
+        "mcp-name",
+        "mcp-param-region",
+        "mcp-param-tenant_id",  # the spelling admission tries first for Tenant_Id
+        "mcp-param-missing",
+        "content-type",
+        "content-length",
+        "x-forwarded-for",
+        "request-method",  # an environ key without HTTP_: not a header
+        "server-name",
+    ],
+)
+def test_each_lookup_answers_what_the_whole_normalised_mapping_answers(name):
+    """Admission reads headers by name only; each lookup goes straight to the environ."""
+    environ = {**ENVIRON, "HTTP_MCP_PARAM_TENANT_ID": " t-1 "}
+    expected = normalise(HttpHeaders(environ))
+
+    assert normalise_environ(environ).get(name) == expected.get(name.replace("_", "-"))
+
+
 @pytest.mark.parametrize("levels", [0, 1, 3, 10, 11, 40])
 def test_the_depth_limit_answers_the_same_with_the_bracket_count_shortcut(levels):
     document: object = "x"

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, router
 from django.db.models.query import QuerySet
 from django.test.utils import CaptureQueriesContext
 
@@ -226,6 +226,18 @@ def test_each_client_version_gets_its_own_served_revision(client):
     }
 
 
+def test_a_best_effort_tally_is_keyed_by_the_storable_client_version(client):
+    """Records are made storable in the writer; tally keys as they are counted, so a NUL or
+    a lone surrogate in the client's version never fails the upsert."""
+    best_effort_call(client, client_version="1\x00\ud800")
+    assert recorder.flush() == 1
+
+    assert list(ServedRevision.objects.values_list("client_version", "count")) == [
+        ("1\ufffd\ufffd", 1)
+    ]
+    assert recorder.stats().failed == 0
+
+
 def test_best_effort_serves_are_counted_even_when_the_log_keeps_only_errors(client):
     with log_settings(REQUEST_LOG="errors"):
         best_effort_call(client)
@@ -365,6 +377,73 @@ def test_the_background_thread_starts_on_demand_and_flushes_a_full_batch(client,
         recorder.stop()
 
     assert not [t for t in threading.enumerate() if t.name == "django-mcp-recorder"]
+
+
+def _closes_in_thread(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
+    """Every ``close()`` of a database connection made by the thread called ``name``."""
+    closes: list[str] = []
+    wrapper = type(connections[DEFAULT_DB_ALIAS])
+    real_close = wrapper.close
+
+    def counted_close(self: Any) -> None:
+        if threading.current_thread().name == name:
+            closes.append(self.alias)
+        real_close(self)
+
+    monkeypatch.setattr(wrapper, "close", counted_close)
+    return closes
+
+
+def _in_thread(name: str, work: Any) -> None:
+    thread = threading.Thread(target=work, name=name)
+    thread.start()
+    thread.join()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_writer_keeps_its_connection_while_records_come_and_closes_it_when_idle(
+    client, monkeypatch
+):
+    """Opening a connection costs about a millisecond of CPU: the writer thread keeps its
+    own while a tick has records to write, and an idle tick closes it."""
+    closes = _closes_in_thread(monkeypatch, "writer")
+    search(client)
+    after_each_tick: list[int] = []
+
+    def writer() -> None:
+        recorder._flush_in_thread()  # one record to write: the connection stays open
+        after_each_tick.append(len(closes))
+        recorder._flush_in_thread()  # nothing to write: closed
+        after_each_tick.append(len(closes))
+
+    _in_thread("writer", writer)
+
+    assert after_each_tick == [0, 1]
+    assert RequestLog.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_writer_replaces_a_connection_that_is_no_longer_usable(client, monkeypatch):
+    """A kept connection may have died meanwhile (a database restart): it is checked and
+    replaced before the batch, which is then written rather than counted as failed."""
+    closes = _closes_in_thread(monkeypatch, "writer")
+    monkeypatch.setattr(type(connections[DEFAULT_DB_ALIAS]), "is_usable", lambda self: False)
+    search(client)
+
+    alias = router.db_for_write(RequestLog)
+    closed_by_the_flush: list[str] = []
+
+    def writer() -> None:
+        connections[alias].ensure_connection()  # kept from an earlier flush
+        recorder._flush_in_thread()
+        closed_by_the_flush.extend(closes)
+        connections[alias].close()  # the test's own cleanup: the thread ends here
+
+    _in_thread("writer", writer)
+
+    assert closed_by_the_flush == [alias]
+    assert RequestLog.objects.count() == 1
+    assert recorder.stats().failed == 0
 
 
 @pytest.mark.django_db(transaction=True)
