@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -301,6 +302,39 @@ def test_async_tools_fail_the_same(app: Any):
     assert error(broken, 200, -32603)["message"] == "Internal error"
     assert slow.json()["result"]["isError"] is True
     assert "timed out after 0.2 seconds" in slow.json()["result"]["content"][0]["text"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seconds", [5, 0.5])
+def test_a_tool_timeout_cancels_the_tool_not_the_servers_request_task(site, seconds):
+    """``TOOL_TIMEOUT`` cancels the ``async def`` tool on the loop, and only the tool: the
+    ASGI server's task for the HTTP request is left uncancelled, so it sends the response
+    and finishes normally. Also when the tool blocks the loop past the limit and returns
+    (the timer's cancel then arrives after the tool is done)."""
+
+    @site.tool
+    async def async_block(seconds: float) -> str:
+        """Block the event loop (a badly written tool), then return."""
+        time.sleep(seconds)
+        return "done"
+
+    app = NativeMCP(get_asgi_application())
+    cancels: list[int] = []
+
+    async def server_task(scope: Any, receive: Any, send: Any) -> None:
+        await app(scope, receive, send)
+        await asyncio.sleep(0)  # a cancel scheduled from the timer thread lands here
+        await asyncio.sleep(0)
+        task = asyncio.current_task()
+        assert task is not None
+        cancels.append(task.cancelling())
+
+    tool = "async_sleep" if seconds == 5 else "async_block"
+    with override_mcp(TOOL_TIMEOUT=0.1):
+        (response,) = exchange(server_task, call(tool, seconds=seconds))
+    assert response.status_code == 200
+    assert "timed out after 0.1 seconds" in response.json()["result"]["content"][0]["text"]
+    assert cancels == [0]
 
 
 # -- what only the native path does ----------------------------------------------------------
