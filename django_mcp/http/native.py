@@ -37,6 +37,7 @@ import contextlib
 import io
 import logging
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
@@ -103,14 +104,32 @@ def _with_clean_connections(func: Callable[..., Any], *args: Any) -> Any:
         close_old_connections()
 
 
-#: ``in_worker(func, *args)``: ``func(*args)`` in a pooled worker thread (one adapter, made
+#: The worker pool and its adapter, per ``NATIVE_WORKER_THREADS`` value (one adapter, made
 #: once: building a ``sync_to_async`` per request costs as much as a tenth of the hop).
-in_worker = sync_to_async(_with_clean_connections, thread_sensitive=False)
-"""Database connections are per thread: closed when unusable or past ``CONN_MAX_AGE``
-before and after, in that thread, as ``request_started`` and ``request_finished`` do for a
-request Django serves. ``thread_sensitive=False``: no thread is made for the request
-(Django makes one per request for its sync views), and an ``async def`` tool still runs on
-this event loop (``async_to_sync`` finds it)."""
+_workers: dict[int, SyncToAsync[..., Any]] = {}
+
+
+async def in_worker(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` in a pooled worker thread.
+
+    Database connections are per thread: closed when unusable or past ``CONN_MAX_AGE``
+    before and after, in that thread, as ``request_started`` and ``request_finished`` do
+    for a request Django serves. ``thread_sensitive=False``: no thread is made for the
+    request (Django makes one per request for its sync views), and an ``async def`` tool
+    still runs on this event loop (``async_to_sync`` finds it).
+
+    The pool is django-mcp's own, ``NATIVE_WORKER_THREADS`` threads, not the loop's default
+    executor: that one has ``min(32, CPUs + 4)`` threads (6 on two cores) shared with the
+    server, so that many slow sync tools would stall every other MCP request.
+    """
+    size = int(mcp_settings.NATIVE_WORKER_THREADS)
+    adapter = _workers.get(size)
+    if adapter is None:
+        pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="django-mcp-native")
+        adapter = _workers.setdefault(
+            size, SyncToAsync(_with_clean_connections, thread_sensitive=False, executor=pool)
+        )
+    return await adapter(func, *args)
 
 
 async def on_loop(exchange: Exchange, admitted: Admitted, request: HttpRequest) -> HttpResponse:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,8 @@ APPS: dict[str, Callable[[], Any]] = {
     "native": lambda: NativeMCP(get_asgi_application()),
 }
 STAMP = "X-Project-Middleware"
+#: Only against a hang: a test waits this long at most for something that must happen.
+HANG_GUARD_SECONDS = 30
 
 
 class StampMiddleware:
@@ -381,6 +384,48 @@ def test_sync_tools_run_in_a_worker_thread_that_closes_its_connections(site, mon
     (tool_thread,) = seen_threads
     assert tool_thread != loop_thread[0]
     assert closed == [tool_thread, tool_thread]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_slow_sync_tools_do_not_stall_the_other_requests(site):
+    """Sync code runs in django-mcp's own pool of ``NATIVE_WORKER_THREADS`` threads, not
+    the event loop's default executor (``min(32, CPUs + 4)`` threads, 6 on two cores):
+    with more slow ``def`` tools running than that, another request is still served."""
+    release = threading.Event()
+    running: list[int] = []
+    held = (os.cpu_count() or 1) + 5  # one more than the default executor's threads
+
+    @site.tool
+    def wait_for_release() -> str:
+        """Block until the test lets go (bounded)."""
+        running.append(threading.get_ident())
+        release.wait(HANG_GUARD_SECONDS)
+        return "released"
+
+    app = NativeMCP(get_asgi_application())
+
+    async def run() -> tuple[httpx.Response, list[httpx.Response]]:
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            blocked = [
+                asyncio.ensure_future(c.post("/mcp", **call("wait_for_release")))
+                for _ in range(held)
+            ]
+            try:
+                while len(running) < held:  # every slow call holds a thread now
+                    await asyncio.sleep(0.01)
+                listed = await asyncio.wait_for(
+                    c.post("/mcp", **mcp("tools/list")), HANG_GUARD_SECONDS
+                )
+            finally:
+                release.set()
+            return listed, await asyncio.gather(*blocked)
+
+    with override_mcp(NATIVE_WORKER_THREADS=held + 1):
+        listed, slow = asyncio.run(run())
+    assert listed.status_code == 200
+    assert len(set(running)) == held
+    assert [r.json()["result"]["content"][0]["text"] for r in slow] == ["released"] * held
 
 
 @pytest.mark.django_db
