@@ -181,6 +181,20 @@ def test_tools_call_is_answered_the_same(app: Any, tool: str):
 
 
 @pytest.mark.django_db
+def test_responses_declare_their_length(app: Any):
+    """A JSON response carries ``Content-Length`` on both paths (Django's adds it in
+    ``CommonMiddleware``), so the server sends it unchunked; an empty 202 declares 0."""
+    note = mcp_body("notifications/cancelled", {"requestId": 7}, id=OMIT)
+    answered, accepted = exchange(
+        app,
+        call("add", a=1, b=2),
+        {"content": json.dumps(note), "headers": mcp_headers(note)},
+    )
+    assert answered.headers["content-length"] == str(len(answered.content))
+    assert (accepted.status_code, accepted.headers["content-length"]) == (202, "0")
+
+
+@pytest.mark.django_db
 def test_an_accepted_notification_is_202_without_a_body(app: Any):
     """basic/transports/streamable-http.mdx: a notification is answered 202, no body."""
     body = mcp_body("notifications/cancelled", {"requestId": 7}, id=OMIT)
