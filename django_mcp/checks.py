@@ -189,6 +189,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
             "MAX_JSON_DEPTH",
             "LISTEN_MAX_STREAMS",
             "LISTEN_MAX_STREAMS_PER_CALLER",
+            "NATIVE_WORKER_THREADS",
         )
     },
     **{

@@ -34,6 +34,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     # HTTP transport.
     "ALLOWED_ORIGINS": None,  # None: derived from ALLOWED_HOSTS plus loopback
     "MAX_REQUEST_BYTES": 4 * 1024 * 1024,
+    # Worker threads of the native ASGI path (NativeMCP), shared by its requests' sync code.
+    "NATIVE_WORKER_THREADS": 64,
     # Rate limits ("COUNT/PERIOD", e.g. "120/m"; None: off) per signed-in user, per
     # credential and per client address, counted in the cache RATE_LIMIT_CACHE.
     "RATE_LIMIT_USER": None,

@@ -48,6 +48,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "header; `None` checks the origin's host against `ALLOWED_HOSTS`. Loopback origins and "
     "requests without `Origin` are always allowed.",
     "MAX_REQUEST_BYTES": "Largest request body accepted; bigger bodies get HTTP 413.",
+    "NATIVE_WORKER_THREADS": "Worker threads of the native ASGI path (`NativeMCP`): sync "
+    "tools and admission that may query the database run there, so this many slow calls at "
+    "once make the next ones wait. Size it as a threaded server's thread count.",
     "RATE_LIMIT_USER": 'Requests one signed-in user may make, as `"COUNT/PERIOD"` '
     '(`"120/m"`, `"5000/h"`, `"10/30s"`); over it: HTTP 429 with `Retry-After` and error '
     "-31429. `None`: no limit (the default; see the security guide).",

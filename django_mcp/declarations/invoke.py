@@ -44,15 +44,20 @@ def call(
 
 
 async def acall(func: Callable[..., Any], /, *, _context: Context, **kwargs: Any) -> Any:
-    """Await the coroutine function ``func`` in the running task, which cancelling the
+    """Await the coroutine function ``func`` in a task of its own, which cancelling the
     request cancels (:class:`~django_mcp.exceptions.RequestCancelled`). What :func:`call`
-    runs through ``async_to_sync``, and what the native ASGI path awaits directly."""
-    task = asyncio.current_task()
+    runs through ``async_to_sync``, and what the native ASGI path awaits directly.
+
+    Its own task, not the running one: on the native path the running task is the ASGI
+    server's task for the whole HTTP request, and a cancellation aimed at the tool
+    (``TOOL_TIMEOUT``, from a timer thread) must not hit it; it would stay marked
+    cancelled, or, when the timer fires just as the tool returns, be cancelled while it
+    sends the response. A finished task ignores a late cancel."""
     loop = asyncio.get_running_loop()
-    assert task is not None
+    task = loop.create_task(func(**kwargs))
     _context.on_cancel(lambda: _cancel_soon(loop, task))
     try:
-        return await func(**kwargs)
+        return await task
     except asyncio.CancelledError as exc:
         raise RequestCancelled() from exc
 

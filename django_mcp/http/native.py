@@ -36,7 +36,9 @@ import asyncio
 import contextlib
 import io
 import logging
+import weakref
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
@@ -103,14 +105,36 @@ def _with_clean_connections(func: Callable[..., Any], *args: Any) -> Any:
         close_old_connections()
 
 
-#: ``in_worker(func, *args)``: ``func(*args)`` in a pooled worker thread (one adapter, made
-#: once: building a ``sync_to_async`` per request costs as much as a tenth of the hop).
-in_worker = sync_to_async(_with_clean_connections, thread_sensitive=False)
-"""Database connections are per thread: closed when unusable or past ``CONN_MAX_AGE``
-before and after, in that thread, as ``request_started`` and ``request_finished`` do for a
-request Django serves. ``thread_sensitive=False``: no thread is made for the request
-(Django makes one per request for its sync views), and an ``async def`` tool still runs on
-this event loop (``async_to_sync`` finds it)."""
+#: The worker pool's adapter, per event loop and ``NATIVE_WORKER_THREADS`` value (made once:
+#: building a ``sync_to_async`` per request costs as much as a tenth of the hop). Per loop,
+#: as the loop's own default executor: a pool and its threads' database connections never
+#: outlive the loop they served; a collected pool's threads exit.
+_workers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, SyncToAsync[..., Any]]]
+_workers = weakref.WeakKeyDictionary()
+
+
+async def in_worker(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` in a pooled worker thread.
+
+    Database connections are per thread: closed when unusable or past ``CONN_MAX_AGE``
+    before and after, in that thread, as ``request_started`` and ``request_finished`` do
+    for a request Django serves. ``thread_sensitive=False``: no thread is made for the
+    request (Django makes one per request for its sync views), and an ``async def`` tool
+    still runs on this event loop (``async_to_sync`` finds it).
+
+    The pool is django-mcp's own, ``NATIVE_WORKER_THREADS`` threads, not the loop's default
+    executor: that one has ``min(32, CPUs + 4)`` threads (6 on two cores) shared with the
+    server, so that many slow sync tools would stall every other MCP request.
+    """
+    size = int(mcp_settings.NATIVE_WORKER_THREADS)
+    adapters = _workers.setdefault(asyncio.get_running_loop(), {})
+    adapter = adapters.get(size)
+    if adapter is None:
+        pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="django-mcp-native")
+        adapter = adapters.setdefault(
+            size, SyncToAsync(_with_clean_connections, thread_sensitive=False, executor=pool)
+        )
+    return await adapter(func, *args)
 
 
 async def on_loop(exchange: Exchange, admitted: Admitted, request: HttpRequest) -> HttpResponse:
@@ -242,9 +266,13 @@ def response_start(response: HttpResponseBase) -> dict[str, Any]:
 
 
 async def send_response(response: HttpResponseBase, send: Send) -> None:
-    """A complete response: the start, then the body in pieces."""
-    await send(response_start(response))
+    """A complete response: the start, then the body in pieces. With its
+    ``Content-Length`` (what ``CommonMiddleware`` adds on Django's path), so the server
+    need not chunk it and an HTTP/1.0 client keeps its connection."""
     content: bytes = response.content  # type: ignore[attr-defined]
+    if not response.has_header("Content-Length"):
+        response["Content-Length"] = str(len(content))
+    await send(response_start(response))
     if len(content) <= CHUNK_BYTES:
         await send({"type": "http.response.body", "body": content})
         return

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -45,6 +47,8 @@ APPS: dict[str, Callable[[], Any]] = {
     "native": lambda: NativeMCP(get_asgi_application()),
 }
 STAMP = "X-Project-Middleware"
+#: Only against a hang: a test waits this long at most for something that must happen.
+HANG_GUARD_SECONDS = 30
 
 
 class StampMiddleware:
@@ -177,6 +181,20 @@ def test_tools_call_is_answered_the_same(app: Any, tool: str):
 
 
 @pytest.mark.django_db
+def test_responses_declare_their_length(app: Any):
+    """A JSON response carries ``Content-Length`` on both paths (Django's adds it in
+    ``CommonMiddleware``), so the server sends it unchunked; an empty 202 declares 0."""
+    note = mcp_body("notifications/cancelled", {"requestId": 7}, id=OMIT)
+    answered, accepted = exchange(
+        app,
+        call("add", a=1, b=2),
+        {"content": json.dumps(note), "headers": mcp_headers(note)},
+    )
+    assert answered.headers["content-length"] == str(len(answered.content))
+    assert (accepted.status_code, accepted.headers["content-length"]) == (202, "0")
+
+
+@pytest.mark.django_db
 def test_an_accepted_notification_is_202_without_a_body(app: Any):
     """basic/transports/streamable-http.mdx: a notification is answered 202, no body."""
     body = mcp_body("notifications/cancelled", {"requestId": 7}, id=OMIT)
@@ -303,6 +321,39 @@ def test_async_tools_fail_the_same(app: Any):
     assert "timed out after 0.2 seconds" in slow.json()["result"]["content"][0]["text"]
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("seconds", [5, 0.5])
+def test_a_tool_timeout_cancels_the_tool_not_the_servers_request_task(site, seconds):
+    """``TOOL_TIMEOUT`` cancels the ``async def`` tool on the loop, and only the tool: the
+    ASGI server's task for the HTTP request is left uncancelled, so it sends the response
+    and finishes normally. Also when the tool blocks the loop past the limit and returns
+    (the timer's cancel then arrives after the tool is done)."""
+
+    @site.tool
+    async def async_block(seconds: float) -> str:
+        """Block the event loop (a badly written tool), then return."""
+        time.sleep(seconds)
+        return "done"
+
+    app = NativeMCP(get_asgi_application())
+    cancels: list[int] = []
+
+    async def server_task(scope: Any, receive: Any, send: Any) -> None:
+        await app(scope, receive, send)
+        await asyncio.sleep(0)  # a cancel scheduled from the timer thread lands here
+        await asyncio.sleep(0)
+        task = asyncio.current_task()
+        assert task is not None
+        cancels.append(task.cancelling())
+
+    tool = "async_sleep" if seconds == 5 else "async_block"
+    with override_mcp(TOOL_TIMEOUT=0.1):
+        (response,) = exchange(server_task, call(tool, seconds=seconds))
+    assert response.status_code == 200
+    assert "timed out after 0.1 seconds" in response.json()["result"]["content"][0]["text"]
+    assert cancels == [0]
+
+
 # -- what only the native path does ----------------------------------------------------------
 
 
@@ -347,6 +398,48 @@ def test_sync_tools_run_in_a_worker_thread_that_closes_its_connections(site, mon
     (tool_thread,) = seen_threads
     assert tool_thread != loop_thread[0]
     assert closed == [tool_thread, tool_thread]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_slow_sync_tools_do_not_stall_the_other_requests(site):
+    """Sync code runs in django-mcp's own pool of ``NATIVE_WORKER_THREADS`` threads, not
+    the event loop's default executor (``min(32, CPUs + 4)`` threads, 6 on two cores):
+    with more slow ``def`` tools running than that, another request is still served."""
+    release = threading.Event()
+    running: list[int] = []
+    held = (os.cpu_count() or 1) + 5  # one more than the default executor's threads
+
+    @site.tool
+    def wait_for_release() -> str:
+        """Block until the test lets go (bounded)."""
+        running.append(threading.get_ident())
+        release.wait(HANG_GUARD_SECONDS)
+        return "released"
+
+    app = NativeMCP(get_asgi_application())
+
+    async def run() -> tuple[httpx.Response, list[httpx.Response]]:
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            blocked = [
+                asyncio.ensure_future(c.post("/mcp", **call("wait_for_release")))
+                for _ in range(held)
+            ]
+            try:
+                while len(running) < held:  # every slow call holds a thread now
+                    await asyncio.sleep(0.01)
+                listed = await asyncio.wait_for(
+                    c.post("/mcp", **mcp("tools/list")), HANG_GUARD_SECONDS
+                )
+            finally:
+                release.set()
+            return listed, await asyncio.gather(*blocked)
+
+    with override_mcp(NATIVE_WORKER_THREADS=held + 1):
+        listed, slow = asyncio.run(run())
+    assert listed.status_code == 200
+    assert len(set(running)) == held
+    assert [r.json()["result"]["content"][0]["text"] for r in slow] == ["released"] * held
 
 
 @pytest.mark.django_db
