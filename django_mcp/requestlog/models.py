@@ -1,4 +1,5 @@
-"""The request log and the best-effort revision tally (docs/guides/records.md).
+"""The request log, its hourly summaries and the best-effort revision tally
+(docs/guides/records.md).
 
 Both tables are written only by :mod:`django_mcp.requestlog.recorder`, in bulk and off the request
 path; the admin shows them read-only. ``RequestLog`` is an append-only, write-heavy table,
@@ -15,6 +16,7 @@ from django.conf import settings
 from django.db import models
 
 from django_mcp.protocol.revisions import ServedHow
+from django_mcp.requestlog import histogram
 
 
 class Outcome(models.TextChoices):
@@ -173,3 +175,43 @@ class ServedRevision(models.Model):
     def __str__(self) -> str:
         client = f"{self.client_name} {self.client_version}".strip() or "unnamed client"
         return f"{self.revision} for {client}"
+
+
+class RequestLogHour(models.Model):
+    """One hour of requests to one (site, method, target, error code): counters and a
+    latency histogram, added to by every flush of the recorder (:mod:`.summaries`).
+
+    The dashboard reads these rows only, so its cost grows with the hours and distinct
+    targets of its window, never with the requests. ``error_code`` 0 stands for "no error
+    code" (it is part of the unique key, where NULLs would never conflict). The histogram's
+    columns ``b00`` .. ``b63`` count durations per bucket of :mod:`.histogram`.
+    """
+
+    hour = models.DateTimeField(help_text="The start of the hour (UTC).")
+    site = models.CharField("MCP site", max_length=100)
+    method = models.CharField(max_length=100, blank=True)
+    target = models.CharField(max_length=255, blank=True)
+    error_code = models.IntegerField("error code", default=0, help_text="0: none.")
+    count = models.PositiveBigIntegerField(default=0)
+    errors = models.PositiveBigIntegerField(default=0)
+    duration_sum = models.FloatField("total duration (ms)", default=0.0)
+
+    class Meta:
+        verbose_name = "request log hour"
+        verbose_name_plural = "request log hours"
+        ordering = ("-hour",)
+        constraints = (
+            # The upsert's conflict target, and the index of a window (``hour`` leads).
+            models.UniqueConstraint(
+                fields=("hour", "site", "method", "target", "error_code"),
+                name="django_mcp_rlhour_key",
+            ),
+        )
+
+    def __str__(self) -> str:
+        what = f"{self.method} {self.target}".strip() or "(unparsed)"
+        return f"{what} in the hour of {self.hour:%Y-%m-%d %H:00}"
+
+
+for _column in histogram.COLUMNS:
+    RequestLogHour.add_to_class(_column, models.PositiveBigIntegerField(default=0))
