@@ -71,7 +71,7 @@ def dashboard(request: HttpRequest, admin_site: AdminSite) -> HttpResponse:
         ),
         "calls": svg.horizontal_bars("Top targets by calls", by_calls),
         "p95": svg.horizontal_bars(
-            "Top targets by p95 latency",
+            "Top targets by p95 latency (≈)",
             [(i.label, i.p95_ms or 0.0) for i in by_p95],
             unit=" ms",
             colour=svg.PALETTE[3],
