@@ -1,16 +1,19 @@
 """The dashboard's numbers: sums over the hourly summaries of a bounded window, in SQL.
 
 Why summaries: reading every request of a window made the dashboard's cost grow with
-traffic (9 s for 30 days of a 10-million-row log). Every query here reads
-:class:`~django_mcp.requestlog.models.RequestLogHour` only, never the request log's rows:
-the hours from the start of the window's first hour, filtered on ``hour`` (the leading
-column of the summaries' unique key) and summed in the database (``Sum``, ``TruncDay``).
-Their cost grows with the hours and distinct targets of the window, not with the requests.
+traffic (9 s for 30 days of a 10-million-row log). Every query here reads the summaries
+only, never the request log's rows: the 24-hour window the hours
+(:class:`~django_mcp.requestlog.models.RequestLogHour`) from the start of its first hour,
+the 7- and 30-day windows the UTC days (:class:`~django_mcp.requestlog.models.RequestLogDay`)
+from the start of their first day, filtered on the time column (the leading column of each
+table's unique key) and summed in the database. Their cost grows with the hours or days
+and distinct targets of the window, not with the requests.
 
 The 95th percentile comes from the summaries' latency histogram
 (:mod:`django_mcp.requestlog.histogram`): the geometric middle of the bucket holding the
 nearest-rank p95, within a factor of ``sqrt(1.25)`` (about 12 %) of the exact value; the
-page marks it "≈". The window starts on the hour: a 24-hour window shows up to 25 hours.
+page marks it "≈". A window starts on the hour (24 hours: up to 25 hours shown) or on a
+UTC day (7 and 30 days: up to a day more; the chart's days are UTC days).
 """
 
 from __future__ import annotations
@@ -20,12 +23,11 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from django.db.models import Q, QuerySet, Sum
-from django.db.models.functions import TruncDay, TruncHour
 from django.utils import timezone
 
 from django_mcp.requestlog import histogram
-from django_mcp.requestlog.models import RequestLogHour, ServedRevision
-from django_mcp.requestlog.summaries import hour_of
+from django_mcp.requestlog.models import RequestLogDay, RequestLogHour, ServedRevision
+from django_mcp.requestlog.summaries import day_of, hour_of
 
 #: The windows a dashboard may show: name -> (length, bucket). Bounded on purpose.
 WINDOWS: Final[dict[str, tuple[timedelta, str]]] = {
@@ -67,30 +69,31 @@ def window(name: str | None, now: datetime | None = None) -> tuple[str, datetime
     return key, (now or timezone.now()) - length, bucket
 
 
-def in_window(since: datetime, site: str | None = None) -> QuerySet[RequestLogHour]:
-    """The summaries of every hour from ``since``'s on (of one site)."""
-    rows = RequestLogHour.objects.filter(hour__gte=hour_of(since)).order_by()
+def in_window(since: datetime, site: str | None = None, bucket: str = "hour") -> QuerySet[Any]:
+    """The summaries of every hour from ``since``'s on, or of every UTC day from ``since``'s
+    on (of one site)."""
+    rows: QuerySet[Any]
+    if bucket == "hour":
+        rows = RequestLogHour.objects.filter(hour__gte=hour_of(since))
+    else:
+        rows = RequestLogDay.objects.filter(day__gte=day_of(since))
+    rows = rows.order_by()
     return rows.filter(site=site) if site else rows
 
 
-def buckets(rows: QuerySet[RequestLogHour], bucket: str) -> list[Bucket]:
+def buckets(rows: QuerySet[Any], bucket: str) -> list[Bucket]:
     """Requests and errors per hour or day, oldest first."""
-    trunc = TruncHour if bucket == "hour" else TruncDay
+    column = "hour" if bucket == "hour" else "day"
     grouped = (
-        rows.annotate(at=trunc("hour"))
-        .values("at")
-        .annotate(total=Sum("count"), errors=Sum("errors"))
-        .order_by("at")
+        rows.values(column).annotate(total=Sum("count"), errors=Sum("errors")).order_by(column)
     )
-    return [Bucket(row["at"], row["total"], row["errors"]) for row in grouped]
+    return [Bucket(row[column], row["total"], row["errors"]) for row in grouped]
 
 
 def fill(found: list[Bucket], since: datetime, bucket: str, now: datetime) -> list[Bucket]:
     """Every bucket of the window, empty ones included, so the time axis is even."""
     step = timedelta(hours=1) if bucket == "hour" else timedelta(days=1)
-    start = timezone.localtime(since).replace(minute=0, second=0, microsecond=0)
-    if bucket == "day":
-        start = start.replace(hour=0)
+    start = hour_of(since) if bucket == "hour" else day_of(since)
     by_time = {item.at: item for item in found}
     out: list[Bucket] = []
     at = start
@@ -100,7 +103,7 @@ def fill(found: list[Bucket], since: datetime, bucket: str, now: datetime) -> li
     return out
 
 
-def per_target(rows: QuerySet[RequestLogHour]) -> list[TargetStats]:
+def per_target(rows: QuerySet[Any]) -> list[TargetStats]:
     """Calls, errors, mean latency and ≈p95 per (method, target), most called first: one
     grouped query for the counts, one for the histograms of the targets it returned."""
     grouped = list(
@@ -136,7 +139,7 @@ def per_target(rows: QuerySet[RequestLogHour]) -> list[TargetStats]:
     ]
 
 
-def error_codes(rows: QuerySet[RequestLogHour]) -> list[dict[str, Any]]:
+def error_codes(rows: QuerySet[Any]) -> list[dict[str, Any]]:
     """How often each error code was answered in the window, most frequent first."""
     grouped = (
         rows.exclude(error_code=0)

@@ -1,4 +1,4 @@
-"""The request log, its hourly summaries and the best-effort revision tally
+"""The request log, its hourly and daily summaries and the best-effort revision tally
 (docs/guides/records.md).
 
 Both tables are written only by :mod:`django_mcp.requestlog.recorder`, in bulk and off the request
@@ -177,17 +177,14 @@ class ServedRevision(models.Model):
         return f"{self.revision} for {client}"
 
 
-class RequestLogHour(models.Model):
-    """One hour of requests to one (site, method, target, error code): counters and a
-    latency histogram, added to by every flush of the recorder (:mod:`.summaries`).
-
-    The dashboard reads these rows only, so its cost grows with the hours and distinct
-    targets of its window, never with the requests. ``error_code`` 0 stands for "no error
-    code" (it is part of the unique key, where NULLs would never conflict). The histogram's
-    columns ``b00`` .. ``b63`` count durations per bucket of :mod:`.histogram`.
+class LogSummary(models.Model):
+    """What the dashboard sums over a span of time for one (site, method, target, error
+    code): counters and a latency histogram, added to by every flush of the recorder
+    (:mod:`.summaries`). ``error_code`` 0 stands for "no error code" (it is part of the
+    unique key, where NULLs would never conflict). The histogram's columns ``b00`` ..
+    ``b63`` count durations per bucket of :mod:`.histogram`.
     """
 
-    hour = models.DateTimeField(help_text="The start of the hour (UTC).")
     site = models.CharField("MCP site", max_length=100)
     method = models.CharField(max_length=100, blank=True)
     target = models.CharField(max_length=255, blank=True)
@@ -195,6 +192,23 @@ class RequestLogHour(models.Model):
     count = models.PositiveBigIntegerField(default=0)
     errors = models.PositiveBigIntegerField(default=0)
     duration_sum = models.FloatField("total duration (ms)", default=0.0)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.target}".strip() or "(unparsed)"
+
+
+# Before the concrete models, which copy the abstract model's fields when they are made.
+for _column in histogram.COLUMNS:
+    LogSummary.add_to_class(_column, models.PositiveBigIntegerField(default=0))
+
+
+class RequestLogHour(LogSummary):
+    """One hour of requests (the 24-hour window reads these: one row per hour and key)."""
+
+    hour = models.DateTimeField(help_text="The start of the hour (UTC).")
 
     class Meta:
         verbose_name = "request log hour"
@@ -208,10 +222,20 @@ class RequestLogHour(models.Model):
             ),
         )
 
-    def __str__(self) -> str:
-        what = f"{self.method} {self.target}".strip() or "(unparsed)"
-        return f"{what} in the hour of {self.hour:%Y-%m-%d %H:00}"
 
+class RequestLogDay(LogSummary):
+    """One UTC day of requests (the 7- and 30-day windows read these: a day's hours summed,
+    so a month is 30 rows per key rather than 720)."""
 
-for _column in histogram.COLUMNS:
-    RequestLogHour.add_to_class(_column, models.PositiveBigIntegerField(default=0))
+    day = models.DateTimeField(help_text="The start of the day (UTC).")
+
+    class Meta:
+        verbose_name = "request log day"
+        verbose_name_plural = "request log days"
+        ordering = ("-day",)
+        constraints = (
+            models.UniqueConstraint(
+                fields=("day", "site", "method", "target", "error_code"),
+                name="django_mcp_rlday_key",
+            ),
+        )

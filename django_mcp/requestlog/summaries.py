@@ -1,24 +1,28 @@
-"""The request log's hourly summaries: counted in the writer thread, rebuilt from rows.
+"""The request log's hourly and daily summaries: counted in the writer thread, rebuilt
+from rows.
 
 Why: the dashboard answered by reading every request of its window, so its cost grew with
 traffic (9 s for 30 days of 10 million rows). :class:`~.models.RequestLogHour` holds, per
 hour and (site, method, target, error code), the requests, the errors, the total duration
-and a latency histogram (:mod:`.histogram`); the dashboard reads those rows only.
+and a latency histogram (:mod:`.histogram`); :class:`~.models.RequestLogDay` the same per
+UTC day, so a 30-day window reads 30 rows per key rather than 720. The dashboard reads
+those rows only.
 
 How they are written: each flush of the recorder hands every request it took from its
 buffers (the rows it just wrote, and the requests the log's sampling or ``"errors"`` mode
 left out, so the summaries count every request, not only the logged ones) to :func:`add`.
-It adds them up in Python into one :class:`Tally` per key, then sends one statement per
-chunk, ``INSERT ... ON CONFLICT (key) DO UPDATE SET count = count + excluded.count, ...``,
-which adds to an existing hour rather than replacing it: batches, flushes and processes
-add up, and concurrent writers never lose an update (the row lock of the conflict
-serialises them). PostgreSQL and SQLite (3.24 and later) both take this syntax; the vendor
-SQL of the summaries is in this module only.
+It adds them up in Python into one :class:`Tally` per hour and key (and sums those per
+day), then sends, in one transaction, one statement per table and chunk,
+``INSERT ... ON CONFLICT (key) DO UPDATE SET count = count + excluded.count, ...``,
+which adds to an existing row rather than replacing it: batches, flushes and processes add
+up, and concurrent writers never lose an update (the row lock of the conflict serialises
+them; keys are sent sorted, so two writers lock in the same order). PostgreSQL and SQLite
+(3.24 and later) both take this syntax; the vendor SQL of the summaries is in this module only.
 
 :func:`rebuild` recounts hours from the rows (``manage.py mcp_rebuild_log_summaries``), in
 one ``INSERT ... SELECT ... GROUP BY`` whose histogram bucket is a binary search of
 :data:`~.histogram.BOUNDS` written as nested ``CASE`` (six comparisons per row), so a
-duration falls in the same bucket as when the writer counted it.
+duration falls in the same bucket as when the writer counted it; then days from hours.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 from django.db import NotSupportedError, connections, transaction
 
 from django_mcp.requestlog import histogram
-from django_mcp.requestlog.models import RequestLog, RequestLogHour
+from django_mcp.requestlog.models import LogSummary, RequestLog, RequestLogDay, RequestLogHour
 from django_mcp.requestlog.sanitise import clean_text
 
 if TYPE_CHECKING:
@@ -43,9 +47,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("django_mcp")
 
-#: (hour, site, method, target, error code): the unique key of a summary row.
+#: (hour or day, site, method, target, error code): the unique key of a summary row.
 Key = tuple[datetime.datetime, str, str, str, int]
-KEY: Final = ("hour", "site", "method", "target", "error_code")
+KEY: Final = ("site", "method", "target", "error_code")  # after the time column
 COUNTERS: Final = ("count", "errors", "duration_sum", *histogram.COLUMNS)
 #: The outcomes the dashboard counts as errors (as its ``ERRORS`` filter on the rows did).
 ERROR_OUTCOMES: Final = ("tool_error", "protocol_error")
@@ -69,11 +73,41 @@ class Tally:
         self.buckets = [a + b for a, b in zip(self.buckets, other.buckets, strict=True)]
 
 
+@dataclass(frozen=True)
+class Span:
+    """One summary table and its time column."""
+
+    model: type[LogSummary]
+    column: str
+
+
+HOURS: Final = Span(RequestLogHour, "hour")
+DAYS: Final = Span(RequestLogDay, "day")
+
+
 def hour_of(when: datetime.datetime) -> datetime.datetime:
     """The start of ``when``'s hour, in UTC when ``when`` is aware (the rows' time zone)."""
     if when.tzinfo is not None and when.tzinfo is not _UTC:
         when = when.astimezone(_UTC)
     return when.replace(minute=0, second=0, microsecond=0)
+
+
+def day_of(when: datetime.datetime) -> datetime.datetime:
+    """The start of ``when``'s day, in UTC when ``when`` is aware."""
+    return hour_of(when).replace(hour=0)
+
+
+def by_day(hours: dict[Key, Tally]) -> dict[Key, Tally]:
+    """Hourly tallies summed per UTC day."""
+    out: dict[Key, Tally] = {}
+    for (hour, *rest), item in hours.items():
+        key: Key = (hour.replace(hour=0), *rest)  # type: ignore[assignment]
+        found = out.get(key)
+        if found is None:
+            out[key] = Tally(item.count, item.errors, item.duration_sum, list(item.buckets))
+        else:
+            found.merge(item)
+    return out
 
 
 def tally(records: Iterable[RequestRecord]) -> dict[Key, Tally]:
@@ -133,10 +167,12 @@ def add(records: Iterable[RequestRecord], alias: str) -> int:
     One transaction: either every key of the batch is added or none is, so a failure is
     counted once by the caller and never half-applied.
     """
-    tallies = tally(records)
-    if tallies:
-        upsert(tallies, alias)
-    return len(tallies)
+    hours = tally(records)
+    if hours:
+        with transaction.atomic(using=alias):
+            upsert(HOURS, hours, alias)
+            upsert(DAYS, by_day(hours), alias)
+    return len(hours)
 
 
 def add_or_log(records: Sequence[RequestRecord], alias: str) -> int:
@@ -159,24 +195,24 @@ def add_or_log(records: Sequence[RequestRecord], alias: str) -> int:
     return 0
 
 
-def upsert(tallies: dict[Key, Tally], alias: str) -> None:
+def upsert(span: Span, tallies: dict[Key, Tally], alias: str) -> None:
     """``INSERT ... ON CONFLICT DO UPDATE`` adding to the counters, in as few statements as
     the backend's parameter limit allows."""
     connection = connections[alias]
     _require_upsert(connection)
     quote = connection.ops.quote_name
-    table = quote(RequestLogHour._meta.db_table)
-    columns = (*KEY, *COUNTERS)
+    table = quote(span.model._meta.db_table)
+    key = (span.column, *KEY)
+    columns = (*key, *COUNTERS)
     added = ", ".join(f"{quote(c)} = {table}.{quote(c)} + excluded.{quote(c)}" for c in COUNTERS)
     head = f"INSERT INTO {table} ({', '.join(quote(c) for c in columns)}) VALUES "
-    tail = f" ON CONFLICT ({', '.join(quote(c) for c in KEY)}) DO UPDATE SET {added}"
+    tail = f" ON CONFLICT ({', '.join(quote(c) for c in key)}) DO UPDATE SET {added}"
     one = "(" + ", ".join(["%s"] * len(columns)) + ")"
-    hour_field = RequestLogHour._meta.get_field("hour")
     limit = connection.features.max_query_params or 65_535
     per_statement = max(1, limit // len(columns))
     rows = [
-        [hour_field.get_db_prep_value(key[0], connection), *key[1:], *_counters(item)]
-        for key, item in sorted(tallies.items(), key=lambda pair: pair[0])
+        [connection.ops.adapt_datetimefield_value(at), *rest, *_counters(item)]
+        for (at, *rest), item in sorted(tallies.items(), key=lambda pair: pair[0])
     ]
     # Sorted keys: two writers lock the rows they update in the same order (no deadlock).
     with transaction.atomic(using=alias), connection.cursor() as cursor:
@@ -214,9 +250,18 @@ def _bucket_sql(column: str, low: int, high: int, params: list[float]) -> str:
     return f"CASE WHEN {column} < %s THEN {below} ELSE {above} END"
 
 
-def rebuild(since: datetime.datetime | None, alias: str) -> int:
-    """Recount the summaries of every hour from ``since``'s (all hours when None) from the
-    rows of the request log, replacing what was there; how many summary rows it wrote.
+def _truncated(connection: BaseDatabaseWrapper, unit: str, column: str) -> str:
+    """SQL for the start of ``column``'s hour or day, as the writer stores it (UTC)."""
+    if connection.vendor == "postgresql":  # Django's sessions are in UTC
+        return f"date_trunc('{unit}', {column})"
+    # SQLite stores UTC text; this is the text Django writes for the hour or day itself.
+    return f"strftime('%%Y-%%m-%%d {'%%H' if unit == 'hour' else '00'}:00:00', {column})"
+
+
+def rebuild(since: datetime.datetime | None, alias: str) -> tuple[int, int]:
+    """Recount the summaries from the UTC day of ``since`` on (everything when None) from
+    the rows of the request log, replacing what was there: hours from the rows, then days
+    from the hours. How many hourly and daily rows it wrote.
 
     Counts rows: requests the log's sampling left out were counted by the writer but are
     not in the rows, so a rebuilt hour of a sampled log shows only the logged requests.
@@ -224,42 +269,58 @@ def rebuild(since: datetime.datetime | None, alias: str) -> int:
     connection = connections[alias]
     _require_upsert(connection)
     quote = connection.ops.quote_name
-    log = quote(RequestLog._meta.db_table)
-    summary = quote(RequestLogHour._meta.db_table)
-    if connection.vendor == "postgresql":
-        hour = f"date_trunc('hour', {quote('started_at')})"
-    else:  # SQLite stores UTC text; this is the text Django writes for the hour itself
-        hour = f"strftime('%%Y-%%m-%%d %%H:00:00', {quote('started_at')})"
+    start = day_of(since) if since is not None else None
     params: list[Any] = []
     bucket = _bucket_sql(quote("duration_ms"), 0, histogram.BUCKETS - 1, params)
     errors = ", ".join(f"'{outcome}'" for outcome in ERROR_OUTCOMES)
-    where = ""
-    old = RequestLogHour.objects.using(alias)
-    if since is not None:
-        start = hour_of(since)
-        where = f"WHERE {quote('started_at')} >= %s"
-        params.append(RequestLog._meta.get_field("started_at").get_db_prep_value(start, connection))
-        old = old.filter(hour__gte=start)
     sums = ", ".join(f"SUM(CASE WHEN b = {i} THEN n ELSE 0 END)" for i in range(histogram.BUCKETS))
-    names = ", ".join(quote(c) for c in (*KEY, *COUNTERS))
-    sql = (
-        f"INSERT INTO {summary} ({names}) "
+    hours_sql = (
+        f"INSERT INTO {quote(RequestLogHour._meta.db_table)} ({_names(HOURS, quote)}) "
         f"SELECT h, site, method, target, code, SUM(n), SUM(e), SUM(s), {sums} FROM ("
-        f"SELECT {hour} AS h, {quote('site')} AS site, {quote('method')} AS method, "
+        f"SELECT {_truncated(connection, 'hour', quote('started_at'))} AS h, "
+        f"{quote('site')} AS site, {quote('method')} AS method, "
         f"{quote('target')} AS target, COALESCE({quote('error_code')}, 0) AS code, "
         f"{bucket} AS b, COUNT(*) AS n, "
         f"SUM(CASE WHEN {quote('outcome')} IN ({errors}) THEN 1 ELSE 0 END) AS e, "
-        f"SUM({quote('duration_ms')}) AS s FROM {log} {where} GROUP BY 1, 2, 3, 4, 5, 6"
-        f") AS g GROUP BY h, site, method, target, code"
+        f"SUM({quote('duration_ms')}) AS s FROM {quote(RequestLog._meta.db_table)} "
+        f"{'' if start is None else 'WHERE ' + quote('started_at') + ' >= %s'} "
+        f"GROUP BY 1, 2, 3, 4, 5, 6) AS g GROUP BY h, site, method, target, code"
     )
+    days_sql = (
+        f"INSERT INTO {quote(RequestLogDay._meta.db_table)} ({_names(DAYS, quote)}) "
+        f"SELECT {_truncated(connection, 'day', quote('hour'))}, "
+        f"{', '.join(quote(c) for c in KEY)}, "
+        f"{', '.join(f'SUM({quote(c)})' for c in COUNTERS)} "
+        f"FROM {quote(RequestLogHour._meta.db_table)} "
+        f"{'' if start is None else 'WHERE ' + quote('hour') + ' >= %s'} "
+        f"GROUP BY 1, {', '.join(quote(c) for c in KEY)}"
+    )
+    since_params: list[Any] = []
+    hours, days = RequestLogHour.objects.using(alias), RequestLogDay.objects.using(alias)
+    if start is not None:
+        since_params = [connection.ops.adapt_datetimefield_value(start)]
+        hours, days = hours.filter(hour__gte=start), days.filter(day__gte=start)
     with transaction.atomic(using=alias):
-        old.delete()
+        hours.delete()
+        days.delete()
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return int(cursor.rowcount)
+            cursor.execute(hours_sql, params + since_params)
+            written = int(cursor.rowcount), 0
+            cursor.execute(days_sql, since_params)
+            written = written[0], int(cursor.rowcount)
+            if connection.vendor == "postgresql":  # the planner must see the new rows now
+                cursor.execute(f"ANALYZE {quote(RequestLogHour._meta.db_table)}")
+                cursor.execute(f"ANALYZE {quote(RequestLogDay._meta.db_table)}")
+    return written
+
+
+def _names(span: Span, quote: Any) -> str:
+    return ", ".join(quote(c) for c in (span.column, *KEY, *COUNTERS))
 
 
 def prune(before: datetime.datetime, alias: str) -> int:
-    """Delete the summaries of hours that started before ``before``; how many rows."""
-    deleted, _ = RequestLogHour.objects.using(alias).filter(hour__lt=before).delete()
-    return deleted
+    """Delete the hours that started before ``before``, and the days before its day; how
+    many rows."""
+    hours, _ = RequestLogHour.objects.using(alias).filter(hour__lt=before).delete()
+    days, _ = RequestLogDay.objects.using(alias).filter(day__lt=day_of(before)).delete()
+    return hours + days

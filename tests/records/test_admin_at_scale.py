@@ -23,6 +23,7 @@ from django_mcp.requestlog.models import (
     WINDOW_INDEX,
     WINDOW_INDEX_FIELDS,
     RequestLog,
+    RequestLogDay,
     RequestLogHour,
 )
 from tests.records.support import log_row
@@ -31,7 +32,11 @@ pytestmark = pytest.mark.django_db
 
 CHANGELIST = "admin:django_mcp_requestlog_changelist"
 TABLE = RequestLog._meta.db_table
-SUMMARY = RequestLogHour._meta.db_table
+SUMMARIES = {
+    "24h": RequestLogHour._meta.db_table,
+    "7d": RequestLogDay._meta.db_table,
+    "30d": RequestLogDay._meta.db_table,
+}
 #: The log's table by its quoted name (the summaries' name starts with it).
 LOG_TABLE = re.compile(rf"[\"`]{TABLE}[\"`]")
 postgres_only = pytest.mark.skipif(
@@ -109,8 +114,8 @@ def test_small_counts_are_exact(admin_client):
 
 @pytest.mark.parametrize("window", ["24h", "7d", "30d"])
 def test_no_dashboard_query_reads_the_request_log(admin_client, window):
-    """Every figure comes from the hourly summaries (django_mcp_requestloghour), so a
-    window costs its hours and targets, not its requests: no query names the log's table."""
+    """Every figure comes from the hourly or daily summaries, so a window costs its hours or
+    days and targets, not its requests: no query names the log's table."""
     for target in ("search_books", "get_book"):
         log_row(target=target)
     log_row(target="get_book", outcome="protocol_error", error_code=-32602, http_status=400)
@@ -123,7 +128,8 @@ def test_no_dashboard_query_reads_the_request_log(admin_client, window):
     assert response.context["total"] == 3
     assert response.context["error_codes"] == [{"error_code": -32602, "count": 1}]
     sql = [q["sql"] for q in queries.captured_queries]
-    assert sum(SUMMARY in text for text in sql) >= 3  # the timeline, the targets, the codes
+    summary = SUMMARIES[window]
+    assert sum(summary in text for text in sql) >= 3  # the timeline, the targets, the codes
     assert [text for text in sql if LOG_TABLE.search(text)] == []
 
 

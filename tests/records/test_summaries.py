@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 from django.db import connection, connections
+from django.urls import reverse
 from django.utils import timezone
 
+from django_mcp.explorer import stats
 from django_mcp.requestlog import histogram, recorder, summaries
-from django_mcp.requestlog.models import RequestLog, RequestLogHour
+from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour
 from django_mcp.requestlog.records import RequestRecord
 from tests.commands import command_output
 from tests.records.support import log_row, log_settings, search, unknown_tool
@@ -51,8 +53,8 @@ def record(**fields: Any) -> RequestRecord:
     return RequestRecord(**values)
 
 
-def spread(count: int, *, seed: int = 3) -> list[RequestRecord]:
-    """``count`` records over the last 30 hours, three targets, latencies from 0.01 ms to
+def spread(count: int, *, seed: int = 3, hours: int = 30) -> list[RequestRecord]:
+    """``count`` records over the last ``hours``, three targets, latencies from 0.01 ms to
     seconds, some tool errors and protocol errors with a code."""
     rng = random.Random(seed)
     now = timezone.now()
@@ -62,7 +64,7 @@ def spread(count: int, *, seed: int = 3) -> list[RequestRecord]:
         failed = i % 13 == 0
         out.append(
             record(
-                started_at=now - datetime.timedelta(minutes=rng.randrange(30 * 60)),
+                started_at=now - datetime.timedelta(minutes=rng.randrange(hours * 60)),
                 target=target,
                 outcome=("protocol_error" if i % 2 else "tool_error") if failed else "ok",
                 error_code=-32602 if failed and i % 2 else None,
@@ -73,11 +75,12 @@ def spread(count: int, *, seed: int = 3) -> list[RequestRecord]:
     return out
 
 
-def summary_rows() -> dict[tuple[Any, ...], tuple[Any, ...]]:
+def summary_rows(model: Any = RequestLogHour) -> dict[tuple[Any, ...], tuple[Any, ...]]:
     """Every summary row, by key, with its counters (the duration's sum rounded)."""
     out = {}
-    for row in RequestLogHour.objects.all():
-        key = (row.hour, row.site, row.method, row.target, row.error_code)
+    for row in model.objects.all():
+        at = row.hour if model is RequestLogHour else row.day
+        key = (at, row.site, row.method, row.target, row.error_code)
         buckets = tuple(getattr(row, column) for column in histogram.COLUMNS)
         out[key] = (row.count, row.errors, round(row.duration_sum, 6), buckets)
     return out
@@ -107,10 +110,11 @@ def test_flushes_add_to_the_same_hour_rather_than_replace_it():
         recorder.submit(record(started_at=now, duration_ms=50.0, outcome="tool_error"))
         recorder.flush()
 
-    row = RequestLogHour.objects.get()
-    assert (row.count, row.errors, row.duration_sum) == (6, 3, pytest.approx(165.0))
-    assert getattr(row, histogram.COLUMNS[histogram.bucket(5.0)]) == 3
-    assert getattr(row, histogram.COLUMNS[histogram.bucket(50.0)]) == 3
+    for row in (RequestLogHour.objects.get(), RequestLogDay.objects.get()):
+        assert (row.count, row.errors, row.duration_sum) == (6, 3, pytest.approx(165.0))
+        assert getattr(row, histogram.COLUMNS[histogram.bucket(5.0)]) == 3
+        assert getattr(row, histogram.COLUMNS[histogram.bucket(50.0)]) == 3
+    assert RequestLogDay.objects.get().day == summaries.day_of(now)
 
 
 def test_a_sampled_log_still_counts_every_request_in_its_summaries(client):
@@ -173,31 +177,37 @@ def test_the_summary_keys_are_as_long_as_the_logs_columns():
 
 
 def test_the_rebuild_command_counts_what_the_writer_counted():
-    for item in spread(600):
+    for item in spread(600, hours=80):
         recorder.submit(item)
     recorder.flush()
-    incremental = summary_rows()
+    incremental, daily = summary_rows(), summary_rows(RequestLogDay)
     assert sum(count for count, *_ in incremental.values()) == 600
-    assert len({key[0] for key in incremental}) > 20  # many hours
+    assert sum(count for count, *_ in daily.values()) == 600
+    assert len({key[0] for key in incremental}) > 60  # many hours
+    assert len({key[0] for key in daily}) >= 4  # and days
 
     output = command_output("mcp_rebuild_log_summaries")
 
-    assert f"Rebuilt {len(incremental)} hourly summaries of the whole log" in output
+    assert f"Rebuilt {len(incremental)} hourly and {len(daily)} daily summaries" in output
     assert summary_rows() == incremental
+    assert summary_rows(RequestLogDay) == daily
 
 
 def test_a_rebuild_since_a_date_leaves_earlier_hours_alone():
-    for item in spread(300):
+    for item in spread(300, hours=80):
         recorder.submit(item)
     recorder.flush()
-    before = summary_rows()
-    since = timezone.now() - datetime.timedelta(hours=10)
+    hours, days = summary_rows(), summary_rows(RequestLogDay)
+    since = timezone.now() - datetime.timedelta(hours=30)
     RequestLog.objects.all().delete()  # pruned rows: only a rebuild could lose their hours
 
     command_output("mcp_rebuild_log_summaries", "--since", since.isoformat())
 
-    cut = summaries.hour_of(since)
-    assert summary_rows() == {key: value for key, value in before.items() if key[0] < cut}
+    cut = summaries.day_of(since)  # a rebuild starts on a UTC day
+    kept = {key: value for key, value in hours.items() if key[0] < cut}
+    assert kept
+    assert summary_rows() == kept
+    assert summary_rows(RequestLogDay) == {k: v for k, v in days.items() if k[0] < cut}
 
 
 def test_an_unreadable_since_is_a_command_error():
@@ -212,16 +222,23 @@ def hour_row(days_ago: float) -> RequestLogHour:
     return RequestLogHour.objects.create(hour=hour, site="mcp", method="tools/call", count=1)
 
 
+def day_row(days_ago: float) -> RequestLogDay:
+    day = summaries.day_of(timezone.now() - datetime.timedelta(days=days_ago))
+    return RequestLogDay.objects.create(day=day, site="mcp", method="tools/call", count=1)
+
+
 def test_prune_keeps_summaries_for_their_own_longer_retention():
     log_row(days_ago=40)
-    old, kept = hour_row(401), hour_row(40)
+    hour_row(401)
+    day_row(402)
+    kept, kept_day = hour_row(40), day_row(40)
 
     output = command_output("mcp_prune_logs", "--days", "30")
 
     assert "Deleted 1 request log entries" in output
-    assert "and 1 hourly summaries older than" in output
+    assert "and 2 hourly and daily summaries older than" in output
     assert list(RequestLogHour.objects.all()) == [kept]
-    assert not RequestLogHour.objects.filter(pk=old.pk).exists()
+    assert list(RequestLogDay.objects.all()) == [kept_day]
 
 
 def test_prune_takes_the_summary_retention_from_settings_or_the_command():
@@ -291,3 +308,35 @@ def test_a_duration_on_a_bound_starts_the_next_bucket_in_python_and_in_sql():
     for row in RequestLogHour.objects.all():
         buckets = [getattr(row, column) for column in histogram.COLUMNS]
         assert buckets.index(1) == histogram.bucket(float(row.target))
+
+
+@pytest.mark.parametrize("window", ["24h", "7d", "30d"])
+def test_the_dashboards_numbers_from_summaries_match_the_rows(admin_client, window):
+    """Counts exact, p95 within the histogram's bound of the rows' nearest-rank p95, for
+    requests written by the recorder (hours for 24 h, days for 7 and 30 days)."""
+    for item in spread(800, hours=24 * 9):
+        recorder.submit(item)
+    recorder.flush()
+    now = timezone.now()
+    _name, since, bucket = stats.window(window, now)
+    start = summaries.hour_of(since) if bucket == "hour" else summaries.day_of(since)
+    rows = RequestLog.objects.filter(started_at__gte=start)
+
+    response = admin_client.get(reverse("admin:django_mcp_dashboard"), {"window": window})
+
+    context = response.context
+    assert context["total"] == rows.count() > 0
+    assert context["errors"] == rows.filter(outcome__in=summaries.ERROR_OUTCOMES).count()
+    assert context["error_codes"] == [
+        {"error_code": -32602, "count": rows.filter(error_code=-32602).count()}
+    ]
+    for item in context["targets"]:
+        mine = rows.filter(method=item.method, target=item.target)
+        durations = sorted(mine.values_list("duration_ms", flat=True))
+        assert (item.calls, item.errors) == (
+            len(durations),
+            mine.filter(outcome__in=summaries.ERROR_OUTCOMES).count(),
+        )
+        assert item.avg_ms == pytest.approx(sum(durations) / len(durations))
+        exact = durations[math.ceil(0.95 * len(durations)) - 1]
+        assert exact / histogram.ERROR_FACTOR <= item.p95_ms <= exact * histogram.ERROR_FACTOR

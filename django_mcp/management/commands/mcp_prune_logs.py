@@ -1,5 +1,5 @@
 """``manage.py mcp_prune_logs``: delete request log rows older than N days, and hourly
-summaries older than ``REQUEST_LOG_SUMMARY_DAYS`` (or ``--summary-days``).
+and daily summaries older than ``REQUEST_LOG_SUMMARY_DAYS`` (or ``--summary-days``).
 
 The summaries have a retention of their own, longer by default: they hold no personal
 data and one row per hour and target, so the dashboard can show months the rows are gone for.
@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from django_mcp.conf import mcp_settings
 from django_mcp.requestlog import summaries
-from django_mcp.requestlog.models import RequestLog, RequestLogHour
+from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -85,9 +85,10 @@ class Command(BaseCommand):
         if dry_run:
             count = old.count()
             hours = RequestLogHour.objects.filter(hour__lt=summary_cutoff).count()
+            hours += RequestLogDay.objects.filter(day__lt=summaries.day_of(summary_cutoff)).count()
             self.stdout.write(
                 f"Would delete {count} request log entries older than {cutoff:%Y-%m-%d %H:%M} "
-                f"and {hours} hourly summaries older than {summary_cutoff:%Y-%m-%d %H:%M}."
+                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}."
             )
             return
         hours = summaries.prune(summary_cutoff, router.db_for_write(RequestLogHour))
@@ -95,7 +96,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Deleted {deleted} request log entries older than {cutoff:%Y-%m-%d %H:%M} "
-                f"and {hours} hourly summaries older than {summary_cutoff:%Y-%m-%d %H:%M}."
+                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}."
             )
         )
 

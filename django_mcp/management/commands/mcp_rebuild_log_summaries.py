@@ -1,10 +1,10 @@
 """``manage.py mcp_rebuild_log_summaries [--since DATE]``: recount the hourly summaries
-the dashboard reads from the request log's rows.
+and daily summaries the dashboard reads from the request log's rows.
 
 For a log filled before migration 0006 (which has rows but no summaries), a log filled by
 ``scripts/fill_request_log.py``, or summaries a failed flush left short (the recorder
-counts those in ``summary_failed``). It replaces the summaries of every hour from
-``--since``'s on (all of them without it) in one transaction, with one
+counts those in ``summary_failed``). It replaces the summaries from the UTC day of
+``--since`` on (all of them without it) in one transaction, with one
 ``INSERT ... SELECT ... GROUP BY`` over the rows (:func:`~django_mcp.requestlog.summaries.rebuild`).
 Rows are all it can count: if the log is sampled, a rebuilt hour shows the logged requests
 only, and an hour the recorder is still writing may be counted while it changes, so run it
@@ -55,9 +55,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, since: str | None, **options: Any) -> None:
         start = parse_since(since) if since else None
         began = time.perf_counter()
-        written = summaries.rebuild(start, router.db_for_write(RequestLogHour))
+        hours, days = summaries.rebuild(start, router.db_for_write(RequestLogHour))
         elapsed = time.perf_counter() - began
-        what = f"from {summaries.hour_of(start):%Y-%m-%d %H:00}" if start else "of the whole log"
+        what = f"from {summaries.day_of(start):%Y-%m-%d} (UTC)" if start else "of the whole log"
         self.stdout.write(
-            self.style.SUCCESS(f"Rebuilt {written} hourly summaries {what} in {elapsed:.1f} s.")
+            self.style.SUCCESS(
+                f"Rebuilt {hours} hourly and {days} daily summaries {what} in {elapsed:.1f} s."
+            )
         )
