@@ -36,8 +36,9 @@ class ServedHowChoices(models.TextChoices):
 
 
 #: The index of a time window: ``started_at`` leads (the admin's newest-first list and
-#: its windows), then the columns the dashboard groups and aggregates
-#: (:mod:`django_mcp.explorer.stats`), so a window's figures need no table row.
+#: its windows), then the columns the summaries group and aggregate, so a window's figures
+#: need no table row (``mcp_rebuild_log_summaries --since``; the dashboard itself reads
+#: the summaries, :class:`RequestLogHour` and :class:`RequestLogDay`).
 WINDOW_INDEX: Final = "django_mcp_rl_window_idx"
 WINDOW_INDEX_FIELDS: Final = (
     "started_at",
@@ -119,7 +120,7 @@ class RequestLog(models.Model):
         get_latest_by = "started_at"
         # One index per question the admin asks (docs/guides/records.md, "At scale"): the
         # newest rows and a time window (the window index: ``started_at`` first, then
-        # every column the dashboard aggregates, so its queries read the index alone), the
+        # every column the summaries aggregate, so a window reads the index alone), the
         # newest rows of one method, outcome or serving, the rare refusals for
         # permissions, and a name prefix (``varchar_pattern_ops`` on PostgreSQL lets
         # ``LIKE 'prefix%'`` use the index whatever the collation; other databases ignore
