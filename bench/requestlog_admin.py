@@ -5,7 +5,7 @@ page is fetched through Django's test client as a logged-in superuser (the whole
 stack: middleware, changelist or dashboard view, paginator, template), once to warm up and
 then ``--repeat`` times; the median is printed with PASS or MISS against the target
 (200 ms). A measurement, never a test: the suite asserts the SQL instead
-(tests/records/test_admin_at_scale.py, tests/explorer/test_dashboard_at_scale.py).
+(tests/records/test_admin_at_scale.py: bounded counts, no dashboard query on the log).
 """
 
 from __future__ import annotations

@@ -128,6 +128,10 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: _is_number(v) and v > 0,
         "Use a positive number of seconds.",
     ),
+    "REQUEST_LOG_SUMMARY_DAYS": (
+        lambda v: _is_int(v) and v >= 1,
+        "Use a whole number of days, 1 or more.",
+    ),
     "REQUEST_LOG_BACKGROUND": (lambda v: isinstance(v, bool), "Use True or False."),
     "REQUEST_LOG_REMOTE_ADDR": (lambda v: isinstance(v, bool), "Use True or False."),
     "REQUEST_LOG_USER_AGENT": (lambda v: isinstance(v, bool), "Use True or False."),

@@ -89,6 +89,7 @@ DEFAULTS: Final[dict[str, Any]] = {
     "REQUEST_LOG_FLUSH_INTERVAL": 1.0,  # seconds between background flushes
     "REQUEST_LOG_REMOTE_ADDR": True,  # record the client address (personal data: see docs)
     "REQUEST_LOG_USER_AGENT": True,  # record the User-Agent header
+    "REQUEST_LOG_SUMMARY_DAYS": 400,  # mcp_prune_logs keeps this many days of hourly summaries
     "REQUEST_LOG_BACKGROUND": True,  # False: no thread; call django_mcp.requestlog.recorder.flush()
     # OAuth 2.1 resource server: the token validators of django_mcp.auth.oauth
     # (docs/guides/oauth.md lists the keys of this dict and their defaults).

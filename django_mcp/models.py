@@ -3,7 +3,14 @@
 tasks in :mod:`django_mcp.tasks.models` (app label ``django_mcp``)."""
 
 from django_mcp.auth.models import AccessToken
-from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour, ServedRevision
 from django_mcp.tasks.models import MCPTask
 
-__all__ = ["AccessToken", "MCPTask", "RequestLog", "ServedRevision"]
+__all__ = [
+    "AccessToken",
+    "MCPTask",
+    "RequestLog",
+    "RequestLogDay",
+    "RequestLogHour",
+    "ServedRevision",
+]

@@ -16,8 +16,10 @@ server produces). For speed, the table's indexes (all but the primary key) are d
 before the fill and built again after it, in one pass each, which is several times faster
 than keeping ten indexes up to date row by row; then ``VACUUM ANALYZE``, so the planner,
 the admin's estimated counts and index-only scans know the table, as autovacuum would
-after a while. Never point it at a database whose log you care about: it migrates the
-database it is given and rebuilds its indexes.
+after a while. Last, the hourly and daily summaries the dashboard reads are rebuilt from
+all the rows (``mcp_rebuild_log_summaries``: the fill bypasses the recorder that writes
+them). Never point it at a database whose log you care about: it migrates the database it
+is given, rebuilds its indexes and replaces its summaries.
 """
 
 from __future__ import annotations
@@ -135,6 +137,10 @@ def main() -> int:
     with connection.cursor() as cursor:  # VACUUM runs outside a transaction (autocommit)
         cursor.execute(f"VACUUM ANALYZE {table}")
     progress("vacuum analyze")
+    from django_mcp.requestlog import summaries
+
+    hours, days = summaries.rebuild(None, connection.alias)
+    progress(f"summaries: {hours:,} hours, {days:,} days")
     print(f"filled {args.rows:,} rows in {time.perf_counter() - started:.1f} s")
     return 0
 

@@ -117,6 +117,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "an address is personal data: turn it off, or prune the log (`mcp_prune_logs`).",
     "REQUEST_LOG_USER_AGENT": "Record the `User-Agent` header (cut to 300 characters). On by "
     "default; turn it off with the address if the log must not help identify people.",
+    "REQUEST_LOG_SUMMARY_DAYS": "Days of the log's hourly summaries (what the admin's "
+    "dashboard reads) that `mcp_prune_logs` keeps; longer than the log itself by default, "
+    "since they hold no personal data and take a row per hour and target.",
     "REQUEST_LOG_BACKGROUND": "Write the log from a background thread (and at exit); `False` "
     "leaves records in the buffer until `django_mcp.requestlog.recorder.flush()` is called.",
     "OAUTH": "The OAuth token validators' configuration (`RESOURCE`, `ISSUER`, `JWKS_URL`, "

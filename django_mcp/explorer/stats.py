@@ -1,36 +1,33 @@
-"""The dashboard's numbers: aggregates over a bounded window of the request log, in SQL.
+"""The dashboard's numbers: sums over the hourly summaries of a bounded window, in SQL.
 
-Every query filters on ``started_at`` within a window of at most :data:`WINDOWS`' largest
-value, and groups in the database (``TruncHour``/``TruncDay``, ``Count``, ``Avg``), never
-a Python loop over rows. The queries read only the columns of the request log's window
-index (``django_mcp_rl_window_idx``: ``started_at`` first, then every column read here) and
-count ``*`` rather than ``id``, so PostgreSQL answers each from the index alone (an
-index-only scan of the window), never reading the table's rows. Three scans of the window
-per page: the timeline, the per-target figures (with the p95 in the same query on
-PostgreSQL) and the error codes. Their cost grows with the requests in the window, not with
-the table (docs/benchmark.md, "The request-log admin").
+Why summaries: reading every request of a window made the dashboard's cost grow with
+traffic (9 s for 30 days of a 10-million-row log). Every query here reads the summaries
+only, never the request log's rows: the 24-hour window the hours
+(:class:`~django_mcp.requestlog.models.RequestLogHour`) from the start of its first hour,
+the 7- and 30-day windows the UTC days (:class:`~django_mcp.requestlog.models.RequestLogDay`)
+from the start of their first day, filtered on the time column (the leading column of each
+table's unique key) and summed in the database. Their cost grows with the hours or days
+and distinct targets of the window, not with the requests.
 
-The 95th percentile is exact where the database can compute it: on PostgreSQL,
-``percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms)``. SQLite has no percentile
-aggregate, so there the value is the nearest-rank p95 of each of the :data:`TOP` most-called
-targets, read with one ``ORDER BY duration_ms LIMIT 1 OFFSET k`` query per target: exact by
-the nearest-rank definition, but not interpolated like PostgreSQL's, and limited to the
-most-called targets (a rarely called slow tool is missed).
+The 95th percentile comes from the summaries' latency histogram
+(:mod:`django_mcp.requestlog.histogram`): the geometric middle of the bucket holding the
+nearest-rank p95, within a factor of ``sqrt(1.25)`` (about 12 %) of the exact value; the
+page marks it "≈". A window starts on the hour (24 hours: up to 25 hours shown) or on a
+UTC day (7 and 30 days: up to a day more; the chart's days are UTC days).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from django.db import connection
-from django.db.models import Aggregate, Avg, Count, F, FloatField, Q, QuerySet, Value
-from django.db.models.functions import TruncDay, TruncHour
+from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
-from django_mcp.requestlog.models import Outcome, RequestLog, ServedRevision
+from django_mcp.requestlog import histogram
+from django_mcp.requestlog.models import RequestLogDay, RequestLogHour, ServedRevision
+from django_mcp.requestlog.summaries import day_of, hour_of
 
 #: The windows a dashboard may show: name -> (length, bucket). Bounded on purpose.
 WINDOWS: Final[dict[str, tuple[timedelta, str]]] = {
@@ -41,23 +38,6 @@ WINDOWS: Final[dict[str, tuple[timedelta, str]]] = {
 DEFAULT_WINDOW: Final = "24h"
 #: How many rows the "top" charts show.
 TOP: Final = 10
-ERRORS: Final = Q(outcome__in=(Outcome.TOOL_ERROR, Outcome.PROTOCOL_ERROR))
-
-
-def count_errors() -> Count:
-    """``COUNT(started_at) FILTER (WHERE outcome IN (errors))``: Django refuses a filter on
-    ``COUNT(*)``, and ``started_at`` (never null) is in the window index, where ``id`` is
-    not, so the count needs no table row."""
-    return Count("started_at", filter=ERRORS)
-
-
-class Percentile95(Aggregate):
-    """PostgreSQL's ``percentile_cont(0.95) WITHIN GROUP (ORDER BY expr)``, an ordered-set
-    aggregate (an ``Aggregate``, so the column is not added to ``GROUP BY``)."""
-
-    function = "percentile_cont"
-    template = "%(function)s(0.95) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
 
 
 @dataclass(frozen=True)
@@ -74,6 +54,7 @@ class TargetStats:
     calls: int
     errors: int
     avg_ms: float
+    #: Approximate (the histogram's bucket, see the module docstring).
     p95_ms: float | None = None
 
     @property
@@ -88,29 +69,31 @@ def window(name: str | None, now: datetime | None = None) -> tuple[str, datetime
     return key, (now or timezone.now()) - length, bucket
 
 
-def in_window(since: datetime, site: str | None = None) -> QuerySet[RequestLog]:
-    rows = RequestLog.objects.filter(started_at__gte=since).order_by()
+def in_window(since: datetime, site: str | None = None, bucket: str = "hour") -> QuerySet[Any]:
+    """The summaries of every hour from ``since``'s on, or of every UTC day from ``since``'s
+    on (of one site)."""
+    rows: QuerySet[Any]
+    if bucket == "hour":
+        rows = RequestLogHour.objects.filter(hour__gte=hour_of(since))
+    else:
+        rows = RequestLogDay.objects.filter(day__gte=day_of(since))
+    rows = rows.order_by()
     return rows.filter(site=site) if site else rows
 
 
-def buckets(rows: QuerySet[RequestLog], bucket: str) -> list[Bucket]:
+def buckets(rows: QuerySet[Any], bucket: str) -> list[Bucket]:
     """Requests and errors per hour or day, oldest first."""
-    trunc = TruncHour if bucket == "hour" else TruncDay
+    column = "hour" if bucket == "hour" else "day"
     grouped = (
-        rows.annotate(at=trunc("started_at"))
-        .values("at")
-        .annotate(total=Count("*"), errors=count_errors())
-        .order_by("at")
+        rows.values(column).annotate(total=Sum("count"), errors=Sum("errors")).order_by(column)
     )
-    return [Bucket(row["at"], row["total"], row["errors"]) for row in grouped]
+    return [Bucket(row[column], row["total"], row["errors"]) for row in grouped]
 
 
 def fill(found: list[Bucket], since: datetime, bucket: str, now: datetime) -> list[Bucket]:
     """Every bucket of the window, empty ones included, so the time axis is even."""
     step = timedelta(hours=1) if bucket == "hour" else timedelta(days=1)
-    start = timezone.localtime(since).replace(minute=0, second=0, microsecond=0)
-    if bucket == "day":
-        start = start.replace(hour=0)
+    start = hour_of(since) if bucket == "hour" else day_of(since)
     by_time = {item.at: item for item in found}
     out: list[Bucket] = []
     at = start
@@ -120,63 +103,49 @@ def fill(found: list[Bucket], since: datetime, bucket: str, now: datetime) -> li
     return out
 
 
-def per_target(rows: QuerySet[RequestLog]) -> list[TargetStats]:
-    """Calls, errors, mean latency and p95 per (method, target), most called first: one
-    grouped query on PostgreSQL; on SQLite the p95 of the :data:`TOP` most called after."""
-    exact_p95 = connection.vendor == "postgresql"
-    p95: Aggregate | Value = (
-        Percentile95(F("duration_ms")) if exact_p95 else Value(None, output_field=FloatField())
-    )
-    grouped = (
+def per_target(rows: QuerySet[Any]) -> list[TargetStats]:
+    """Calls, errors, mean latency and ≈p95 per (method, target), most called first: one
+    grouped query for the counts, one for the histograms of the targets it returned."""
+    grouped = list(
         rows.exclude(method="")
         .values("method", "target")
-        .annotate(calls=Count("*"), errors=count_errors(), avg=Avg("duration_ms"), p95=p95)
-        .order_by("-calls", "method", "target")
+        .annotate(calls=Sum("count"), errors=Sum("errors"), total_ms=Sum("duration_sum"))
+        .order_by("-calls", "method", "target")[: TOP * 5]
     )
-    stats = [
+    if not grouped:
+        return []
+    named = Q()
+    for row in grouped:
+        named |= Q(method=row["method"], target=row["target"])
+    sums = {f"sum_{column}": Sum(column) for column in histogram.COLUMNS}
+    found = (
+        rows.filter(named)
+        .values("method", "target")
+        .annotate(**sums)
+        .order_by()
+        .values_list("method", "target", *sums)
+    )
+    histograms = {(row[0], row[1]): list(row[2:]) for row in found}
+    return [
         TargetStats(
             row["method"],
             row["target"],
             row["calls"],
             row["errors"],
-            float(row["avg"] or 0),
-            None if row["p95"] is None else float(row["p95"]),
+            float(row["total_ms"] or 0) / row["calls"] if row["calls"] else 0.0,
+            histogram.p95(histograms.get((row["method"], row["target"]), [])),
         )
-        for row in grouped[: TOP * 5]
+        for row in grouped
     ]
-    if not exact_p95:
-        stats = [
-            _with_nearest_rank_p95(rows, item) if i < TOP else item for i, item in enumerate(stats)
-        ]
-    return stats
 
 
-def _with_nearest_rank_p95(rows: QuerySet[RequestLog], item: TargetStats) -> TargetStats:
-    """SQLite: the nearest-rank p95 of one target (``ceil(0.95 n)``-th smallest)."""
-    offset = max(math.ceil(0.95 * item.calls) - 1, 0)
-    value = (
-        rows.filter(method=item.method, target=item.target)
-        .order_by("duration_ms")
-        .values_list("duration_ms", flat=True)[offset : offset + 1]
-    )
-    found = list(value)
-    return TargetStats(
-        item.method,
-        item.target,
-        item.calls,
-        item.errors,
-        item.avg_ms,
-        float(found[0]) if found else None,
-    )
-
-
-def error_codes(rows: QuerySet[RequestLog]) -> list[dict[str, Any]]:
+def error_codes(rows: QuerySet[Any]) -> list[dict[str, Any]]:
     """How often each error code was answered in the window, most frequent first."""
     grouped = (
-        rows.filter(error_code__isnull=False)
+        rows.exclude(error_code=0)
         .values("error_code")
-        .annotate(count=Count("*"))
-        .order_by("-count")
+        .annotate(count=Sum("count"))
+        .order_by("-count", "error_code")
     )
     return [dict(row) for row in grouped[:TOP]]
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
@@ -49,11 +50,16 @@ def dashboard(request: HttpRequest, admin_site: AdminSite) -> HttpResponse:
     now = timezone.now()
     name, since, bucket = stats.window(request.GET.get("window"), now)
     site_name = request.GET.get("site") or None
-    rows = stats.in_window(since, site_name)
+    rows = stats.in_window(since, site_name, bucket)
     timeline = stats.fill(stats.buckets(rows, bucket), since, bucket, now)
     targets = stats.per_target(rows)
-    fmt = "%H:%M" if bucket == "hour" else "%m-%d"
-    labels = [timezone.localtime(item.at).strftime(fmt) for item in timeline]
+    labels = [
+        # Hours in the local time; days are the summaries' UTC days.
+        timezone.localtime(item.at).strftime("%H:%M")
+        if bucket == "hour"
+        else item.at.astimezone(UTC).strftime("%m-%d")
+        for item in timeline
+    ]
     by_calls = [(item.label, float(item.calls)) for item in targets[: stats.TOP]]
     with_p95 = [item for item in targets if item.p95_ms is not None]
     by_p95 = sorted(with_p95, key=lambda item: -(item.p95_ms or 0))[: stats.TOP]
@@ -71,7 +77,7 @@ def dashboard(request: HttpRequest, admin_site: AdminSite) -> HttpResponse:
         ),
         "calls": svg.horizontal_bars("Top targets by calls", by_calls),
         "p95": svg.horizontal_bars(
-            "Top targets by p95 latency",
+            "Top targets by p95 latency (≈)",
             [(i.label, i.p95_ms or 0.0) for i in by_p95],
             unit=" ms",
             colour=svg.PALETTE[3],

@@ -1,4 +1,5 @@
-"""The request log and the best-effort revision tally (docs/guides/records.md).
+"""The request log, its hourly and daily summaries and the best-effort revision tally
+(docs/guides/records.md).
 
 Both tables are written only by :mod:`django_mcp.requestlog.recorder`, in bulk and off the request
 path; the admin shows them read-only. ``RequestLog`` is an append-only, write-heavy table,
@@ -15,6 +16,7 @@ from django.conf import settings
 from django.db import models
 
 from django_mcp.protocol.revisions import ServedHow
+from django_mcp.requestlog import histogram
 
 
 class Outcome(models.TextChoices):
@@ -34,8 +36,9 @@ class ServedHowChoices(models.TextChoices):
 
 
 #: The index of a time window: ``started_at`` leads (the admin's newest-first list and
-#: its windows), then the columns the dashboard groups and aggregates
-#: (:mod:`django_mcp.explorer.stats`), so a window's figures need no table row.
+#: its windows), then the columns the summaries group and aggregate, so a window's figures
+#: need no table row (``mcp_rebuild_log_summaries --since``; the dashboard itself reads
+#: the summaries, :class:`RequestLogHour` and :class:`RequestLogDay`).
 WINDOW_INDEX: Final = "django_mcp_rl_window_idx"
 WINDOW_INDEX_FIELDS: Final = (
     "started_at",
@@ -117,7 +120,7 @@ class RequestLog(models.Model):
         get_latest_by = "started_at"
         # One index per question the admin asks (docs/guides/records.md, "At scale"): the
         # newest rows and a time window (the window index: ``started_at`` first, then
-        # every column the dashboard aggregates, so its queries read the index alone), the
+        # every column the summaries aggregate, so a window reads the index alone), the
         # newest rows of one method, outcome or serving, the rare refusals for
         # permissions, and a name prefix (``varchar_pattern_ops`` on PostgreSQL lets
         # ``LIKE 'prefix%'`` use the index whatever the collation; other databases ignore
@@ -173,3 +176,67 @@ class ServedRevision(models.Model):
     def __str__(self) -> str:
         client = f"{self.client_name} {self.client_version}".strip() or "unnamed client"
         return f"{self.revision} for {client}"
+
+
+class LogSummary(models.Model):
+    """What the dashboard sums over a span of time for one (site, method, target, error
+    code): counters and a latency histogram, added to by every flush of the recorder
+    (:mod:`.summaries`). ``error_code`` 0 stands for "no error code" (it is part of the
+    unique key, where NULLs would never conflict). The histogram's columns ``b00`` ..
+    ``b63`` count durations per bucket of :mod:`.histogram`.
+    """
+
+    site = models.CharField("MCP site", max_length=100)
+    method = models.CharField(max_length=100, blank=True)
+    target = models.CharField(max_length=255, blank=True)
+    error_code = models.IntegerField("error code", default=0, help_text="0: none.")
+    count = models.PositiveBigIntegerField(default=0)
+    errors = models.PositiveBigIntegerField(default=0)
+    duration_sum = models.FloatField("total duration (ms)", default=0.0)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.target}".strip() or "(unparsed)"
+
+
+# Before the concrete models, which copy the abstract model's fields when they are made.
+for _column in histogram.COLUMNS:
+    LogSummary.add_to_class(_column, models.PositiveBigIntegerField(default=0))
+
+
+class RequestLogHour(LogSummary):
+    """One hour of requests (the 24-hour window reads these: one row per hour and key)."""
+
+    hour = models.DateTimeField(help_text="The start of the hour (UTC).")
+
+    class Meta:
+        verbose_name = "request log hour"
+        verbose_name_plural = "request log hours"
+        ordering = ("-hour",)
+        constraints = (
+            # The upsert's conflict target, and the index of a window (``hour`` leads).
+            models.UniqueConstraint(
+                fields=("hour", "site", "method", "target", "error_code"),
+                name="django_mcp_rlhour_key",
+            ),
+        )
+
+
+class RequestLogDay(LogSummary):
+    """One UTC day of requests (the 7- and 30-day windows read these: a day's hours summed,
+    so a month is 30 rows per key rather than 720)."""
+
+    day = models.DateTimeField(help_text="The start of the day (UTC).")
+
+    class Meta:
+        verbose_name = "request log day"
+        verbose_name_plural = "request log days"
+        ordering = ("-day",)
+        constraints = (
+            models.UniqueConstraint(
+                fields=("day", "site", "method", "target", "error_code"),
+                name="django_mcp_rlday_key",
+            ),
+        )

@@ -25,6 +25,10 @@ Independently of sampling, every best-effort serve of a revision we do not imple
 tallied per (revision, client name, client version) and upserted into ``ServedRevision``,
 so the admin's counts are exact even when the log itself is sampled.
 
+The hourly summaries (:mod:`.summaries`) count every request, logged or not: one the log
+leaves out waits in a second bounded buffer, and each flush adds both to the summaries
+after writing the rows (a failure is counted in ``summary_failed``, never costs a row).
+
 ``REQUEST_LOG_BACKGROUND = False`` starts no thread and registers no shutdown hook: records
 wait in the buffer until someone calls :func:`flush` (test suites, or a project that drives
 flushing itself). See docs/guides/records.md.
@@ -47,7 +51,7 @@ from django.db.models.functions import Greatest, Least
 
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
-from django_mcp.requestlog import writer
+from django_mcp.requestlog import summaries, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from django_mcp.requestlog.sanitise import clean_text, sanitised
 
@@ -95,6 +99,8 @@ class RecorderStats:
     dropped: int
     written: int
     failed: int
+    #: Requests a flush could not add to the hourly summaries (their rows are unaffected).
+    summary_failed: int = 0
 
 
 @dataclass
@@ -104,11 +110,13 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
     flush_lock: threading.Lock = field(default_factory=threading.Lock)
     records: deque[RequestRecord] = field(default_factory=deque)
+    unlogged: deque[RequestRecord] = field(default_factory=deque)  # summaries only
     served: dict[ServedKey, ServedTally] = field(default_factory=dict)
     dropped: int = 0
     dropped_unreported: int = 0
     written: int = 0
     failed: int = 0
+    summary_failed: int = 0
     thread: threading.Thread | None = None
     wake: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -142,6 +150,7 @@ def submit(record: RequestRecord) -> None:
     keep = keeps(record)
     best_effort = record.served_how == ServedHow.BEST_EFFORT.value
     if not keep and not best_effort:
+        _summarise_only(record)
         return
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
@@ -151,6 +160,8 @@ def submit(record: RequestRecord) -> None:
                 _state.dropped += 1
                 _state.dropped_unreported += 1
             _state.records.append(record)
+        else:
+            _keep_unlogged(record, size)
         if best_effort:
             _tally(record, size)
         batch_ready = len(_state.records) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
@@ -158,6 +169,25 @@ def submit(record: RequestRecord) -> None:
         _ensure_thread()
         if batch_ready:
             _state.wake.set()
+
+
+def _summarise_only(record: RequestRecord) -> None:
+    """Queue a request the log leaves out, for the hourly summaries only."""
+    with _state.lock:
+        _keep_unlogged(record, max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE)))
+        batch_ready = len(_state.unlogged) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
+    if mcp_settings.REQUEST_LOG_BACKGROUND:
+        _ensure_thread()
+        if batch_ready:
+            _state.wake.set()
+
+
+def _keep_unlogged(record: RequestRecord, limit: int) -> None:
+    """Append to the summaries-only buffer (caller holds the lock); bounded like the log's."""
+    while len(_state.unlogged) >= limit:
+        _state.unlogged.popleft()
+        _state.summary_failed += 1
+    _state.unlogged.append(record)
 
 
 def _tally(record: RequestRecord, limit: int) -> None:
@@ -187,6 +217,8 @@ def flush() -> int:
         with _state.lock:
             records = list(_state.records)
             _state.records.clear()
+            unlogged = list(_state.unlogged)
+            _state.unlogged.clear()
             served, _state.served = _state.served, {}
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
         if dropped:
@@ -200,9 +232,14 @@ def flush() -> int:
         try:
             for start in range(0, len(records), batch_size):
                 written += _write_batch(records[start : start + batch_size], alias)
+            unsummarised = summaries.add_or_log(records + unlogged, alias)
+            with _state.lock:
+                _state.summary_failed += unsummarised
             _write_served(served, alias)
         except writer.TableMissing as missing:
             _count_lost_to_missing_table(missing.table, len(records) - written, len(served))
+            with _state.lock:  # rows lost, so their requests were never summarised either
+                _state.summary_failed += len(records) + len(unlogged)
         return written
 
 
@@ -287,15 +324,18 @@ def _upsert_served(key: ServedKey, tally: ServedTally, alias: str) -> None:
 def stats() -> RecorderStats:
     """Counters for monitoring and tests."""
     with _state.lock:
-        return RecorderStats(len(_state.records), _state.dropped, _state.written, _state.failed)
+        counts = (_state.dropped, _state.written, _state.failed, _state.summary_failed)
+        return RecorderStats(len(_state.records), *counts)
 
 
 def discard() -> None:
     """Forget every buffered record, tally and counter without writing (for tests)."""
     with _state.lock:
         _state.records.clear()
+        _state.unlogged.clear()
         _state.served.clear()
         _state.dropped = _state.dropped_unreported = _state.written = _state.failed = 0
+        _state.summary_failed = 0
 
 
 # The background thread ------------------------------------------------------------------

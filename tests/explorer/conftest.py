@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from django_mcp.requestlog import summaries
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 
 
@@ -19,7 +20,8 @@ def _fast_password_hashing(settings: Any) -> None:
 
 def seed(count: int = 300, *, hours: int = 20) -> list[RequestLog]:
     """``count`` log rows over the last ``hours``: search_books busy and fast, get_book
-    slower, a tenth of set_price failing, with a deterministic spread of latencies."""
+    slower, a tenth of set_price failing, with a deterministic spread of latencies; and
+    their hourly summaries, rebuilt from the rows as ``mcp_rebuild_log_summaries`` does."""
     rng = random.Random(7)
     now = timezone.now()
     rows = []
@@ -45,6 +47,7 @@ def seed(count: int = 300, *, hours: int = 20) -> list[RequestLog]:
             )
         )
     RequestLog.objects.bulk_create(rows)
+    summaries.rebuild(None, "default")
     ServedRevision.objects.create(
         revision="2027-01-01",
         client_name="future-client",

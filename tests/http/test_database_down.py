@@ -156,7 +156,9 @@ def test_a_flush_while_the_database_is_down_counts_its_records_as_failed(down):
 
     assert recorder.flush() == 0
 
-    assert recorder.stats() == recorder.RecorderStats(pending=0, dropped=0, written=0, failed=2)
+    assert recorder.stats() == recorder.RecorderStats(
+        pending=0, dropped=0, written=0, failed=2, summary_failed=2
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -122,6 +122,8 @@ def test_an_unreachable_database_counts_the_batch_without_one_attempt_per_row(
         assert recorder.flush() == 0
     monkeypatch.undo()
 
-    assert recorder.stats() == recorder.RecorderStats(pending=0, dropped=0, written=0, failed=5)
-    assert len(attempts) == 2  # the batch, then the first row; not once per row
+    assert recorder.stats() == recorder.RecorderStats(
+        pending=0, dropped=0, written=0, failed=5, summary_failed=5
+    )
+    assert len(attempts) == 3  # the batch, the first row, the summaries; not once per row
     assert not RequestLog.objects.exists()

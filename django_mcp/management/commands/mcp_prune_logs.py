@@ -1,4 +1,8 @@
-"""``manage.py mcp_prune_logs``: delete request log rows older than N days.
+"""``manage.py mcp_prune_logs``: delete request log rows older than N days, and hourly
+and daily summaries older than ``REQUEST_LOG_SUMMARY_DAYS`` (or ``--summary-days``).
+
+The summaries have a retention of their own, longer by default: they hold no personal
+data and one row per hour and target, so the dashboard can show months the rows are gone for.
 
 Pruning is a command rather than something the recorder does on its own so that the
 retention period is an operator's decision, run from cron or a scheduler at a quiet hour.
@@ -12,9 +16,12 @@ import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import router
 from django.utils import timezone
 
-from django_mcp.requestlog.models import RequestLog
+from django_mcp.conf import mcp_settings
+from django_mcp.requestlog import summaries
+from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -26,7 +33,10 @@ DEFAULT_BATCH_SIZE = 10_000
 
 
 class Command(BaseCommand):
-    help = "Delete django-mcp request log entries older than --days days (default 30)."
+    help = (
+        "Delete django-mcp request log entries older than --days days (default 30), and "
+        "hourly summaries older than --summary-days (default REQUEST_LOG_SUMMARY_DAYS)."
+    )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
@@ -34,6 +44,12 @@ class Command(BaseCommand):
             type=int,
             default=DEFAULT_DAYS,
             help=f"Keep entries from the last N days (default {DEFAULT_DAYS}).",
+        )
+        parser.add_argument(
+            "--summary-days",
+            type=int,
+            default=None,
+            help="Keep hourly summaries from the last N days (default REQUEST_LOG_SUMMARY_DAYS).",
         )
         parser.add_argument(
             "--dry-run",
@@ -47,23 +63,40 @@ class Command(BaseCommand):
             help=f"Rows deleted per statement (default {DEFAULT_BATCH_SIZE}).",
         )
 
-    def handle(self, *args: Any, days: int, dry_run: bool, batch_size: int, **options: Any) -> None:
-        if days < 0:
-            raise CommandError("--days must be 0 or more.")
+    def handle(
+        self,
+        *args: Any,
+        days: int,
+        summary_days: int | None,
+        dry_run: bool,
+        batch_size: int,
+        **options: Any,
+    ) -> None:
+        if summary_days is None:
+            summary_days = int(mcp_settings.REQUEST_LOG_SUMMARY_DAYS)
+        if days < 0 or summary_days < 0:
+            raise CommandError("--days and --summary-days must be 0 or more.")
         if batch_size < 1:
             raise CommandError("--batch-size must be 1 or more.")
-        cutoff = timezone.now() - datetime.timedelta(days=days)
+        now = timezone.now()
+        cutoff = now - datetime.timedelta(days=days)
+        summary_cutoff = now - datetime.timedelta(days=summary_days)
         old = RequestLog.objects.filter(started_at__lt=cutoff)
         if dry_run:
             count = old.count()
+            hours = RequestLogHour.objects.filter(hour__lt=summary_cutoff).count()
+            hours += RequestLogDay.objects.filter(day__lt=summaries.day_of(summary_cutoff)).count()
             self.stdout.write(
-                f"Would delete {count} request log entries older than {cutoff:%Y-%m-%d %H:%M}."
+                f"Would delete {count} request log entries older than {cutoff:%Y-%m-%d %H:%M} "
+                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}."
             )
             return
+        hours = summaries.prune(summary_cutoff, router.db_for_write(RequestLogHour))
         deleted = delete_in_batches(old, batch_size)
         self.stdout.write(
             self.style.SUCCESS(
-                f"Deleted {deleted} request log entries older than {cutoff:%Y-%m-%d %H:%M}."
+                f"Deleted {deleted} request log entries older than {cutoff:%Y-%m-%d %H:%M} "
+                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}."
             )
         )
 

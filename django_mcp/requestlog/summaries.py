@@ -1,0 +1,351 @@
+"""The request log's hourly and daily summaries: counted in the writer thread, rebuilt
+from rows.
+
+Why: the dashboard answered by reading every request of its window, so its cost grew with
+traffic (9 s for 30 days of 10 million rows). :class:`~.models.RequestLogHour` holds, per
+hour and (site, method, target, error code), the requests, the errors, the total duration
+and a latency histogram (:mod:`.histogram`); :class:`~.models.RequestLogDay` the same per
+UTC day, so a 30-day window reads 30 rows per key rather than 720. The dashboard reads
+those rows only.
+
+How they are written: each flush of the recorder hands every request it took from its
+buffers (the rows it just wrote, and the requests the log's sampling or ``"errors"`` mode
+left out, so the summaries count every request, not only the logged ones) to :func:`add`.
+It adds them up in Python into one :class:`Tally` per hour and key (and sums those per
+day), then sends, in one transaction, one statement per table and chunk,
+``INSERT ... ON CONFLICT (key) DO UPDATE SET count = count + excluded.count, ...``,
+which adds to an existing row rather than replacing it: batches, flushes and processes add
+up, and concurrent writers never lose an update (the row lock of the conflict serialises
+them; keys are sent sorted, so two writers lock in the same order). PostgreSQL and SQLite
+(3.24 and later) both take this syntax; the vendor SQL of the summaries is in this module only.
+
+:func:`rebuild` recounts hours from the rows (``manage.py mcp_rebuild_log_summaries``), in
+one ``INSERT ... SELECT ... GROUP BY`` whose histogram bucket is a binary search of
+:data:`~.histogram.BOUNDS` written as nested ``CASE`` (six comparisons per row), so a
+duration falls in the same bucket as when the writer counted it; then days from hours.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from django.db import NotSupportedError, connections, transaction
+
+from django_mcp.requestlog import histogram
+from django_mcp.requestlog.models import LogSummary, RequestLog, RequestLogDay, RequestLogHour
+from django_mcp.requestlog.sanitise import clean_text
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    from django_mcp.requestlog.records import RequestRecord
+
+logger = logging.getLogger("django_mcp")
+
+#: (hour or day, site, method, target, error code): the unique key of a summary row.
+Key = tuple[datetime.datetime, str, str, str, int]
+KEY: Final = ("site", "method", "target", "error_code")  # after the time column
+COUNTERS: Final = ("count", "errors", "duration_sum", *histogram.COLUMNS)
+#: The outcomes the dashboard counts as errors (as its ``ERRORS`` filter on the rows did).
+ERROR_OUTCOMES: Final = ("tool_error", "protocol_error")
+VENDORS: Final = ("postgresql", "sqlite")
+_UTC: Final = datetime.UTC
+
+
+@dataclass(slots=True)
+class Tally:
+    """What one key's requests add to its summary row."""
+
+    count: int = 0
+    errors: int = 0
+    duration_sum: float = 0.0
+    buckets: list[int] = field(default_factory=lambda: [0] * histogram.BUCKETS)
+
+    def merge(self, other: Tally) -> None:
+        self.count += other.count
+        self.errors += other.errors
+        self.duration_sum += other.duration_sum
+        self.buckets = [a + b for a, b in zip(self.buckets, other.buckets, strict=True)]
+
+
+@dataclass(frozen=True)
+class Span:
+    """One summary table and its time column."""
+
+    model: type[LogSummary]
+    column: str
+
+
+HOURS: Final = Span(RequestLogHour, "hour")
+DAYS: Final = Span(RequestLogDay, "day")
+
+
+def hour_of(when: datetime.datetime) -> datetime.datetime:
+    """The start of ``when``'s hour, in UTC when ``when`` is aware (the rows' time zone)."""
+    if when.tzinfo is not None and when.tzinfo is not _UTC:
+        when = when.astimezone(_UTC)
+    return when.replace(minute=0, second=0, microsecond=0)
+
+
+def day_of(when: datetime.datetime) -> datetime.datetime:
+    """The start of ``when``'s day, in UTC when ``when`` is aware."""
+    return hour_of(when).replace(hour=0)
+
+
+def by_day(hours: dict[Key, Tally]) -> dict[Key, Tally]:
+    """Hourly tallies summed per UTC day."""
+    out: dict[Key, Tally] = {}
+    for (hour, *rest), item in hours.items():
+        key: Key = (hour.replace(hour=0), *rest)  # type: ignore[assignment]
+        found = out.get(key)
+        if found is None:
+            out[key] = Tally(item.count, item.errors, item.duration_sum, list(item.buckets))
+        else:
+            found.merge(item)
+    return out
+
+
+def tally(records: Iterable[RequestRecord]) -> dict[Key, Tally]:
+    """The records added up per key: the writer thread's only per-record work here.
+
+    Keys are the records' own text; :func:`_storable` cleans them once per key (a request
+    left out of the log by sampling was never sanitised).
+    """
+    raw: dict[tuple[Any, ...], Tally] = {}
+    bucket = histogram.bucket
+    for record in records:
+        key = (
+            hour_of(record.started_at),
+            record.site,
+            record.method,
+            record.target,
+            record.error_code or 0,
+        )
+        item = raw.get(key)
+        if item is None:
+            item = raw[key] = Tally()
+        duration = record.duration_ms
+        item.count += 1
+        item.duration_sum += duration
+        item.buckets[bucket(duration)] += 1
+        if record.outcome in ERROR_OUTCOMES:
+            item.errors += 1
+    return _storable(raw)
+
+
+#: The summary's text columns' lengths (the request log's own: a logged key fits both).
+_LIMITS: Final = {"site": 100, "method": 100, "target": 255}
+
+
+def _storable(raw: dict[tuple[Any, ...], Tally]) -> dict[Key, Tally]:
+    """Keys with text any database stores (two raw keys may clean to one: merged)."""
+    out: dict[Key, Tally] = {}
+    for (hour, site, method, target, code), item in raw.items():
+        key: Key = (
+            hour,
+            clean_text(site, _LIMITS["site"]),
+            clean_text(method, _LIMITS["method"]),
+            clean_text(target, _LIMITS["target"]),
+            code,
+        )
+        found = out.get(key)
+        if found is None:
+            out[key] = item
+        else:
+            found.merge(item)
+    return out
+
+
+def add(records: Iterable[RequestRecord], alias: str) -> int:
+    """Add ``records`` to their summary rows on database ``alias``; how many keys changed.
+
+    One transaction: either every key of the batch is added or none is, so a failure is
+    counted once by the caller and never half-applied.
+    """
+    hours = tally(records)
+    if hours:
+        with transaction.atomic(using=alias):
+            upsert(HOURS, hours, alias)
+            upsert(DAYS, by_day(hours), alias)
+    return len(hours)
+
+
+def add_or_log(records: Sequence[RequestRecord], alias: str) -> int:
+    """:func:`add` for the recorder's flush, after the rows: how many requests it could not
+    count (all of them or none), each failure logged, never raised (the rows are written;
+    the writer thread must go on)."""
+    if not records:
+        return 0
+    try:
+        add(records, alias)
+    except Exception as exc:  # a boundary, see above
+        logger.error(
+            "django-mcp could not add %d requests to the request log's hourly summaries "
+            "(%s: %a); the dashboard will not count them.",
+            len(records),
+            type(exc).__name__,
+            str(exc),
+        )
+        return len(records)
+    return 0
+
+
+def upsert(span: Span, tallies: dict[Key, Tally], alias: str) -> None:
+    """``INSERT ... ON CONFLICT DO UPDATE`` adding to the counters.
+
+    On PostgreSQL one statement whatever the number of keys: a column of values per
+    parameter, ``SELECT * FROM unnest(%s::timestamptz[], ...)``, because psycopg parses
+    every placeholder of a statement in Python on every call (a ``VALUES`` list of a
+    hundred keys, 7,200 placeholders, cost 14 ms of the writer thread's CPU). Elsewhere
+    ``VALUES`` rows, as many per statement as the backend's parameter limit allows.
+    """
+    connection = connections[alias]
+    _require_upsert(connection)
+    quote = connection.ops.quote_name
+    table = quote(span.model._meta.db_table)
+    key = (span.column, *KEY)
+    columns = (*key, *COUNTERS)
+    added = ", ".join(f"{quote(c)} = {table}.{quote(c)} + excluded.{quote(c)}" for c in COUNTERS)
+    head = f"INSERT INTO {table} ({', '.join(quote(c) for c in columns)}) "
+    tail = f" ON CONFLICT ({', '.join(quote(c) for c in key)}) DO UPDATE SET {added}"
+    rows = [
+        [connection.ops.adapt_datetimefield_value(at), *rest, *_counters(item)]
+        for (at, *rest), item in sorted(tallies.items(), key=lambda pair: pair[0])
+    ]
+    # Sorted keys: two writers lock the rows they update in the same order (no deadlock).
+    with transaction.atomic(using=alias), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            arrays = ", ".join(f"%s::{kind}[]" for kind in _PG_TYPES)
+            cursor.execute(
+                f"{head}SELECT * FROM unnest({arrays}){tail}",
+                [list(column) for column in zip(*rows, strict=True)],
+            )
+            return
+        one = "(" + ", ".join(["%s"] * len(columns)) + ")"
+        per_statement = max(1, (connection.features.max_query_params or 999) // len(columns))
+        for start in range(0, len(rows), per_statement):
+            chunk = rows[start : start + per_statement]
+            values = ", ".join([one] * len(chunk))
+            cursor.execute(f"{head}VALUES {values}{tail}", [v for row in chunk for v in row])
+
+
+#: The PostgreSQL types of the columns, in the order of ``(time, *KEY, *COUNTERS)``.
+_PG_TYPES: Final = (
+    "timestamptz",
+    "text",
+    "text",
+    "text",
+    "integer",
+    "bigint",
+    "bigint",
+    "double precision",
+    *["bigint"] * histogram.BUCKETS,
+)
+
+
+def _counters(item: Tally) -> list[Any]:
+    """The values of :data:`COUNTERS`, in order."""
+    return [item.count, item.errors, item.duration_sum, *item.buckets]
+
+
+def _require_upsert(connection: BaseDatabaseWrapper) -> None:
+    if connection.vendor not in VENDORS:
+        raise NotSupportedError(
+            "django-mcp's request log summaries need PostgreSQL or SQLite, "
+            f"not {connection.vendor}."
+        )
+
+
+# Rebuilding from the rows -------------------------------------------------------------
+
+
+def _bucket_sql(column: str, low: int, high: int, params: list[float]) -> str:
+    """A nested ``CASE`` giving :func:`histogram.bucket` of ``column`` (a binary search)."""
+    if low == high:
+        return str(low)
+    middle = (low + high + 1) // 2  # bucket < middle  <=>  value < BOUNDS[middle - 1]
+    params.append(histogram.BOUNDS[middle - 1])
+    below = _bucket_sql(column, low, middle - 1, params)
+    above = _bucket_sql(column, middle, high, params)
+    return f"CASE WHEN {column} < %s THEN {below} ELSE {above} END"
+
+
+def _truncated(connection: BaseDatabaseWrapper, unit: str, column: str) -> str:
+    """SQL for the start of ``column``'s hour or day, as the writer stores it (UTC)."""
+    if connection.vendor == "postgresql":  # Django's sessions are in UTC
+        return f"date_trunc('{unit}', {column})"
+    # SQLite stores UTC text; this is the text Django writes for the hour or day itself.
+    return f"strftime('%%Y-%%m-%%d {'%%H' if unit == 'hour' else '00'}:00:00', {column})"
+
+
+def rebuild(since: datetime.datetime | None, alias: str) -> tuple[int, int]:
+    """Recount the summaries from the UTC day of ``since`` on (everything when None) from
+    the rows of the request log, replacing what was there: hours from the rows, then days
+    from the hours. How many hourly and daily rows it wrote.
+
+    Counts rows: requests the log's sampling left out were counted by the writer but are
+    not in the rows, so a rebuilt hour of a sampled log shows only the logged requests.
+    """
+    connection = connections[alias]
+    _require_upsert(connection)
+    quote = connection.ops.quote_name
+    start = day_of(since) if since is not None else None
+    params: list[Any] = []
+    bucket = _bucket_sql(quote("duration_ms"), 0, histogram.BUCKETS - 1, params)
+    errors = ", ".join(f"'{outcome}'" for outcome in ERROR_OUTCOMES)
+    sums = ", ".join(f"SUM(CASE WHEN b = {i} THEN n ELSE 0 END)" for i in range(histogram.BUCKETS))
+    hours_sql = (
+        f"INSERT INTO {quote(RequestLogHour._meta.db_table)} ({_names(HOURS, quote)}) "
+        f"SELECT h, site, method, target, code, SUM(n), SUM(e), SUM(s), {sums} FROM ("
+        f"SELECT {_truncated(connection, 'hour', quote('started_at'))} AS h, "
+        f"{quote('site')} AS site, {quote('method')} AS method, "
+        f"{quote('target')} AS target, COALESCE({quote('error_code')}, 0) AS code, "
+        f"{bucket} AS b, COUNT(*) AS n, "
+        f"SUM(CASE WHEN {quote('outcome')} IN ({errors}) THEN 1 ELSE 0 END) AS e, "
+        f"SUM({quote('duration_ms')}) AS s FROM {quote(RequestLog._meta.db_table)} "
+        f"{'' if start is None else 'WHERE ' + quote('started_at') + ' >= %s'} "
+        f"GROUP BY 1, 2, 3, 4, 5, 6) AS g GROUP BY h, site, method, target, code"
+    )
+    days_sql = (
+        f"INSERT INTO {quote(RequestLogDay._meta.db_table)} ({_names(DAYS, quote)}) "
+        f"SELECT {_truncated(connection, 'day', quote('hour'))}, "
+        f"{', '.join(quote(c) for c in KEY)}, "
+        f"{', '.join(f'SUM({quote(c)})' for c in COUNTERS)} "
+        f"FROM {quote(RequestLogHour._meta.db_table)} "
+        f"{'' if start is None else 'WHERE ' + quote('hour') + ' >= %s'} "
+        f"GROUP BY 1, {', '.join(quote(c) for c in KEY)}"
+    )
+    since_params: list[Any] = []
+    hours, days = RequestLogHour.objects.using(alias), RequestLogDay.objects.using(alias)
+    if start is not None:
+        since_params = [connection.ops.adapt_datetimefield_value(start)]
+        hours, days = hours.filter(hour__gte=start), days.filter(day__gte=start)
+    with transaction.atomic(using=alias):
+        hours.delete()
+        days.delete()
+        with connection.cursor() as cursor:
+            cursor.execute(hours_sql, params + since_params)
+            written = int(cursor.rowcount), 0
+            cursor.execute(days_sql, since_params)
+            written = written[0], int(cursor.rowcount)
+            if connection.vendor == "postgresql":  # the planner must see the new rows now
+                cursor.execute(f"ANALYZE {quote(RequestLogHour._meta.db_table)}")
+                cursor.execute(f"ANALYZE {quote(RequestLogDay._meta.db_table)}")
+    return written
+
+
+def _names(span: Span, quote: Any) -> str:
+    return ", ".join(quote(c) for c in (span.column, *KEY, *COUNTERS))
+
+
+def prune(before: datetime.datetime, alias: str) -> int:
+    """Delete the hours that started before ``before``, and the days before its day; how
+    many rows."""
+    hours, _ = RequestLogHour.objects.using(alias).filter(hour__lt=before).delete()
+    days, _ = RequestLogDay.objects.using(alias).filter(day__lt=day_of(before)).delete()
+    return hours + days

@@ -1,0 +1,342 @@
+"""The request log's hourly summaries: written with the rows, adding up, counting what the
+log samples away, rebuilt from rows, pruned on their own retention.
+
+Requests go through the real HTTP stack where the middleware matters; records built here
+stand for many requests spread over hours and latencies, submitted to the real recorder.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import random
+import threading
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+from django.urls import reverse
+from django.utils import timezone
+
+from django_mcp.explorer import stats
+from django_mcp.requestlog import histogram, recorder, summaries
+from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour
+from django_mcp.requestlog.records import RequestRecord
+from tests.commands import command_output
+from tests.records.support import log_row, log_settings, search, unknown_tool
+
+pytestmark = pytest.mark.django_db
+
+TABLE = RequestLogHour._meta.db_table
+
+
+def record(**fields: Any) -> RequestRecord:
+    values: dict[str, Any] = {
+        "started_at": timezone.now(),
+        "site": "mcp",
+        "method": "tools/call",
+        "target": "search_books",
+        "request_id": "1",
+        "declared_revision": "2026-07-28",
+        "served_revision": "2026-07-28",
+        "served_how": "supported",
+        "client_name": "pytest",
+        "client_version": "1",
+        "user_id": None,
+        "username": "",
+        "outcome": "ok",
+        "error_code": None,
+        "http_status": 200,
+        "duration_ms": 2.0,
+    }
+    values.update(fields)
+    return RequestRecord(**values)
+
+
+def spread(count: int, *, seed: int = 3, hours: int = 30) -> list[RequestRecord]:
+    """``count`` records over the last ``hours``, three targets, latencies from 0.01 ms to
+    seconds, some tool errors and protocol errors with a code."""
+    rng = random.Random(seed)
+    now = timezone.now()
+    out = []
+    for i in range(count):
+        target = rng.choice(["search_books", "get_book", "set_price"])
+        failed = i % 13 == 0
+        out.append(
+            record(
+                started_at=now - datetime.timedelta(minutes=rng.randrange(hours * 60)),
+                target=target,
+                outcome=("protocol_error" if i % 2 else "tool_error") if failed else "ok",
+                error_code=-32602 if failed and i % 2 else None,
+                http_status=200,
+                duration_ms=10 ** rng.uniform(-2, 3.5),
+            )
+        )
+    return out
+
+
+def summary_rows(model: Any = RequestLogHour) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """Every summary row, by key, with its counters (the duration's sum rounded)."""
+    out = {}
+    for row in model.objects.all():
+        at = row.hour if model is RequestLogHour else row.day
+        key = (at, row.site, row.method, row.target, row.error_code)
+        buckets = tuple(getattr(row, column) for column in histogram.COLUMNS)
+        out[key] = (row.count, row.errors, round(row.duration_sum, 6), buckets)
+    return out
+
+
+def test_a_flush_writes_each_hour_and_target_with_its_rows(client):
+    for request_id in range(3):
+        search(client, request_id=request_id)
+    unknown_tool(client)
+
+    assert recorder.flush() == 4
+
+    found = {(r.target, r.error_code): r for r in RequestLogHour.objects.all()}
+    assert set(found) == {("search_books", 0), ("no_such_tool", -32602)}
+    ok, bad = found["search_books", 0], found["no_such_tool", -32602]
+    assert (ok.count, ok.errors, bad.count, bad.errors) == (3, 0, 1, 1)
+    rows = RequestLog.objects.filter(target="search_books")
+    assert ok.duration_sum == pytest.approx(sum(r.duration_ms for r in rows))
+    assert sum(getattr(ok, column) for column in histogram.COLUMNS) == 3
+    assert ok.hour == summaries.hour_of(rows[0].started_at)
+
+
+def test_flushes_add_to_the_same_hour_rather_than_replace_it():
+    now = timezone.now()
+    for _flush in range(3):
+        recorder.submit(record(started_at=now, duration_ms=5.0))
+        recorder.submit(record(started_at=now, duration_ms=50.0, outcome="tool_error"))
+        recorder.flush()
+
+    for row in (RequestLogHour.objects.get(), RequestLogDay.objects.get()):
+        assert (row.count, row.errors, row.duration_sum) == (6, 3, pytest.approx(165.0))
+        assert getattr(row, histogram.COLUMNS[histogram.bucket(5.0)]) == 3
+        assert getattr(row, histogram.COLUMNS[histogram.bucket(50.0)]) == 3
+    assert RequestLogDay.objects.get().day == summaries.day_of(now)
+
+
+def test_a_sampled_log_still_counts_every_request_in_its_summaries(client):
+    with log_settings(REQUEST_LOG_SAMPLE_RATE=0.0):
+        for request_id in range(4):
+            search(client, request_id=request_id)
+        unknown_tool(client)  # an error: always logged
+
+        assert recorder.flush() == 1
+
+    assert RequestLog.objects.count() == 1
+    by_target = {r.target: r.count for r in RequestLogHour.objects.all()}
+    assert by_target == {"search_books": 4, "no_such_tool": 1}
+
+
+def test_the_errors_mode_counts_successes_in_the_summaries_only(client):
+    with log_settings(REQUEST_LOG="errors"):
+        search(client)
+        recorder.flush()
+
+    assert not RequestLog.objects.exists()
+    assert RequestLogHour.objects.get().count == 1
+
+
+def test_the_off_mode_counts_nothing(client):
+    with log_settings(REQUEST_LOG="off"):
+        search(client)
+        recorder.flush()
+
+    assert not RequestLogHour.objects.exists()
+
+
+def test_a_summary_the_database_refuses_costs_no_row_and_is_counted(caplog):
+    with connection.cursor() as cursor:  # as if migration 0006 had not run
+        cursor.execute(f"DROP TABLE {connection.ops.quote_name(TABLE)}")
+    recorder.submit(record())
+    recorder.submit(record(target="get_book"))
+
+    assert recorder.flush() == 2
+
+    assert RequestLog.objects.count() == 2
+    stats = recorder.stats()
+    assert (stats.written, stats.failed, stats.summary_failed) == (2, 0, 2)
+    assert "could not add 2 requests to the request log's hourly summaries" in caplog.text
+
+
+def test_hostile_text_of_an_unlogged_request_is_stored_cleaned():
+    with log_settings(REQUEST_LOG="errors"):
+        recorder.submit(record(target="a\x00b\ud800", site="s\u202e"))
+        recorder.flush()
+
+    row = RequestLogHour.objects.get()
+    assert (row.target, row.site) == ("a\ufffdb\ufffd", "s\ufffd")
+
+
+def test_the_summary_keys_are_as_long_as_the_logs_columns():
+    for name, length in summaries._LIMITS.items():
+        assert RequestLogHour._meta.get_field(name).max_length == length
+        assert RequestLog._meta.get_field(name).max_length == length
+
+
+def test_the_rebuild_command_counts_what_the_writer_counted():
+    for item in spread(600, hours=80):
+        recorder.submit(item)
+    recorder.flush()
+    incremental, daily = summary_rows(), summary_rows(RequestLogDay)
+    assert sum(count for count, *_ in incremental.values()) == 600
+    assert sum(count for count, *_ in daily.values()) == 600
+    assert len({key[0] for key in incremental}) > 60  # many hours
+    assert len({key[0] for key in daily}) >= 4  # and days
+
+    output = command_output("mcp_rebuild_log_summaries")
+
+    assert f"Rebuilt {len(incremental)} hourly and {len(daily)} daily summaries" in output
+    assert summary_rows() == incremental
+    assert summary_rows(RequestLogDay) == daily
+
+
+def test_a_rebuild_since_a_date_leaves_earlier_hours_alone():
+    for item in spread(300, hours=80):
+        recorder.submit(item)
+    recorder.flush()
+    hours, days = summary_rows(), summary_rows(RequestLogDay)
+    since = timezone.now() - datetime.timedelta(hours=30)
+    RequestLog.objects.all().delete()  # pruned rows: only a rebuild could lose their hours
+
+    command_output("mcp_rebuild_log_summaries", "--since", since.isoformat())
+
+    cut = summaries.day_of(since)  # a rebuild starts on a UTC day
+    kept = {key: value for key, value in hours.items() if key[0] < cut}
+    assert kept
+    assert summary_rows() == kept
+    assert summary_rows(RequestLogDay) == {k: v for k, v in days.items() if k[0] < cut}
+
+
+def test_an_unreadable_since_is_a_command_error():
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError, match="not a date"):
+        command_output("mcp_rebuild_log_summaries", "--since", "last week")
+
+
+def hour_row(days_ago: float) -> RequestLogHour:
+    hour = summaries.hour_of(timezone.now() - datetime.timedelta(days=days_ago))
+    return RequestLogHour.objects.create(hour=hour, site="mcp", method="tools/call", count=1)
+
+
+def day_row(days_ago: float) -> RequestLogDay:
+    day = summaries.day_of(timezone.now() - datetime.timedelta(days=days_ago))
+    return RequestLogDay.objects.create(day=day, site="mcp", method="tools/call", count=1)
+
+
+def test_prune_keeps_summaries_for_their_own_longer_retention():
+    log_row(days_ago=40)
+    hour_row(401)
+    day_row(402)
+    kept, kept_day = hour_row(40), day_row(40)
+
+    output = command_output("mcp_prune_logs", "--days", "30")
+
+    assert "Deleted 1 request log entries" in output
+    assert "and 2 hourly and daily summaries older than" in output
+    assert list(RequestLogHour.objects.all()) == [kept]
+    assert list(RequestLogDay.objects.all()) == [kept_day]
+
+
+def test_prune_takes_the_summary_retention_from_settings_or_the_command():
+    hour_row(20)
+    kept = hour_row(5)
+    with log_settings(REQUEST_LOG_SUMMARY_DAYS=60):
+        command_output("mcp_prune_logs")
+        assert RequestLogHour.objects.count() == 2
+        command_output("mcp_prune_logs", "--summary-days", "10")
+    assert list(RequestLogHour.objects.all()) == [kept]
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="concurrent writers need a server database"
+)
+@pytest.mark.django_db(transaction=True)
+def test_two_writers_at_once_add_up_without_losing_an_update():
+    """Two threads (two connections, as two processes) upsert the same hour and keys."""
+    now = timezone.now()
+    batches = [[record(started_at=now, target=f"t{i % 3}") for i in range(30)] for _ in range(20)]
+    errors: list[BaseException] = []
+
+    def write(mine: list[list[RequestRecord]]) -> None:
+        try:
+            for batch in mine:
+                summaries.add(batch, "default")
+        except BaseException as exc:  # reported by the test below
+            errors.append(exc)
+        finally:
+            connections["default"].close()
+
+    threads = [threading.Thread(target=write, args=(batches[n::2],)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert {r.target: r.count for r in RequestLogHour.objects.all()} == {
+        "t0": 200,
+        "t1": 200,
+        "t2": 200,
+    }
+
+
+def test_the_histograms_p95_is_within_its_bound_of_the_nearest_rank():
+    rng = random.Random(11)
+    for _case in range(200):
+        durations = [10 ** rng.uniform(-1, 4) for _ in range(rng.randrange(1, 400))]
+        counts = [0] * histogram.BUCKETS
+        for value in durations:
+            counts[histogram.bucket(value)] += 1
+        exact = sorted(durations)[math.ceil(0.95 * len(durations)) - 1]
+        got = histogram.p95(counts)
+        assert got is not None
+        assert exact / histogram.ERROR_FACTOR <= got <= exact * histogram.ERROR_FACTOR
+    assert histogram.p95([0] * histogram.BUCKETS) is None
+
+
+def test_a_duration_on_a_bound_starts_the_next_bucket_in_python_and_in_sql():
+    bound = histogram.BOUNDS[20]
+    assert histogram.bucket(bound) == 21
+    assert histogram.bucket(math.nextafter(bound, 0)) == 20
+    for duration in (bound, math.nextafter(bound, 0), 0.0, 1e9):
+        log_row(duration_ms=duration, target=repr(duration))
+    summaries.rebuild(None, "default")
+    for row in RequestLogHour.objects.all():
+        buckets = [getattr(row, column) for column in histogram.COLUMNS]
+        assert buckets.index(1) == histogram.bucket(float(row.target))
+
+
+@pytest.mark.parametrize("window", ["24h", "7d", "30d"])
+def test_the_dashboards_numbers_from_summaries_match_the_rows(admin_client, window):
+    """Counts exact, p95 within the histogram's bound of the rows' nearest-rank p95, for
+    requests written by the recorder (hours for 24 h, days for 7 and 30 days)."""
+    for item in spread(800, hours=24 * 9):
+        recorder.submit(item)
+    recorder.flush()
+    now = timezone.now()
+    _name, since, bucket = stats.window(window, now)
+    start = summaries.hour_of(since) if bucket == "hour" else summaries.day_of(since)
+    rows = RequestLog.objects.filter(started_at__gte=start)
+
+    response = admin_client.get(reverse("admin:django_mcp_dashboard"), {"window": window})
+
+    context = response.context
+    assert context["total"] == rows.count() > 0
+    assert context["errors"] == rows.filter(outcome__in=summaries.ERROR_OUTCOMES).count()
+    assert context["error_codes"] == [
+        {"error_code": -32602, "count": rows.filter(error_code=-32602).count()}
+    ]
+    for item in context["targets"]:
+        mine = rows.filter(method=item.method, target=item.target)
+        durations = sorted(mine.values_list("duration_ms", flat=True))
+        assert (item.calls, item.errors) == (
+            len(durations),
+            mine.filter(outcome__in=summaries.ERROR_OUTCOMES).count(),
+        )
+        assert item.avg_ms == pytest.approx(sum(durations) / len(durations))
+        exact = durations[math.ceil(0.95 * len(durations)) - 1]
+        assert exact / histogram.ERROR_FACTOR <= item.p95_ms <= exact * histogram.ERROR_FACTOR
