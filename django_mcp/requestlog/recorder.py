@@ -3,9 +3,10 @@
 Why buffered: a synchronous INSERT per MCP request would put the log on the hot path (one
 more round trip, one more chance for a slow or locked database to stall a tool call). So
 :func:`submit` only decides whether to keep a record and appends it to an in-memory buffer,
-under a lock held for microseconds; it never touches the database and never blocks. A daemon
-thread writes the buffer every ``REQUEST_LOG_FLUSH_INTERVAL`` seconds (sooner when a batch is
-ready) with ``bulk_create``, and an ``atexit`` hook writes what is left at shutdown.
+under a lock held for microseconds; it never touches the database and never blocks. A
+daemon thread writes the buffer every ``REQUEST_LOG_FLUSH_INTERVAL`` seconds (sooner when a
+batch is ready) in bulk (:mod:`.writer`: ``COPY`` on PostgreSQL, a multi-row ``INSERT``
+elsewhere), and an ``atexit`` hook writes what is left at shutdown.
 
 Why bounded: if the database is slow or down, memory must not grow with traffic. The buffer
 holds ``REQUEST_LOG_BUFFER_SIZE`` records; when full, the oldest record is dropped and
@@ -22,8 +23,8 @@ What is kept (``REQUEST_LOG``): ``"off"`` writes nothing at all; ``"errors"`` ke
 errors, protocol errors and HTTP errors; ``"all"`` keeps every error and samples the rest
 at ``REQUEST_LOG_SAMPLE_RATE`` (errors are rare and precious, successes are plentiful).
 Independently of sampling, every best-effort serve of a revision we do not implement is
-tallied per (revision, client name, client version) and upserted into ``ServedRevision``,
-so the admin's counts are exact even when the log itself is sampled.
+tallied per (revision, client name, client version) and upserted into ``ServedRevision``
+(:mod:`.served`), so the admin's counts are exact even when the log itself is sampled.
 
 The hourly summaries (:mod:`.summaries`) count every request, logged or not: one the log
 leaves out waits in a second bounded buffer, and each flush adds both to the summaries
@@ -45,27 +46,22 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from django.db import DatabaseError, IntegrityError, connections, router, transaction
-from django.db.models import DateTimeField, F, Value
-from django.db.models.functions import Greatest, Least
+from django.db import DatabaseError, connections, router
 
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import summaries, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from django_mcp.requestlog.sanitise import clean_text, sanitised
+from django_mcp.requestlog.served import ServedKey, ServedTally, upsert_served
 
 if TYPE_CHECKING:
-    import datetime
     from collections.abc import Callable, Sequence
-
-    from django.db.models import QuerySet
 
     from django_mcp.requestlog.records import RequestRecord
 
 logger = logging.getLogger("django_mcp")
 
-ServedKey = tuple[str, str, str]  # (revision, client name, client version)
 _SHUTDOWN_JOIN_SECONDS: Final = 5.0
 #: The columns of a best-effort tally's key (revision, client name, client version).
 _KEY_LIMITS: Final = tuple(
@@ -75,20 +71,6 @@ _KEY_LIMITS: Final = tuple(
 
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
-
-
-@dataclass
-class ServedTally:
-    """Best-effort serves of one triple seen since the last flush."""
-
-    count: int
-    first_seen: datetime.datetime
-    last_seen: datetime.datetime
-
-    def add(self, when: datetime.datetime) -> None:
-        self.count += 1
-        self.first_seen = min(self.first_seen, when)
-        self.last_seen = max(self.last_seen, when)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,55 +252,13 @@ def _write_served(served: dict[ServedKey, ServedTally], alias: str) -> None:
     """Upsert one ``ServedRevision`` row per triple seen since the last flush."""
     for key, tally in served.items():
         try:
-            _upsert_served(key, tally, alias)
+            upsert_served(key, tally, alias)
         except DatabaseError as exc:
             if writer.table_missing(ServedRevision, alias, exc):
                 raise writer.TableMissing(ServedRevision._meta.db_table) from exc
             logger.exception("django-mcp could not record best-effort serves of %s.", key[0])
             with _state.lock:
                 _state.failed += 1
-
-
-def _served_rows(key: ServedKey, alias: str) -> QuerySet[ServedRevision]:
-    revision, client_name, client_version = key
-    return ServedRevision.objects.using(alias).filter(
-        revision=revision, client_name=client_name, client_version=client_version
-    )
-
-
-def update_served(key: ServedKey, tally: ServedTally, alias: str) -> int:
-    """Add ``tally`` to an existing row in one UPDATE (F() increments: no lost updates)."""
-    return _served_rows(key, alias).update(
-        count=F("count") + tally.count,
-        first_seen=Least(F("first_seen"), Value(tally.first_seen, output_field=DateTimeField())),
-        last_seen=Greatest(F("last_seen"), Value(tally.last_seen, output_field=DateTimeField())),
-    )
-
-
-def _upsert_served(key: ServedKey, tally: ServedTally, alias: str) -> None:
-    """UPDATE, else INSERT; if another process inserted first, the UPDATE is retried.
-
-    Portable (SQLite, PostgreSQL, MySQL) and race-safe against the unique constraint: the
-    INSERT runs in a savepoint, so losing the race rolls back only that savepoint.
-    """
-    revision, client_name, client_version = key
-    for _attempt in range(3):
-        if update_served(key, tally, alias):
-            return
-        try:
-            with transaction.atomic(using=alias):
-                ServedRevision.objects.using(alias).create(
-                    revision=revision,
-                    client_name=client_name,
-                    client_version=client_version,
-                    count=tally.count,
-                    first_seen=tally.first_seen,
-                    last_seen=tally.last_seen,
-                )
-            return
-        except IntegrityError:
-            continue
-    raise IntegrityError(f"Could not upsert the served revision {key!r}.")
 
 
 def stats() -> RecorderStats:

@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 
 from django_mcp.protocol.errors import HEADER_MISMATCH, INVALID_PARAMS
 from django_mcp.protocol.revisions import CURRENT_REVISION
-from django_mcp.requestlog import recorder, writer
+from django_mcp.requestlog import recorder, served, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from tests.helpers import call_tool, notify
 from tests.records.support import (
@@ -250,7 +250,7 @@ def test_best_effort_serves_are_counted_even_when_the_log_keeps_only_errors(clie
 
 def test_losing_the_insert_race_retries_the_update(client, monkeypatch):
     """Another process inserts the same triple between our UPDATE and our INSERT."""
-    real_update = recorder.update_served
+    real_update = served.update_served
     calls: list[int] = []
 
     def update_after_a_rival_inserted(key: Any, tally: Any, alias: str) -> int:
@@ -269,7 +269,7 @@ def test_losing_the_insert_race_retries_the_update(client, monkeypatch):
         calls.append(1)
         return real_update(key, tally, alias)
 
-    monkeypatch.setattr(recorder, "update_served", update_after_a_rival_inserted)
+    monkeypatch.setattr(served, "update_served", update_after_a_rival_inserted)
     best_effort_call(client)
 
     recorder.flush()
