@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
-from bench import procs, wrk
+from bench import procs, scenarios, wrk
 from bench.procs import Server
 from bench.scenarios import Scenario
 from bench.targets import Measurement, cpu_per_request_ms
@@ -87,3 +89,22 @@ def measure(
         peak_rss_mib=round(procs.peak_rss_kib(server.pgid) / 1024, 1),
         errors=result.errors,
     )
+
+
+@contextlib.contextmanager
+def started(
+    name: str,
+    argv: list[str],
+    env: dict[str, str],
+    port: int,
+    logs: Path,
+    warm_up_seconds: float = 1,
+    connections: int = CONNECTIONS,
+) -> Iterator[Server]:
+    """:func:`procs.running`, then ``tools/call`` for ``warm_up_seconds`` before yielding:
+    imports, URL resolution and the first DB connection are not steady state."""
+    print(f"  starting {name} on {procs.HOST}:{port}", flush=True)
+    with procs.running(name, argv, env, port, logs) as server:
+        with contextlib.suppress(RuntimeError):
+            drive(server, scenarios.TOOLS_CALL, warm_up_seconds, connections=connections)
+        yield server

@@ -134,13 +134,12 @@ def _started(
     kind: str, workers: int, env: dict[str, str], logs: Path
 ) -> Iterator[tuple[int, Server]]:
     port = procs.free_port()
-    name = server_name(kind, workers)
-    print(f"  starting {name} on {procs.HOST}:{port}", flush=True)
-    with procs.running(name, KINDS[kind](port, workers), env, port, logs) as server:
-        # Every worker imports, resolves URLs and connects to PostgreSQL on its first
-        # requests: load them all before measuring.
-        with contextlib.suppress(RuntimeError):
-            load.drive(server, scenarios.TOOLS_CALL, WARM_UP_SECONDS, connections=CONNECTIONS)
+    argv = KINDS[kind](port, workers)
+    # Every worker imports, resolves URLs and connects to PostgreSQL on its first requests:
+    # load them all (every connection, for longer) before measuring.
+    with load.started(
+        server_name(kind, workers), argv, env, port, logs, WARM_UP_SECONDS, CONNECTIONS
+    ) as server:
         yield workers, server
 
 

@@ -24,7 +24,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +37,6 @@ from bench.commands import (
     uvicorn,
     uvicorn_native,
 )
-from bench.procs import Server
 from bench.targets import Measurement, combine
 
 
@@ -70,18 +68,6 @@ class Plan:
             if args.no_scaleout
             else (scaleout.QUICK_WORKERS if quick else scaleout.WORKERS),
         )
-
-
-@contextlib.contextmanager
-def start(
-    name: str, argv: list[str], env: dict[str, str], port: int, logs: Path
-) -> Iterator[Server]:
-    print(f"  starting {name} on {procs.HOST}:{port}", flush=True)
-    with procs.running(name, argv, env, port, logs) as server:
-        # Warm up: imports, URL resolution and the first DB connection are not steady state.
-        with contextlib.suppress(RuntimeError):
-            load.drive(server, scenarios.TOOLS_CALL, 1)
-        yield server
 
 
 def prepare_database() -> None:
@@ -125,7 +111,10 @@ def run_servers(plan: Plan, logs: Path) -> list[Measurement]:
                 env = server_env("all" if log == "on" else "off")
                 name = f"{kind} log {log}"
                 pairs.append(
-                    (stack.enter_context(start(name, argv_for(port), env, port, logs)), suite)
+                    (
+                        stack.enter_context(load.started(name, argv_for(port), env, port, logs)),
+                        suite,
+                    )
                 )
             rounds: dict[tuple[str, str], list[Measurement]] = {}
             for _ in range(plan.rounds):
@@ -156,7 +145,9 @@ def run_native_vs_sdk(plan: Plan, logs: Path) -> tuple[list[Measurement], list[s
         sdk = stack.enter_context(procs.running(name, sdk_argv, server_env("off"), sdk_port, logs))
         native_argv = uvicorn_native(native_port)
         native = stack.enter_context(
-            start(report.NATIVE_BESIDE_SDK, native_argv, server_env("off"), native_port, logs)
+            load.started(
+                report.NATIVE_BESIDE_SDK, native_argv, server_env("off"), native_port, logs
+            )
         )
         load.drive(sdk, scenarios.TOOLS_CALL, 1)
         parts: dict[str, list[Measurement]] = {native.name: [], sdk.name: []}

@@ -27,7 +27,7 @@ from django.db import connections
 
 from django_mcp.auth.resolve import caller_of
 from django_mcp.conf import DEFAULTS, mcp_settings
-from django_mcp.protocol.errors import ListenUnavailable, MCPError, TooManyCallerStreams
+from django_mcp.protocol.errors import ListenUnavailable, TooManyCallerStreams
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -113,10 +113,6 @@ def open_streams() -> int:
     """Streams this process holds now (for tests and monitoring)."""
     with _lock:
         return _open
-
-
-def is_refusal(error: MCPError) -> bool:
-    return isinstance(error, TooManyCallerStreams | ListenUnavailable)
 
 
 def max_seconds() -> float:

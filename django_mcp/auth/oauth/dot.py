@@ -15,7 +15,7 @@ canonical URIs instead of DOT's default prefix match.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from django.contrib.auth.models import AnonymousUser
 from oauth2_provider.models import get_access_token_model
@@ -24,16 +24,11 @@ from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
 from django_mcp.auth.oauth.audience import audience_matches, canonical_uri
 from django_mcp.auth.oauth.bearer import BearerAuthenticator, bearer_token
-from django_mcp.auth.oauth.claims import scopes_of
+from django_mcp.auth.oauth.claims import require_audience, scopes_of
 from django_mcp.auth.oauth.config import oauth_config
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
-
-
-def _resources_of(access_token: Any) -> list[str]:
-    value = access_token.resource or []
-    return [value] if isinstance(value, str) else [item for item in value if isinstance(item, str)]
 
 
 class DOTAuthenticator(BearerAuthenticator):
@@ -58,8 +53,7 @@ class DOTAuthenticator(BearerAuthenticator):
             raise AuthenticationFailed("The token is unknown or revoked.")
         if access_token.is_expired():
             raise AuthenticationFailed("The token has expired.")
-        if not audience_matches(_resources_of(access_token), config.resources):
-            raise AuthenticationFailed("The token was not issued for this resource (audience).")
+        require_audience({"resource": access_token.resource}, config.resources)
         user = access_token.user
         if user is None:
             user = AnonymousUser()  # client_credentials: the client acts for itself
