@@ -196,7 +196,8 @@ def add_or_log(records: Sequence[RequestRecord], alias: str) -> int:
 
 
 def upsert(span: Span, tallies: dict[Key, Tally], alias: str) -> None:
-    """``INSERT ... ON CONFLICT DO UPDATE`` adding to the counters.
+    """``INSERT ... ON CONFLICT DO UPDATE`` adding to the counters (inside the caller's
+    transaction: on SQLite a chunked batch is several statements).
 
     On PostgreSQL one statement whatever the number of keys: a column of values per
     parameter, ``SELECT * FROM unnest(%s::timestamptz[], ...)``, because psycopg parses
@@ -218,7 +219,9 @@ def upsert(span: Span, tallies: dict[Key, Tally], alias: str) -> None:
         for (at, *rest), item in sorted(tallies.items(), key=lambda pair: pair[0])
     ]
     # Sorted keys: two writers lock the rows they update in the same order (no deadlock).
-    with transaction.atomic(using=alias), connection.cursor() as cursor:
+    # No transaction of its own: :func:`add`, its only caller, runs both tables' upserts
+    # in one (a savepoint per table would cost two more statements each, per flush).
+    with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             arrays = ", ".join(f"%s::{kind}[]" for kind in _PG_TYPES)
             cursor.execute(
