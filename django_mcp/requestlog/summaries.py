@@ -139,7 +139,9 @@ def tally(records: Iterable[RequestRecord]) -> dict[Key, Tally]:
 
 
 #: The summary's text columns' lengths (the request log's own: a logged key fits both).
-_LIMITS: Final = {"site": 100, "method": 100, "target": 255}
+_LIMITS: Final = {
+    name: getattr(LogSummary._meta.get_field(name), "max_length", None) for name in KEY[:3]
+}
 
 
 def _storable(raw: dict[tuple[Any, ...], Tally]) -> dict[Key, Tally]:
