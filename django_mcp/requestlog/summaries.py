@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models import QuerySet
 
     from django_mcp.requestlog.records import RequestRecord
 
@@ -348,9 +349,15 @@ def _names(span: Span, quote: Any) -> str:
     return ", ".join(quote(c) for c in (span.column, *KEY, *COUNTERS))
 
 
+def expired(before: datetime.datetime, alias: str) -> tuple[QuerySet[Any], QuerySet[Any]]:
+    """The hours that started before ``before``, and the days before its day: what
+    :func:`prune` deletes (and ``mcp_prune_logs --dry-run`` counts)."""
+    return (
+        RequestLogHour.objects.using(alias).filter(hour__lt=before),
+        RequestLogDay.objects.using(alias).filter(day__lt=day_of(before)),
+    )
+
+
 def prune(before: datetime.datetime, alias: str) -> int:
-    """Delete the hours that started before ``before``, and the days before its day; how
-    many rows."""
-    hours, _ = RequestLogHour.objects.using(alias).filter(hour__lt=before).delete()
-    days, _ = RequestLogDay.objects.using(alias).filter(day__lt=day_of(before)).delete()
-    return hours + days
+    """Delete the :func:`expired` hours and days; how many rows."""
+    return sum(rows.delete()[0] for rows in expired(before, alias))
