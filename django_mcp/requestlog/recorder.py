@@ -131,9 +131,6 @@ def submit(record: RequestRecord) -> None:
         return
     keep = keeps(record)
     best_effort = record.served_how == ServedHow.BEST_EFFORT.value
-    if not keep and not best_effort:
-        _summarise_only(record)
-        return
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
         if keep:
@@ -142,22 +139,14 @@ def submit(record: RequestRecord) -> None:
                 _state.dropped += 1
                 _state.dropped_unreported += 1
             _state.records.append(record)
-        else:
+        else:  # left out of the log: counted by the summaries only
             _keep_unlogged(record, size)
         if best_effort:
             _tally(record, size)
-        batch_ready = len(_state.records) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
-    if mcp_settings.REQUEST_LOG_BACKGROUND:
-        _ensure_thread()
-        if batch_ready:
-            _state.wake.set()
-
-
-def _summarise_only(record: RequestRecord) -> None:
-    """Queue a request the log leaves out, for the hourly summaries only."""
-    with _state.lock:
-        _keep_unlogged(record, max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE)))
-        batch_ready = len(_state.unlogged) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
+        # The buffer that makes a batch: the log's, or for a request only the summaries
+        # count (neither logged nor best-effort), theirs.
+        pending = _state.records if keep or best_effort else _state.unlogged
+        batch_ready = len(pending) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
     if mcp_settings.REQUEST_LOG_BACKGROUND:
         _ensure_thread()
         if batch_ready:

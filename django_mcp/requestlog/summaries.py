@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models import QuerySet
 
     from django_mcp.requestlog.records import RequestRecord
 
@@ -139,7 +140,9 @@ def tally(records: Iterable[RequestRecord]) -> dict[Key, Tally]:
 
 
 #: The summary's text columns' lengths (the request log's own: a logged key fits both).
-_LIMITS: Final = {"site": 100, "method": 100, "target": 255}
+_LIMITS: Final = {
+    name: getattr(LogSummary._meta.get_field(name), "max_length", None) for name in KEY[:3]
+}
 
 
 def _storable(raw: dict[tuple[Any, ...], Tally]) -> dict[Key, Tally]:
@@ -196,7 +199,8 @@ def add_or_log(records: Sequence[RequestRecord], alias: str) -> int:
 
 
 def upsert(span: Span, tallies: dict[Key, Tally], alias: str) -> None:
-    """``INSERT ... ON CONFLICT DO UPDATE`` adding to the counters.
+    """``INSERT ... ON CONFLICT DO UPDATE`` adding to the counters (inside the caller's
+    transaction: on SQLite a chunked batch is several statements).
 
     On PostgreSQL one statement whatever the number of keys: a column of values per
     parameter, ``SELECT * FROM unnest(%s::timestamptz[], ...)``, because psycopg parses
@@ -218,7 +222,9 @@ def upsert(span: Span, tallies: dict[Key, Tally], alias: str) -> None:
         for (at, *rest), item in sorted(tallies.items(), key=lambda pair: pair[0])
     ]
     # Sorted keys: two writers lock the rows they update in the same order (no deadlock).
-    with transaction.atomic(using=alias), connection.cursor() as cursor:
+    # No transaction of its own: :func:`add`, its only caller, runs both tables' upserts
+    # in one (a savepoint per table would cost two more statements each, per flush).
+    with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             arrays = ", ".join(f"%s::{kind}[]" for kind in _PG_TYPES)
             cursor.execute(
@@ -343,9 +349,15 @@ def _names(span: Span, quote: Any) -> str:
     return ", ".join(quote(c) for c in (span.column, *KEY, *COUNTERS))
 
 
+def expired(before: datetime.datetime, alias: str) -> tuple[QuerySet[Any], QuerySet[Any]]:
+    """The hours that started before ``before``, and the days before its day: what
+    :func:`prune` deletes (and ``mcp_prune_logs --dry-run`` counts)."""
+    return (
+        RequestLogHour.objects.using(alias).filter(hour__lt=before),
+        RequestLogDay.objects.using(alias).filter(day__lt=day_of(before)),
+    )
+
+
 def prune(before: datetime.datetime, alias: str) -> int:
-    """Delete the hours that started before ``before``, and the days before its day; how
-    many rows."""
-    hours, _ = RequestLogHour.objects.using(alias).filter(hour__lt=before).delete()
-    days, _ = RequestLogDay.objects.using(alias).filter(day__lt=day_of(before)).delete()
-    return hours + days
+    """Delete the :func:`expired` hours and days; how many rows."""
+    return sum(rows.delete()[0] for rows in expired(before, alias))

@@ -241,6 +241,20 @@ def test_prune_keeps_summaries_for_their_own_longer_retention():
     assert list(RequestLogDay.objects.all()) == [kept_day]
 
 
+def test_a_dry_run_counts_the_summaries_prune_deletes_and_deletes_none():
+    hour_row(401)
+    hour_row(400.5)
+    day_row(402)
+    hour_row(40)
+    day_row(40)
+
+    output = command_output("mcp_prune_logs", "--dry-run")
+
+    assert "and 3 hourly and daily summaries older than" in output
+    assert (RequestLogHour.objects.count(), RequestLogDay.objects.count()) == (3, 2)
+    assert "and 3 hourly and daily summaries older than" in command_output("mcp_prune_logs")
+
+
 def test_prune_takes_the_summary_retention_from_settings_or_the_command():
     hour_row(20)
     kept = hour_row(5)

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from django_mcp.conf import mcp_settings
 from django_mcp.requestlog import summaries
-from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour
+from django_mcp.requestlog.models import RequestLog, RequestLogHour
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -84,8 +84,8 @@ class Command(BaseCommand):
         old = RequestLog.objects.filter(started_at__lt=cutoff)
         if dry_run:
             count = old.count()
-            hours = RequestLogHour.objects.filter(hour__lt=summary_cutoff).count()
-            hours += RequestLogDay.objects.filter(day__lt=summaries.day_of(summary_cutoff)).count()
+            expired = summaries.expired(summary_cutoff, router.db_for_read(RequestLogHour))
+            hours = sum(rows.count() for rows in expired)
             self.stdout.write(
                 f"Would delete {count} request log entries older than {cutoff:%Y-%m-%d %H:%M} "
                 f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}."
