@@ -143,9 +143,8 @@ def submit(record: RequestRecord) -> None:
             _keep_unlogged(record, size)
         if best_effort:
             _tally(record, size)
-        # The buffer that makes a batch: the log's, or for a request only the summaries
-        # count (neither logged nor best-effort), theirs.
-        pending = _state.records if keep or best_effort else _state.unlogged
+        # A batch is ready when the buffer this record joined is full enough.
+        pending = _state.records if keep else _state.unlogged
         batch_ready = len(pending) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
     if mcp_settings.REQUEST_LOG_BACKGROUND:
         _ensure_thread()
