@@ -19,16 +19,14 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import RequestCancelled
 
 if TYPE_CHECKING:
     from django_mcp.server.context import Context
-
-T = TypeVar("T")
 
 #: Built once: ``json.dumps`` with options builds a new encoder on every call.
 _COMPACT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -48,12 +46,6 @@ def check_argument_size(name: str, arguments: Mapping[str, Any]) -> None:
         raise LimitExceeded(
             f"The arguments of tool {name} are too large ({size} bytes; the limit is {limit})."
         )
-
-
-def within_time_limit(name: str, context: Context, call: Callable[[], T]) -> T:
-    """Run ``call`` under ``TOOL_TIMEOUT`` (see the module docstring)."""
-    with time_limit(name, context):
-        return call()
 
 
 @contextlib.contextmanager

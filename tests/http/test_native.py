@@ -373,11 +373,8 @@ def test_the_native_path_skips_django_for_mcp_posts_and_forwards_the_rest(app: A
     assert (get.status_code, get.headers[STAMP]) == (405, "ran")
 
 
-@pytest.mark.django_db
-def test_sync_tools_run_in_a_worker_thread_that_closes_its_connections(site, monkeypatch):
-    """User code may use the ORM, which refuses to run on the event loop: a ``def`` tool
-    runs in a worker thread, whose database connections are checked before and closed
-    after the request there (as ``request_started``/``request_finished`` do)."""
+def watch_connection_closes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The threads in which the native app closes old database connections, from now on."""
     closed: list[int] = []
     original = native.close_old_connections
 
@@ -386,6 +383,15 @@ def test_sync_tools_run_in_a_worker_thread_that_closes_its_connections(site, mon
         original()
 
     monkeypatch.setattr(native, "close_old_connections", spy)
+    return closed
+
+
+@pytest.mark.django_db
+def test_sync_tools_run_in_a_worker_thread_that_closes_its_connections(site, monkeypatch):
+    """User code may use the ORM, which refuses to run on the event loop: a ``def`` tool
+    runs in a worker thread, whose database connections are checked before and closed
+    after the request there (as ``request_started``/``request_finished`` do)."""
+    closed = watch_connection_closes(monkeypatch)
     loop_thread: list[int] = []
 
     async def on_loop(scope: Any, receive: Any, send: Any) -> None:
@@ -494,14 +500,7 @@ def test_an_async_tool_on_an_ungated_site_takes_no_thread_at_all(site, monkeypat
 def test_sync_code_awaited_on_the_loop_closes_its_connections(site, monkeypatch):
     """An async tool served on the loop that awaits sync code (the async ORM) gets one
     thread for the request, whose connections are closed in it at the end."""
-    closed: list[int] = []
-    original = native.close_old_connections
-
-    def spy() -> None:
-        closed.append(threading.get_ident())
-        original()
-
-    monkeypatch.setattr(native, "close_old_connections", spy)
+    closed = watch_connection_closes(monkeypatch)
     app = NativeMCP(get_asgi_application())
     plain_call, with_sync_code = exchange(app, call("async_add", a=1, b=2), call("async_sync_code"))
     assert (plain_call.status_code, with_sync_code.status_code) == (200, 200)

@@ -44,7 +44,8 @@ def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> di
         limits.check_argument_size(spec.name, arguments)
         if tasking.runs_as_task(spec, arguments, context):
             return tasking.start(spec, arguments, context)
-        value = limits.within_time_limit(spec.name, context, lambda: spec.call(arguments, context))
+        with limits.time_limit(spec.name, context):
+            value = spec.call(arguments, context)
     except (ToolError, limits.LimitExceeded) as exc:
         return error_result(str(exc))
     return spec.result(value)
