@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -59,6 +60,15 @@ class Exchange:
     user_agent: str = ""
     #: What deeper layers noted for the log (a declaration hidden by permissions).
     notes: LogNotes = field(default_factory=LogNotes)
+    #: Set by the middleware under ASGI when admission may block: the admission, left for
+    #: the view to run first in the thread Django runs it in (one thread hop, not two).
+    deferred_admission: Callable[[], HttpResponseBase | None] | None = None
+
+    def admit_deferred(self) -> HttpResponseBase | None:
+        """Run the admission the middleware deferred, if any (once): a refusal's response,
+        or None when the view may go on."""
+        deferred, self.deferred_admission = self.deferred_admission, None
+        return deferred() if deferred is not None else None
 
     @property
     def admitted(self) -> Admitted | None:

@@ -57,7 +57,7 @@ from django_mcp.http.asgi import (
     declared_length,
     mcp_view_for,
 )
-from django_mcp.http.responses import error_response, json_response, reply_response
+from django_mcp.http.responses import error_response, json_response
 from django_mcp.http.streaming import wants_stream
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.errors import InternalError, InvalidRequest
@@ -137,10 +137,16 @@ async def in_worker(func: Callable[..., Any], *args: Any) -> Any:
     return await adapter(func, *args)
 
 
-async def on_loop(exchange: Exchange, admitted: Admitted, request: HttpRequest) -> HttpResponse:
+async def on_loop(
+    view: Callable[..., HttpResponseBase],
+    exchange: Exchange,
+    admitted: Admitted,
+    request: HttpRequest,
+) -> HttpResponse:
     """An ``async def`` tool's call, dispatched right here with no thread (what
     :meth:`~django_mcp.server.dispatch.MCPServer.runs_on_loop` allows; a streamed reply
-    still goes through the view).
+    still goes through the view). The reply is rendered by the view's own ``render``, so a
+    project's ``MCPView`` subclass answers the same on both paths.
 
     Sync code the tool awaits through ``sync_to_async`` (the async ORM) runs in one thread
     made for this request, as Django's handler gives each request; if one was made, its
@@ -155,7 +161,10 @@ async def on_loop(exchange: Exchange, admitted: Admitted, request: HttpRequest) 
             if request_thread in SyncToAsync.context_to_thread_executor:
                 await sync_to_async(close_old_connections)()
     exchange.reply = reply
-    return reply_response(reply)
+    instance = view.view_class(**view.view_initkwargs)  # type: ignore[attr-defined]
+    instance.setup(request)
+    rendered: HttpResponse = instance.render(reply)
+    return rendered
 
 
 def internal_error() -> HttpResponseBase:
@@ -239,7 +248,7 @@ class NativeMCP:
             and exchange.server.runs_on_loop(admitted)
             and not wants_stream(admitted, request)
         ):
-            return await on_loop(exchange, admitted, request)
+            return await on_loop(view, exchange, admitted, request)
         served: HttpResponseBase = await in_worker(view, request)
         return served
 

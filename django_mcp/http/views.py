@@ -59,6 +59,18 @@ class MCPView(View):
         view.mcp_server = MCPServer(site)  # type: ignore[attr-defined]
         return view
 
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        """Run the admission the middleware deferred to this thread (under ASGI, when it
+        may query the database), before anything else; see
+        :class:`~django_mcp.http.middleware.MCPMiddleware`."""
+        exchange = exchange_of(request)
+        if exchange is not None and exchange.deferred_admission is not None:
+            refused = exchange.admit_deferred()
+            if refused is not None:
+                return refused
+        response: HttpResponseBase = super().dispatch(request, *args, **kwargs)
+        return response
+
     def http_method_not_allowed(
         self, request: HttpRequest, *args: Any, **kwargs: Any
     ) -> HttpResponse:

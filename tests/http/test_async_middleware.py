@@ -152,3 +152,85 @@ def test_the_view_without_the_middleware_answers_500_with_a_json_rpc_error(
     assert response.json()["error"]["code"] == -32603
     assert "MCPMiddleware" in caplog.text
     assert PROTOCOL_VERSION  # the request itself was well formed
+
+
+def sync_ping(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"ok": True})
+
+
+def _count_thread_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every ``sync_to_async`` call made from now on (each one a hop to a thread)."""
+    from asgiref.sync import SyncToAsync
+
+    hops: list[str] = []
+    original = SyncToAsync.__call__
+
+    async def counting(self: SyncToAsync[Any, Any], *args: Any, **kwargs: Any) -> Any:
+        hops.append(getattr(self.func, "__qualname__", repr(self.func)))
+        return await original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counting)
+    return hops
+
+
+@pytest.mark.django_db
+def test_a_gated_site_admits_in_the_views_thread_with_no_extra_hop(mcp_site, monkeypatch):
+    """A gated site's admission may query the database, so under ASGI it runs off the loop,
+    but in the thread Django runs the sync view in: an MCP request makes no more thread
+    hops than a plain sync Django view (each hop costs tens of microseconds of CPU).
+    basic/transports/streamable-http.mdx: the request is still admitted before dispatch."""
+
+    @mcp_site.tool(permission=lambda ctx: True)
+    def gated() -> int:
+        return threading.get_ident()
+
+    test_urls.urlpatterns.append(path("sync-ping", sync_ping))
+    seen = admission_threads(monkeypatch)
+    client = AsyncClient()
+
+    async def run() -> tuple[Any, Any]:
+        await client.get("/sync-ping")  # builds the middleware chain before counting
+        plain_hops = _count_thread_hops(monkeypatch)
+        await client.get("/sync-ping")
+        plain = list(plain_hops)
+        plain_hops.clear()
+        response = await _mcp_call(client, "tools/call", {"name": "gated", "arguments": {}})
+        return (plain, list(plain_hops)), response
+
+    (plain, mcp), response = asyncio.run(run())
+    assert response.status_code == 200, response.content
+    assert response.json()["result"]["structuredContent"] == seen[0]  # the same thread
+    assert len(mcp) == len(plain), (plain, mcp)
+
+
+@pytest.mark.django_db
+def test_a_refusal_deferred_to_the_views_thread_is_answered_and_logged(mcp_site):
+    """basic/transports/streamable-http.mdx: a header that disagrees with the body is
+    -32020 with HTTP 400. On a gated site under ASGI admission runs at the start of the
+    view's thread; its refusal is answered there, the tool never runs, and it is logged."""
+    from django_mcp.models import RequestLog
+    from django_mcp.requestlog import recorder
+
+    ran: list[bool] = []
+
+    @mcp_site.tool(permission=lambda ctx: True)
+    def gated() -> str:
+        ran.append(True)
+        return "ok"
+
+    client = AsyncClient()
+    body = mcp_body("tools/call", {"name": "gated", "arguments": {}})
+    headers = {**mcp_headers(body), "Mcp-Name": "other"}
+
+    async def run() -> Any:
+        return await client.post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=headers
+        )
+
+    response = asyncio.run(run())
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32020
+    assert ran == []
+    recorder.flush()
+    logged = RequestLog.objects.get()
+    assert (logged.http_status, logged.error_code) == (400, -32020)

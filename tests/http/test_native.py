@@ -542,3 +542,24 @@ def test_a_failure_of_the_native_path_is_a_json_rpc_500_and_recorded(site, monke
     assert "native ASGI path failed" in caplog.text
     recorder.flush()
     assert list(RequestLog.objects.values_list("http_status", "error_code")) == [(500, -32603)]
+
+
+@pytest.mark.django_db
+def test_an_async_tool_on_the_loop_is_rendered_by_the_views_own_render(site, monkeypatch):
+    """A project's ``MCPView`` subclass renders every reply, including an ``async def``
+    tool's call served on the event loop with no thread: both paths answer the same."""
+    from django_mcp.http.views import MCPView
+
+    def render(self: MCPView, reply: Any) -> HttpResponse:
+        response = original(self, reply)
+        response["X-Rendered-By"] = type(self).__name__
+        return response
+
+    original = MCPView.render
+    monkeypatch.setattr(MCPView, "render", render)
+    hops = count_worker_hops(monkeypatch)
+    (response,) = exchange(NativeMCP(get_asgi_application()), call("async_add", a=1, b=2))
+    assert response.status_code == 200
+    assert response.json()["result"]["structuredContent"] == 3
+    assert response.headers["X-Rendered-By"] == "MCPView"
+    assert hops == []  # it was the on-loop path
