@@ -60,7 +60,6 @@ ERROR_OUTCOMES: Final = ("tool_error", "protocol_error")
 VENDORS: Final = ("postgresql", "sqlite")
 _UTC: Final = datetime.UTC
 _HOUR: Final = datetime.timedelta(hours=1)
-_NO_ZONE: Final = object()  # no time zone object is this one
 
 
 @dataclass(slots=True)
@@ -124,11 +123,10 @@ def tally(records: Iterable[RequestRecord]) -> dict[Key, Tally]:
     """
     raw: dict[tuple[Any, ...], Tally] = {}
     bucket = partial(bisect_right, histogram.BOUNDS)  # histogram.bucket, without its frame
-    # Records come in time order, mostly within one hour: that hour's bounds answer for
-    # the next record with two comparisons instead of a truncation. They are compared
-    # only within one time zone object (naive with naive, UTC with UTC).
-    zone: object = _NO_ZONE
-    start = end = datetime.datetime.min
+    # Records come in time order, mostly within one hour: its bounds answer for the next
+    # record with two comparisons (within one time zone object) instead of a truncation.
+    zone: object = _UTC  # and an empty hour: the first record computes its own
+    start = end = datetime.datetime.min.replace(tzinfo=_UTC)
     for record in records:
         at = record.started_at
         if at.tzinfo is zone and start <= at < end:
@@ -251,19 +249,18 @@ def upsert(span: Span, tallies: dict[Key, Tally], alias: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class _Statement:
-    """The upsert's text for one table and vendor (see :func:`upsert`)."""
+    """The upsert's ``INSERT`` and ``ON CONFLICT`` parts; the whole of it on PostgreSQL."""
 
-    head: str  # INSERT INTO table (columns)
-    tail: str  # ON CONFLICT (key) DO UPDATE SET ...
-    postgresql: str  # the whole statement on PostgreSQL, rows as one JSON parameter
+    head: str
+    tail: str
+    postgresql: str
 
 
 _statements: dict[tuple[str, Span], _Statement] = {}
 
 
 def _statement(connection: BaseDatabaseWrapper, span: Span) -> _Statement:
-    """The upsert's text, built once per vendor and table (it depends on nothing else:
-    quoting a name is the vendor's rule) rather than quoting 279 names per flush."""
+    """The upsert's text, built once per vendor and table (quoting is the vendor's rule)."""
     found = _statements.get((connection.vendor, span))
     if found is not None:
         return found
@@ -276,8 +273,8 @@ def _statement(connection: BaseDatabaseWrapper, span: Span) -> _Statement:
     tail = f" ON CONFLICT ({', '.join(quote(c) for c in key)}) DO UPDATE SET {added}"
     values = ", ".join(f"(r->>{i})::{kind}" for i, kind in enumerate(_PG_TYPES))
     postgresql = f"{head}SELECT {values} FROM json_array_elements(%s::json) AS r{tail}"
-    statement = _statements[(connection.vendor, span)] = _Statement(head, tail, postgresql)
-    return statement
+    found = _statements[(connection.vendor, span)] = _Statement(head, tail, postgresql)
+    return found
 
 
 #: The PostgreSQL types of the columns, in the order of ``(time, *KEY, *COUNTERS)``.
