@@ -69,6 +69,8 @@ _KEY_LIMITS: Final = tuple(
     for name in ("revision", "client_name", "client_version")
 )
 
+_BEST_EFFORT: Final = ServedHow.BEST_EFFORT.value
+
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
 
@@ -100,6 +102,9 @@ class _State:
     failed: int = 0
     summary_failed: int = 0
     thread: threading.Thread | None = None
+    #: True from the thread's start until its end (or :func:`stop`): :func:`submit` reads
+    #: this flag rather than ask ``Thread.is_alive()``, four Python calls, per request.
+    thread_running: bool = False
     wake: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
     atexit_registered: bool = False
@@ -113,12 +118,10 @@ def keeps(record: RequestRecord) -> bool:
     mode = mcp_settings.REQUEST_LOG
     if mode == "off":
         return False
-    if record.is_error:
-        return True
     if mode == "errors":
-        return False
-    rate = float(mcp_settings.REQUEST_LOG_SAMPLE_RATE)
-    return rate >= 1.0 or sample() < rate
+        return record.is_error
+    rate = float(mcp_settings.REQUEST_LOG_SAMPLE_RATE)  # every record kept at 1.0: no test
+    return rate >= 1.0 or record.is_error or sample() < rate
 
 
 def submit(record: RequestRecord) -> None:
@@ -130,7 +133,6 @@ def submit(record: RequestRecord) -> None:
     if mcp_settings.REQUEST_LOG == "off":
         return
     keep = keeps(record)
-    best_effort = record.served_how == ServedHow.BEST_EFFORT.value
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
         if keep:
@@ -141,7 +143,7 @@ def submit(record: RequestRecord) -> None:
             _state.records.append(record)
         else:  # left out of the log: counted by the summaries only
             _keep_unlogged(record, size)
-        if best_effort:
+        if record.served_how == _BEST_EFFORT:
             _tally(record, size)
         # A batch is ready when the buffer this record joined is full enough.
         pending = _state.records if keep else _state.unlogged
@@ -271,15 +273,20 @@ def discard() -> None:
 
 def _ensure_thread() -> None:
     """Start the flushing thread on first use (lazily: no thread in processes never serving)."""
-    thread = _state.thread
-    if thread is not None and thread.is_alive():
+    if _state.thread_running:
         return
     with _state.lock:
         if _state.thread is not None and _state.thread.is_alive():
+            _state.thread_running = True  # an earlier thread's end cleared it meanwhile
             return
         _state.stop.clear()
         _state.thread = threading.Thread(target=_run, name="django-mcp-recorder", daemon=True)
-        _state.thread.start()
+        _state.thread_running = True  # before start: a thread ending at once clears it
+        try:
+            _state.thread.start()
+        except BaseException:
+            _state.thread_running = False
+            raise
         if not _state.atexit_registered:
             atexit.register(shutdown)
             _state.atexit_registered = True
@@ -295,6 +302,7 @@ def _run() -> None:
                 break
             _flush_in_thread()
     finally:
+        _state.thread_running = False  # the next submit checks and starts another
         connections[router.db_for_write(RequestLog)].close()  # the thread's own
 
 
@@ -328,6 +336,7 @@ def stop() -> None:
     if thread is not None and thread is not threading.current_thread():
         thread.join(_SHUTDOWN_JOIN_SECONDS)
     _state.thread = None
+    _state.thread_running = False
     _state.wake.clear()
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from contextlib import nullcontext
 from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
@@ -85,13 +86,15 @@ class Written:
 FIELDS: Final = tuple(field.name for field in fields(RequestRecord))
 _USER: Final = FIELDS.index("user_id")
 _STARTED_AT: Final = FIELDS.index("started_at")
+#: A record's row, read in C in one call (a list of 21 ``getattr`` cost 0.9 us a record).
+_row: Final = attrgetter(*FIELDS)
 
-Row = list[Any]
+Row = tuple[Any, ...]
 
 
 def write(records: Sequence[RequestRecord], alias: str) -> Written:
     """Insert ``records`` on database ``alias``; retry row by row if the batch fails."""
-    rows = [[getattr(record, name) for name in FIELDS] for record in records]
+    rows: list[Row] = [_row(record) for record in records]
     try:
         _insert(rows, alias)
     # Any exception: a record the database (or its driver) refuses for a reason nobody
@@ -142,10 +145,11 @@ def _insert(rows: Sequence[Row], alias: str) -> None:
     except IntegrityError:
         # A user deleted between the request and this flush breaks the foreign key;
         # keep the rows (the username snapshot survives) rather than lose them.
-        if not _forget_missing_users(rows, alias):
+        kept = _forget_missing_users(rows, alias)
+        if kept is None:
             raise
         with transaction.atomic(using=alias):
-            insert_rows(rows, alias)
+            insert_rows(kept, alias)
 
 
 def insert_rows(rows: Sequence[Row], alias: str) -> None:
@@ -185,21 +189,23 @@ def insert_rows(rows: Sequence[Row], alias: str) -> None:
             cursor.execute(head + ", ".join([one] * len(chunk)), params)
 
 
-def _forget_missing_users(rows: Sequence[Row], alias: str) -> bool:
-    """Null the user of rows whose user no longer exists; whether any row changed."""
+def _forget_missing_users(rows: Sequence[Row], alias: str) -> list[Row] | None:
+    """The rows with the user nulled where it no longer exists; None when none changed."""
     from django.contrib.auth import get_user_model
 
     ids = {row[_USER] for row in rows if row[_USER] is not None}
     if not ids:
-        return False
+        return None
     users = get_user_model()._default_manager.using(alias)
     existing = set(users.filter(pk__in=ids).values_list("pk", flat=True))
-    changed = False
-    for row in rows:
-        if row[_USER] is not None and row[_USER] not in existing:
-            row[_USER] = None
-            changed = True
-    return changed
+    if ids <= existing:
+        return None
+    return [
+        (*row[:_USER], None, *row[_USER + 1 :])
+        if row[_USER] is not None and row[_USER] not in existing
+        else row
+        for row in rows
+    ]
 
 
 def _describe_error(exc: Exception) -> str:
