@@ -95,14 +95,21 @@ def complete_meta(
     version: str, capabilities: Mapping[str, Any], meta: Mapping[str, Any]
 ) -> RequestMeta:
     """Validate the optional keys and build the :class:`RequestMeta`; raise -32602."""
+    # Positional, in field order, and each optional key checked only when present: this
+    # runs for every request, and most carry client info at most.
+    get = meta.get
+    level = get(LOG_LEVEL_KEY)
+    token = get(PROGRESS_TOKEN_KEY)
     return RequestMeta(
-        protocol_version=version,
-        client_capabilities=capabilities,
-        client_info=_client_info(meta.get(CLIENT_INFO_KEY)),
-        log_level=_log_level(meta.get(LOG_LEVEL_KEY)),
-        progress_token=_progress_token(meta.get(PROGRESS_TOKEN_KEY)),
-        trace={k: meta[k] for k in TRACE_KEYS if isinstance(meta.get(k), str)},
-        raw=meta,
+        version,
+        capabilities,
+        _client_info(get(CLIENT_INFO_KEY)),
+        None if level is None else _log_level(level),
+        None if token is None else _progress_token(token),
+        {k: meta[k] for k in TRACE_KEYS if isinstance(get(k), str)}
+        if not meta.keys().isdisjoint(TRACE_KEYS)
+        else {},
+        meta,
     )
 
 
