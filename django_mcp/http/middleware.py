@@ -93,12 +93,13 @@ def before_admission(
     ``host_checked``: the caller knows ``Host`` already passed ``ALLOWED_HOSTS`` for this
     request (:func:`host_checked_upstream`), so it is not validated a second time.
     """
-    page = endpoint_page(request, server.site)  # a browser's GET: not an MCP exchange
-    if page is not None:
-        return None, None, page
-    exchange = begin(request, server.site, server)
+    site = server.site
     if request.method != "POST":
-        return exchange, None, method_not_allowed()
+        page = endpoint_page(request, site)  # a browser's GET: not an MCP exchange
+        if page is not None:
+            return None, None, page
+        return begin(request, site, server), None, method_not_allowed()
+    exchange = begin(request, site, server)
     origin = request.META.get("HTTP_ORIGIN")
     if origin is not None and not origin_allowed(origin, mcp_settings.ALLOWED_ORIGINS):
         return exchange, None, error_response(ForbiddenOrigin(), None)
