@@ -42,7 +42,7 @@ def _forget_authenticators(*, setting: str, **kwargs: object) -> None:
 def anonymous() -> Caller:
     """The caller of a request that carries no credentials (a new ``AnonymousUser`` each
     time: other code may set attributes on ``request.user``)."""
-    return Caller(user=_anonymous_user_class()())
+    return Caller(_anonymous_user_class()())
 
 
 @cache

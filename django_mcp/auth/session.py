@@ -26,7 +26,9 @@ class SessionAuthenticator(Authenticator):
     """``request.user`` as ``AuthenticationMiddleware`` resolved it from the session."""
 
     def has_credentials(self, request: HttpRequest) -> bool:
-        return settings.SESSION_COOKIE_NAME in request.COOKIES
+        cookies = request.COOKIES
+        # No cookies at all (MCP clients rarely send any): no settings read needed.
+        return bool(cookies) and settings.SESSION_COOKIE_NAME in cookies
 
     def authenticate(self, request: HttpRequest) -> Caller | None:
         user = getattr(request, "user", None)

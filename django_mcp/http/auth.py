@@ -64,8 +64,10 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
         return unauthorized(request, error=exc.error, description=exc.description)
     exchange.caller = caller
     site = exchange.site
-    if site.requires_authentication and not caller.is_authenticated:
-        return unauthorized(request, scopes=declared_scopes(site))
+    if not caller.is_authenticated:  # nobody's permissions to preload
+        if site.requires_authentication:
+            return unauthorized(request, scopes=declared_scopes(site))
+        return None
     if site.varies_by_caller():
         preload_permissions(caller)
     return None

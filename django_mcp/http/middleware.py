@@ -18,13 +18,15 @@ thread: one thread hop per request instead of two, each costing tens of microsec
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
+from django.utils.module_loading import import_string
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import auth
@@ -86,25 +88,54 @@ def _is_unresolved(user: Any) -> bool:
 
 
 def before_admission(
-    request: HttpRequest, server: MCPServer
+    request: HttpRequest, server: MCPServer, *, host_checked: bool = False
 ) -> tuple[Exchange | None, bytes | None, HttpResponseBase | None]:
     """Everything before admission, with no database access: ``(exchange, body, None)``
-    to go on admitting, or an early response (a browser's page, 405, 403, 413)."""
-    page = endpoint_page(request, server.site)  # a browser's GET: not an MCP exchange
-    if page is not None:
-        return None, None, page
-    exchange = begin(request, server.site, server)
+    to go on admitting, or an early response (a browser's page, 405, 403, 413).
+
+    ``host_checked``: the caller knows ``Host`` already passed ``ALLOWED_HOSTS`` for this
+    request (:func:`host_checked_upstream`), so it is not validated a second time.
+    """
+    site = server.site
     if request.method != "POST":
-        return exchange, None, method_not_allowed()
+        page = endpoint_page(request, site)  # a browser's GET: not an MCP exchange
+        if page is not None:
+            return None, None, page
+        return begin(request, site, server), None, method_not_allowed()
+    exchange = begin(request, site, server)
     origin = request.META.get("HTTP_ORIGIN")
     if origin is not None and not origin_allowed(origin, mcp_settings.ALLOWED_ORIGINS):
         return exchange, None, error_response(ForbiddenOrigin(), None)
-    request.get_host()  # enforces ALLOWED_HOSTS (DNS rebinding) even without Common
+    if not host_checked:
+        request.get_host()  # enforces ALLOWED_HOSTS (DNS rebinding) even without Common
     try:
         body = read_body(request, int(mcp_settings.MAX_REQUEST_BYTES))
     except RequestTooLarge as exc:
         return exchange, None, error_response(exc, None)
     return exchange, body, None
+
+
+def host_checked_upstream(middleware: Iterable[str]) -> bool:
+    """Whether the stack ``middleware`` (``MIDDLEWARE``) validates ``Host`` before any view
+    middleware runs: Django's ``CommonMiddleware`` calls ``request.get_host()`` in
+    ``process_request`` on every request, which raises ``DisallowedHost`` (a 400) for a
+    host ``ALLOWED_HOSTS`` refuses, so a second check in ``process_view`` could never fail
+    and costs as much as a tenth of admission. A subclass that overrides
+    ``process_request`` may not call it, so only the unchanged method counts."""
+    from django.middleware.common import CommonMiddleware
+
+    for path in middleware:
+        try:
+            found = import_string(path)
+        except ImportError:
+            continue
+        if (
+            isinstance(found, type)
+            and issubclass(found, CommonMiddleware)
+            and found.process_request is CommonMiddleware.process_request
+        ):
+            return True
+    return False
 
 
 def admission_needs_thread(request: HttpRequest, exchange: Exchange) -> bool:
@@ -147,6 +178,8 @@ class MCPMiddleware:
     ) -> None:
         self.get_response = get_response
         self.is_async = iscoroutinefunction(get_response)
+        # Read where Django builds the chain this instance belongs to, from the same list.
+        self.host_checked = host_checked_upstream(settings.MIDDLEWARE)
         if self.is_async:
             markcoroutinefunction(self)
             # Django adapts a sync process_view with a thread hop; under ASGI offer the
@@ -175,7 +208,7 @@ class MCPMiddleware:
         server: MCPServer | None = getattr(view_func, "mcp_server", None)
         if server is None:
             return None
-        exchange, body, early = before_admission(request, server)
+        exchange, body, early = before_admission(request, server, host_checked=self.host_checked)
         if exchange is None or body is None:
             return early
         return admit(exchange, request, body)
@@ -190,7 +223,7 @@ class MCPMiddleware:
         server: MCPServer | None = getattr(view_func, "mcp_server", None)
         if server is None:
             return None
-        exchange, body, early = before_admission(request, server)
+        exchange, body, early = before_admission(request, server, host_checked=self.host_checked)
         if exchange is None or body is None:
             return early
         if not admission_needs_thread(request, exchange):

@@ -9,8 +9,9 @@ variant to their native form.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, TypeAlias
 
 from . import headers as h
@@ -29,11 +30,12 @@ class Catalogue(Protocol):
         ...
 
     def tool_header_params(
-        self, name: str, meta: RequestMeta, revision: RevisionDecision
+        self, name: str, meta: Callable[[], RequestMeta], revision: RevisionDecision
     ) -> Mapping[str, h.HeaderParam] | None:
         """The ``x-mcp-header`` arguments of tool ``name``, or None if it is unknown to
-        this caller (a tool the caller may not use is unknown). ``meta`` and ``revision``
-        describe the request, for permission checks."""
+        this caller (a tool the caller may not use is unknown). ``meta`` (built when
+        called: most tools need no permission check) and ``revision`` describe the
+        request, for permission checks."""
         ...
 
 
@@ -118,8 +120,8 @@ def admit(
         _require_method(message.method, catalogue)
         params = message.params or {}
         # Step 14 needs to know the caller before the optional _meta keys are checked
-        # (step 15), so the catalogue sees the required keys only.
-        provisional = RequestMeta(version, capabilities, raw=meta)
+        # (step 15), so the catalogue sees the required keys only, built if it asks.
+        provisional = partial(RequestMeta, version, capabilities, raw=meta)
         _check_name(message.method, params, headers, catalogue, provisional, revision)
         request_meta = complete_meta(version, capabilities, meta)
     except MCPError as exc:
@@ -153,7 +155,7 @@ def _check_name(
     params: Mapping[str, Any],
     headers: Mapping[str, str] | None,
     catalogue: Catalogue,
-    meta: RequestMeta,
+    meta: Callable[[], RequestMeta],
     revision: RevisionDecision,
 ) -> None:
     """Steps 13 and 14: ``Mcp-Name``, the tool's existence, and its ``Mcp-Param-*``."""
@@ -171,7 +173,7 @@ def _check_name(
     if header_params is None:
         raise InvalidParams(f"Unknown tool: {value}", data={"name": value})
     arguments = params.get("arguments")
-    if arguments is not None and not isinstance(arguments, Mapping):
+    if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise InvalidParams("params.arguments must be an object")
     if headers is not None and header_params:
         h.require_params(headers, header_params, arguments or {})

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from .errors import HeaderMismatch
@@ -72,9 +73,12 @@ class EnvironHeaders(Mapping[str, str]):
         self._environ = environ
 
     def __getitem__(self, name: str) -> str:
-        key = name.upper().replace("-", "_")
-        value = self._environ[key if key in _UNPREFIXED else "HTTP_" + key]
-        return str(value).strip(_OWS)
+        return str(self._environ[_environ_key(name)]).strip(_OWS)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """What ``Mapping.get`` answers, in one step (admission reads headers this way)."""
+        value = self._environ.get(_environ_key(name))
+        return default if value is None else str(value).strip(_OWS)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
@@ -93,6 +97,14 @@ class EnvironHeaders(Mapping[str, str]):
                 continue
             headers[name.replace("_", "-").lower()] = value.strip(_OWS)
         return headers
+
+
+@lru_cache(maxsize=256)
+def _environ_key(name: str) -> str:
+    """The environ key of header ``name`` (``mcp-method`` is ``HTTP_MCP_METHOD``): the
+    same few names are looked up on every request, so each is spelled once."""
+    key = name.upper().replace("-", "_")
+    return key if key in _UNPREFIXED else "HTTP_" + key
 
 
 def decode_value(raw: str, header: str) -> str:

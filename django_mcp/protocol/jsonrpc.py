@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
@@ -72,6 +73,9 @@ def _finite_float(text: str) -> float:
 
 #: Built once: ``json.loads`` with hooks builds a new decoder on every call.
 _DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+#: The decoder's own scanner, for documents with no whitespace around them (typeshed does
+#: not declare the attribute ``JSONDecoder.__init__`` sets).
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 #: Built once: ``json.dumps`` with options builds a new encoder on every call.
@@ -85,7 +89,14 @@ def decode_json(body: bytes) -> Any:
         text = body.decode("utf-8")
         if text.startswith("\ufeff"):  # what json.loads refuses: a byte order mark
             raise ValueError("Unexpected UTF-8 BOM")
-        return _DECODER.decode(text)
+        # What _DECODER.decode does, without its two whitespace matches when the document
+        # fills the text exactly (as clients send it); anything else takes the full path,
+        # which accepts and refuses exactly as before.
+        try:
+            document, end = _SCAN(text, 0)
+        except StopIteration:
+            return _DECODER.decode(text)
+        return document if end == len(text) else _DECODER.decode(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(ParseError()) from exc
 
@@ -137,27 +148,31 @@ def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
     request_id = raw_id if is_valid_id(raw_id) else None
     if request_id is not None and is_oversized(request_id):
         raise MessageError(InvalidRequest('"id" is too large to echo'))  # so it is not
-
-    def invalid(message: str) -> MessageError:
-        return MessageError(InvalidRequest(message), request_id, is_notification=not has_id)
-
+    notification = not has_id
     if max_depth is not None and may_nest_deeper(body, max_depth) and depth(document) > max_depth:
-        raise invalid(f"The message nests deeper than {max_depth} levels")
+        raise _invalid(
+            f"The message nests deeper than {max_depth} levels", request_id, notification
+        )
     if document.get("jsonrpc") != JSONRPC_VERSION:
-        raise invalid('"jsonrpc" must be "2.0"')
+        raise _invalid('"jsonrpc" must be "2.0"', request_id, notification)
     if "method" not in document and ("result" in document or "error" in document):
         raise MessageError(InvalidRequest("Clients must not send responses"), request_id)
     method = document.get("method")
     if not isinstance(method, str) or not method:
-        raise invalid('"method" must be a non-empty string')
+        raise _invalid('"method" must be a non-empty string', request_id, notification)
     params = document.get("params")
     if params is not None and not isinstance(params, dict):
-        raise invalid('"params" must be an object')
-    if not has_id:
-        return Notification(method=method, params=params)
+        raise _invalid('"params" must be an object', request_id, notification)
+    if notification:
+        return Notification(method, params)
     if request_id is None:
         raise MessageError(InvalidRequest('"id" must be a string or an integer'))
-    return Request(id=request_id, method=method, params=params)
+    return Request(request_id, method, params)
+
+
+def _invalid(message: str, request_id: RequestId | None, notification: bool) -> MessageError:
+    """An invalid request, echoing the id when it could be read."""
+    return MessageError(InvalidRequest(message), request_id, is_notification=notification)
 
 
 def dumps(document: Any) -> bytes:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Final
 
 from .errors import UnsupportedProtocolVersion
@@ -67,11 +68,19 @@ class RevisionPolicy:
 
     def decide(self, declared: Any) -> RevisionDecision:
         """Admit ``declared`` or raise :class:`UnsupportedProtocolVersion`."""
-        if isinstance(declared, str) and declared in self.supported:
-            return RevisionDecision(declared, declared, ServedHow.SUPPORTED)
+        if isinstance(declared, str):
+            decision = self._supported_decisions.get(declared)
+            if decision is not None:
+                return decision
         if self._serves_best_effort(declared):
             return RevisionDecision(declared, self.newest, ServedHow.BEST_EFFORT)
         raise UnsupportedProtocolVersion(declared, list(self.supported))
+
+    @cached_property
+    def _supported_decisions(self) -> dict[str, RevisionDecision]:
+        """The decision for each supported revision, made once: every request declares
+        one, and a decision is an immutable value."""
+        return {s: RevisionDecision(s, s, ServedHow.SUPPORTED) for s in self.supported}
 
     @property
     def newest(self) -> str:

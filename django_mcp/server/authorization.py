@@ -75,11 +75,23 @@ def missing_scopes(
     ``scopes_required`` builds none.
     """
     params = admitted.request.params or {}
-    spec = targeted(site, admitted.request.method, params, context)
+    method = admitted.request.method
+    if method == methods.TOOLS_CALL and not _tool_needs_scopes(site, params):
+        return frozenset()  # the one declaration the call can target needs none
+    spec = targeted(site, method, params, context)
     required = getattr(spec, "scopes_required", ())
     if not required:
         return frozenset()
     return context().caller.lacks(required)
+
+
+def _tool_needs_scopes(site: MCPSite, params: Mapping[str, Any]) -> bool:
+    """Whether the tool a ``tools/call`` names requires any scope, visible to the caller
+    or not: when it requires none (or does not exist) no caller lacks a scope for it,
+    and finding out whether the caller may see it is not needed."""
+    name = params.get("name")
+    spec = site.registry.tools.get(name) if isinstance(name, str) else None
+    return bool(getattr(spec, "scopes_required", ()))
 
 
 def declared_scopes(site: MCPSite) -> frozenset[str]:

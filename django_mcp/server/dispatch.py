@@ -88,7 +88,7 @@ class SiteCatalogue:
         return offers(self.site, handler.capability)
 
     def tool_header_params(
-        self, name: str, meta: RequestMeta, revision: RevisionDecision
+        self, name: str, meta: Callable[[], RequestMeta], revision: RevisionDecision
     ) -> Mapping[str, HeaderParam] | None:
         site = self.site
         spec = site.registry.tools.get(name)
@@ -97,7 +97,7 @@ class SiteCatalogue:
                 site=site,
                 method=TOOLS_CALL,
                 request_id=None,
-                meta=meta,
+                meta=meta(),
                 revision=revision,
                 request=self.request,
             )

@@ -12,10 +12,13 @@ import json
 from typing import Any, Literal
 
 import pytest
+from django.core.exceptions import DisallowedHost
+from django.middleware.common import CommonMiddleware
 from django.test import RequestFactory
+from django.urls import resolve
 
 from django_mcp.http.exchange import exchange_of
-from django_mcp.http.middleware import MCPMiddleware, read_body
+from django_mcp.http.middleware import MCPMiddleware, host_checked_upstream, read_body
 from django_mcp.protocol.errors import RequestTooLarge
 from tests.helpers import (
     CAPABILITIES_KEY,
@@ -477,6 +480,53 @@ def test_a_disallowed_host_is_400(client):
     returns 400 for a bad Host (DNS rebinding)."""
     response = mcp_post(client, "server/discover", HTTP_HOST="evil.example.com")
     assert response.status_code == 400
+
+
+def test_a_disallowed_host_is_refused_without_common_middleware(site, settings):
+    """The middleware skips its own ``Host`` check only where ``CommonMiddleware`` made
+    it already (``process_request`` runs before any ``process_view``); a project without
+    it is still protected against DNS rebinding: Django answers ``DisallowedHost`` 400."""
+    assert MCPMiddleware(lambda r: None).host_checked  # type: ignore[arg-type,return-value]
+    common = "django.middleware.common.CommonMiddleware"
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != common]
+    middleware = MCPMiddleware(lambda r: None)  # type: ignore[arg-type,return-value]
+    assert not middleware.host_checked
+    view = resolve("/mcp").func
+    message = mcp_body("server/discover")
+
+    def post(host: str) -> Any:
+        return RequestFactory().post(
+            "/mcp",
+            json.dumps(message),
+            content_type="application/json",
+            headers=mcp_headers(message),
+            HTTP_HOST=host,
+        )
+
+    with pytest.raises(DisallowedHost):
+        middleware.process_view(post("evil.example"), view, (), {})
+    assert middleware.process_view(post("localhost"), view, (), {}) is None  # admitted
+
+
+def test_only_an_unchanged_common_middleware_counts_as_checking_the_host():
+    """A subclass that overrides ``process_request`` may never call ``get_host()``."""
+    assert host_checked_upstream(["django.middleware.common.CommonMiddleware"])
+    assert host_checked_upstream([f"{__name__}.KeptCommon"])
+    assert not host_checked_upstream([f"{__name__}.OverriddenCommon"])
+    assert not host_checked_upstream(["django.middleware.csrf.CsrfViewMiddleware"])
+    assert not host_checked_upstream(["no.such.Middleware"])
+    assert issubclass(OverriddenCommon, CommonMiddleware)
+
+
+class KeptCommon(CommonMiddleware):
+    """``CommonMiddleware`` with its ``process_request`` unchanged."""
+
+
+class OverriddenCommon(CommonMiddleware):
+    """``CommonMiddleware`` whose ``process_request`` never looks at the host."""
+
+    def process_request(self, request: Any) -> None:
+        return None
 
 
 def test_dns_rebinding_host_and_origin_is_refused_but_localhost_is_served(client):
