@@ -8,7 +8,6 @@ but a lookup.
 from __future__ import annotations
 
 import inspect
-import json
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,12 +27,15 @@ from django_mcp.declarations.signature import (
     return_annotation,
 )
 from django_mcp.exceptions import InvalidDeclaration, ToolError
+from django_mcp.protocol import jsontext
 from django_mcp.protocol.headers import HeaderParam
 
 TOOL_OPTIONS: Final = option_names(ToolOptions)
 
-#: ``structuredContent`` as text (built once: ``json.dumps`` with options builds one per call).
-_TEXT_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+#: ``structuredContent`` as text (built once, see :mod:`django_mcp.protocol.jsontext`).
+_TEXT_ENCODE: Final = jsontext.encoder(ensure_ascii=False, allow_nan=False)
+#: The arguments as ``json.dumps`` writes them, for the argument model's JSON validator.
+_ARGUMENTS_ENCODE: Final = jsontext.encoder()
 
 _UNSTRUCTURED_RETURNS: Final = (str, type(None), inspect.Signature.empty, Any)
 
@@ -178,7 +180,7 @@ class ToolSpec(Declaration):
             # The model's core validator itself: model_validate_json adds a check of its
             # options per call (about a third of the validation's cost here).
             model = self.arguments_model.__pydantic_validator__.validate_json(
-                json.dumps(arguments), strict=True
+                _ARGUMENTS_ENCODE(arguments), strict=True
             )
         except ValidationError as exc:
             raise ToolError(
@@ -261,5 +263,5 @@ def structured_result(structured: Any) -> dict[str, Any]:
     JSON has no NaN or infinity: a result holding one cannot conform to any schema, so it
     fails here (ValueError, reported as -32603) instead of being sent as ``null``.
     """
-    text = _TEXT_ENCODER.encode(structured)
+    text = _TEXT_ENCODE(structured)
     return {"content": [content.Text(text).to_dict()], "structuredContent": structured}
