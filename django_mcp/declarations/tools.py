@@ -225,9 +225,13 @@ class ToolSpec(Declaration):
         """Convert what the tool returned into a ``CallToolResult``."""
         if isinstance(value, content.ToolResult):
             return value.to_dict()
-        if self.output_adapter is not None:
-            structured = self.output_adapter.dump_python(
-                self.output_adapter.validate_python(value), mode="json"
+        adapter = self.output_adapter
+        if adapter is not None:
+            # The adapter's core validator and serializer themselves (what its
+            # validate_python and dump_python call): each of those adds a Python call with
+            # a dozen keyword arguments, more than the work itself for a small value.
+            structured = adapter.serializer.to_python(
+                adapter.validator.validate_python(value), mode="json"
             )
             return structured_result(structured)
         if value is None:
@@ -264,4 +268,5 @@ def structured_result(structured: Any) -> dict[str, Any]:
     fails here (ValueError, reported as -32603) instead of being sent as ``null``.
     """
     text = _TEXT_ENCODE(structured)
-    return {"content": [content.Text(text).to_dict()], "structuredContent": structured}
+    # content.Text(text).to_dict(), without building the block to read it back.
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
