@@ -194,12 +194,10 @@ class ToolSpec(Declaration):
         Invalid arguments raise :class:`ToolError` naming each field: they are tool
         execution errors the model can correct, not protocol errors (server/tools.mdx).
         """
-        return invoke.call(
-            self.func,
-            _context=context,
-            _coroutine=self.is_coroutine,
-            **self.call_kwargs(arguments, context),
-        )
+        kwargs = self.call_kwargs(arguments, context)
+        if not self.is_coroutine:  # what invoke.call does for a def, without its call
+            return self.func(**kwargs)
+        return invoke.call(self.func, _context=context, _coroutine=True, **kwargs)
 
     async def acall(self, arguments: Mapping[str, Any], context: Any) -> Any:
         """:meth:`call` for an ``async def`` tool, awaited in the running task (the native
