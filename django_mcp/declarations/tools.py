@@ -135,11 +135,6 @@ class ToolSpec(Declaration):
     def arguments_model(self) -> type[BaseModel]:
         return self.signature.model
 
-    @cached_property
-    def argument_names(self) -> tuple[str, ...]:
-        """The argument model's fields, the keyword arguments a call passes."""
-        return tuple(self.arguments_model.model_fields)
-
     def build_output_adapter(self) -> TypeAdapter[Any] | None:
         """What validates and serialises the return value into ``structuredContent``."""
         if self.structured_output is False:
@@ -186,7 +181,9 @@ class ToolSpec(Declaration):
             raise ToolError(
                 f"Invalid arguments for tool {self.name}: {describe_errors(exc)}"
             ) from exc
-        return {name: getattr(model, name) for name in self.argument_names}
+        # Its fields' values, in their order: a pydantic model keeps exactly those in its
+        # __dict__ (the argument model forbids extra fields; private ones live elsewhere).
+        return dict(model.__dict__)
 
     def call(self, arguments: Mapping[str, Any], context: Any) -> Any:
         """Validate ``arguments`` against the input schema and run the tool.
