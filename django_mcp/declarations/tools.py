@@ -8,7 +8,6 @@ but a lookup.
 from __future__ import annotations
 
 import inspect
-import json
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,12 +27,15 @@ from django_mcp.declarations.signature import (
     return_annotation,
 )
 from django_mcp.exceptions import InvalidDeclaration, ToolError
+from django_mcp.protocol import jsontext
 from django_mcp.protocol.headers import HeaderParam
 
 TOOL_OPTIONS: Final = option_names(ToolOptions)
 
-#: ``structuredContent`` as text (built once: ``json.dumps`` with options builds one per call).
-_TEXT_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+#: ``structuredContent`` as text (built once, see :mod:`django_mcp.protocol.jsontext`).
+_TEXT_ENCODE: Final = jsontext.encoder(ensure_ascii=False, allow_nan=False)
+#: The arguments as ``json.dumps`` writes them, for the argument model's JSON validator.
+_ARGUMENTS_ENCODE: Final = jsontext.encoder()
 
 _UNSTRUCTURED_RETURNS: Final = (str, type(None), inspect.Signature.empty, Any)
 
@@ -133,11 +135,6 @@ class ToolSpec(Declaration):
     def arguments_model(self) -> type[BaseModel]:
         return self.signature.model
 
-    @cached_property
-    def argument_names(self) -> tuple[str, ...]:
-        """The argument model's fields, the keyword arguments a call passes."""
-        return tuple(self.arguments_model.model_fields)
-
     def build_output_adapter(self) -> TypeAdapter[Any] | None:
         """What validates and serialises the return value into ``structuredContent``."""
         if self.structured_output is False:
@@ -178,13 +175,15 @@ class ToolSpec(Declaration):
             # The model's core validator itself: model_validate_json adds a check of its
             # options per call (about a third of the validation's cost here).
             model = self.arguments_model.__pydantic_validator__.validate_json(
-                json.dumps(arguments), strict=True
+                _ARGUMENTS_ENCODE(arguments), strict=True
             )
         except ValidationError as exc:
             raise ToolError(
                 f"Invalid arguments for tool {self.name}: {describe_errors(exc)}"
             ) from exc
-        return {name: getattr(model, name) for name in self.argument_names}
+        # Its fields' values, in their order: a pydantic model keeps exactly those in its
+        # __dict__ (the argument model forbids extra fields; private ones live elsewhere).
+        return dict(model.__dict__)
 
     def call(self, arguments: Mapping[str, Any], context: Any) -> Any:
         """Validate ``arguments`` against the input schema and run the tool.
@@ -192,12 +191,10 @@ class ToolSpec(Declaration):
         Invalid arguments raise :class:`ToolError` naming each field: they are tool
         execution errors the model can correct, not protocol errors (server/tools.mdx).
         """
-        return invoke.call(
-            self.func,
-            _context=context,
-            _coroutine=self.is_coroutine,
-            **self.call_kwargs(arguments, context),
-        )
+        kwargs = self.call_kwargs(arguments, context)
+        if not self.is_coroutine:  # what invoke.call does for a def, without its call
+            return self.func(**kwargs)
+        return invoke.call(self.func, _context=context, _coroutine=True, **kwargs)
 
     async def acall(self, arguments: Mapping[str, Any], context: Any) -> Any:
         """:meth:`call` for an ``async def`` tool, awaited in the running task (the native
@@ -223,9 +220,13 @@ class ToolSpec(Declaration):
         """Convert what the tool returned into a ``CallToolResult``."""
         if isinstance(value, content.ToolResult):
             return value.to_dict()
-        if self.output_adapter is not None:
-            structured = self.output_adapter.dump_python(
-                self.output_adapter.validate_python(value), mode="json"
+        adapter = self.output_adapter
+        if adapter is not None:
+            # The adapter's core validator and serializer themselves (what its
+            # validate_python and dump_python call): each of those adds a Python call with
+            # a dozen keyword arguments, more than the work itself for a small value.
+            structured = adapter.serializer.to_python(
+                adapter.validator.validate_python(value), mode="json"
             )
             return structured_result(structured)
         if value is None:
@@ -261,5 +262,6 @@ def structured_result(structured: Any) -> dict[str, Any]:
     JSON has no NaN or infinity: a result holding one cannot conform to any schema, so it
     fails here (ValueError, reported as -32603) instead of being sent as ``null``.
     """
-    text = _TEXT_ENCODER.encode(structured)
-    return {"content": [content.Text(text).to_dict()], "structuredContent": structured}
+    text = _TEXT_ENCODE(structured)
+    # content.Text(text).to_dict(), without building the block to read it back.
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured}

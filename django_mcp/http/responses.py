@@ -50,7 +50,10 @@ def status_for(error: errors.MCPError) -> int:
 
 
 def json_response(message: dict[str, Any], status: int = 200) -> HttpResponse:
-    return HttpResponse(jsonrpc.dumps(message), status=status, content_type=JSON_CONTENT_TYPE)
+    body = jsonrpc.dumps(message)
+    if status == 200:  # HttpResponse's own default: no int() and range check of it
+        return HttpResponse(body, content_type=JSON_CONTENT_TYPE)
+    return HttpResponse(body, status=status, content_type=JSON_CONTENT_TYPE)
 
 
 def error_response(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
+from . import jsontext
 from .errors import InvalidRequest, MCPError, ParseError
 
 RequestId: TypeAlias = str | int
@@ -78,9 +79,10 @@ _DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=
 _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
-#: Built once: ``json.dumps`` with options builds a new encoder on every call.
-_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-_ASCII_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+#: Built once (see :mod:`.jsontext`): ``json.dumps`` with options builds a new encoder on
+#: every call.
+_ENCODE: Final = jsontext.encoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ASCII_ENCODE: Final = jsontext.encoder(separators=(",", ":"), allow_nan=False)
 
 
 def decode_json(body: bytes) -> Any:
@@ -183,14 +185,14 @@ def dumps(document: Any) -> bytes:
     an escape instead of making the response unencodable.
     """
     try:
-        text = _ENCODER.encode(document)
+        text = _ENCODE(document)
     except ValueError:
         document = _finite(document)
-        text = _ENCODER.encode(document)
+        text = _ENCODE(document)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _ASCII_ENCODER.encode(document).encode("ascii")
+        return _ASCII_ENCODE(document).encode("ascii")
 
 
 def _finite(value: Any) -> Any:

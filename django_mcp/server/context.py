@@ -26,7 +26,7 @@ from django_mcp.server.input_requests import (
     ListRoots,
     Sample,
 )
-from django_mcp.server.input_rounds import Inputs
+from django_mcp.server.input_rounds import Inputs, inputs_for
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -71,8 +71,28 @@ class Context(Injected):
         self._emit = emit
         self._last_progress: float | None = None
         self.cancelled = False
-        self.inputs: Inputs | None = None
+        self._inputs: Inputs | None = None
+        self._inputs_of: tuple[str, Mapping[str, Any], str] | None = None
         self._cancel_callbacks: list[Callable[[], None]] = []
+
+    @property
+    def inputs(self) -> Inputs | None:
+        """The answers this round may use (None for a method that cannot ask for input).
+        Built on first use when :meth:`defer_inputs` deferred them."""
+        if self._inputs is None and self._inputs_of is not None:
+            method, params, principal = self._inputs_of
+            self._inputs_of = None
+            self._inputs = inputs_for(method, params, self, principal)
+        return self._inputs
+
+    @inputs.setter
+    def inputs(self, value: Inputs | None) -> None:
+        self._inputs, self._inputs_of = value, None
+
+    def defer_inputs(self, method: str, params: Mapping[str, Any], principal: str) -> None:
+        """Build :attr:`inputs` of ``method`` from ``params``, bound to ``principal``, only
+        if a handler asks for them (see :func:`~django_mcp.server.input_rounds.attach_inputs`)."""
+        self._inputs, self._inputs_of = None, (method, params, principal)
 
     @property
     def declared_revision(self) -> str:

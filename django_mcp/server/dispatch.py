@@ -177,7 +177,7 @@ class MCPServer:
         handler = HANDLERS[method]
         try:
             if method in input_rounds.INPUT_METHODS:
-                context.inputs = input_rounds.inputs_for(method, params, context)
+                input_rounds.attach_inputs(method, params, context)
             try:
                 result = handler.func(self, params, context)
             except InputRequired as exc:
@@ -205,10 +205,11 @@ class MCPServer:
         context = self.context_for(admitted, request=request)
         params = admitted.request.params or {}
         try:
-            context.inputs = input_rounds.inputs_for(TOOLS_CALL, params, context)
+            input_rounds.attach_inputs(TOOLS_CALL, params, context)
             try:
                 result = await acall_tool(self, params, context)
             except InputRequired as exc:
+                assert context.inputs is not None
                 result = input_required_result(exc, context.inputs)
         except Exception as exc:  # the dispatch boundary, as in handle
             return self.failure(admitted, exc, context)

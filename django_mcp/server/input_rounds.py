@@ -39,10 +39,31 @@ if TYPE_CHECKING:
 INPUT_METHODS: Final = frozenset({methods.TOOLS_CALL, methods.PROMPTS_GET, methods.RESOURCES_READ})
 
 
-def inputs_for(method: str, params: dict[str, Any], context: Context) -> Inputs:
+def attach_inputs(method: str, params: Mapping[str, Any], context: Context) -> None:
+    """Give ``context`` the inputs of this round. A request that carries answers or a state
+    gets them at once (the state is verified now: a bad one is refused before the handler
+    runs); one that carries neither, which is most calls, gets them built only if its
+    handler asks for input: they cannot fail then, and usually are never needed.
+
+    The caller's principal, which the inputs are bound to, is read now in both cases: a
+    caller that cannot be resolved (the database is down) fails the request before its
+    handler runs, whether or not the handler would ask for input.
+    """
+    if "inputResponses" in params or "requestState" in params:
+        context.inputs = inputs_for(method, params, context)
+    else:
+        context.defer_inputs(method, params, context.principal)
+
+
+def inputs_for(
+    method: str, params: Mapping[str, Any], context: Context, principal: str | None = None
+) -> Inputs:
+    """The inputs of this round, bound to ``principal`` (by default the context's)."""
     field = methods.NAME_FIELDS[method]
     arguments = params.get("arguments") if method != methods.RESOURCES_READ else None
-    binding = Binding(context.principal, method, str(params.get(field)), arguments or {})
+    if principal is None:
+        principal = context.principal
+    binding = Binding(principal, method, str(params.get(field)), arguments or {})
     return Inputs.from_params(
         params, binding, context.meta, int(mcp_settings.REQUEST_STATE_MAX_AGE)
     )

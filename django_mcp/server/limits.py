@@ -17,19 +17,19 @@ The time limit, ``TOOL_TIMEOUT`` seconds, works through the request's cancellati
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import RequestCancelled
+from django_mcp.protocol import jsontext
 
 if TYPE_CHECKING:
     from django_mcp.server.context import Context
 
-#: Built once: ``json.dumps`` with options builds a new encoder on every call.
-_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+#: Built once (see :mod:`django_mcp.protocol.jsontext`).
+_COMPACT: Final = jsontext.encoder(ensure_ascii=False, separators=(",", ":"))
 
 
 class LimitExceeded(Exception):
@@ -41,21 +41,28 @@ def check_argument_size(name: str, arguments: Mapping[str, Any]) -> None:
     limit = mcp_settings.MAX_TOOL_ARGUMENT_BYTES
     if limit is None:
         return
-    size = len(_COMPACT.encode(arguments).encode("utf-8"))
+    size = len(_COMPACT(arguments).encode("utf-8"))
     if size > limit:
         raise LimitExceeded(
             f"The arguments of tool {name} are too large ({size} bytes; the limit is {limit})."
         )
 
 
-@contextlib.contextmanager
-def time_limit(name: str, context: Context) -> Iterator[None]:
+def time_limit(name: str, context: Context) -> contextlib.AbstractContextManager[None]:
     """``TOOL_TIMEOUT`` around the block: at the limit the request is cancelled, and the
-    block ends with :class:`LimitExceeded` (for a sync call and an awaited one alike)."""
+    block ends with :class:`LimitExceeded` (for a sync call and an awaited one alike).
+    Without a limit, a context manager that does nothing (no generator to start)."""
     timeout = mcp_settings.TOOL_TIMEOUT
     if timeout is None:
-        yield
-        return
+        return _NO_LIMIT
+    return _limited(name, context, timeout)
+
+
+_NO_LIMIT: Final = contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _limited(name: str, context: Context, timeout: float) -> Iterator[None]:
     expired = threading.Event()
 
     def expire() -> None:

@@ -31,7 +31,7 @@ def list_tools(server: MCPServer, params: dict[str, Any], context: Context) -> d
 
 
 def tool_of(server: MCPServer, params: dict[str, Any], context: Context) -> ToolSpec:
-    spec = server.site.get_tool(params["name"], context)
+    spec = context.site.get_tool(params["name"], context)  # the site, already unwrapped
     if spec is None:  # admission checked this; a concurrent unregister can still race it
         raise InvalidParams(f"Unknown tool: {params['name']}", data={"name": params["name"]})
     return spec
