@@ -149,6 +149,12 @@ class MCPSettings:
     def exception_handler(self) -> Any:
         return import_string(self.EXCEPTION_HANDLER)
 
+    @cached_property
+    def use_tz(self) -> bool:
+        """Django's ``USE_TZ``, read once per change: every exchange stamps its start, and
+        each read through Django's lazy settings object costs a proxy call."""
+        return bool(settings.USE_TZ)
+
     def reload(self) -> None:
         """Forget every cached value; the next access reads settings again."""
         self.__dict__.clear()
@@ -159,5 +165,5 @@ mcp_settings = MCPSettings()
 
 @receiver(setting_changed)
 def _reload_settings(*, setting: str, **kwargs: Any) -> None:
-    if setting in (SETTINGS_NAME, "DEBUG", "ALLOWED_HOSTS"):
+    if setting in (SETTINGS_NAME, "DEBUG", "ALLOWED_HOSTS", "USE_TZ"):
         mcp_settings.reload()

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from django.utils import timezone
-
 from django_mcp.conf import mcp_settings
 from django_mcp.http import logfacts
 from django_mcp.protocol import methods
@@ -37,13 +35,19 @@ _ATTRIBUTE: Final = "_django_mcp_exchange"
 ERROR_MESSAGE_CHARS: Final = 500
 
 
+def now() -> datetime.datetime:
+    """:func:`django.utils.timezone.now`, with ``USE_TZ`` read from :data:`mcp_settings`
+    (cached per settings change) rather than through Django's lazy settings per request."""
+    return datetime.datetime.now(datetime.UTC if mcp_settings.use_tz else None)
+
+
 @dataclass
 class Exchange:
     """What is known about one MCP request while it is served."""
 
     site: MCPSite
     server: MCPServer
-    started_at: datetime.datetime = field(default_factory=timezone.now)
+    started_at: datetime.datetime = field(default_factory=now)
     started: float = field(default_factory=time.perf_counter)
     #: Set by the middleware: the outcome of admission (sealed; the view only reads it).
     admission: Admission | None = None
