@@ -50,6 +50,20 @@ def _mcp_call(client: AsyncClient, method: str, params: dict[str, Any]) -> Any:
     return client.post("/mcp", json.dumps(body), content_type="application/json", headers=headers)
 
 
+def _post_with_a_mismatched_name(tool: str, arguments: dict[str, Any]) -> Any:
+    """A ``tools/call`` of ``tool`` under ASGI whose ``Mcp-Name`` header names another."""
+    client = AsyncClient()
+    body = mcp_body("tools/call", {"name": tool, "arguments": arguments})
+    headers = {**mcp_headers(body), "Mcp-Name": "other"}
+
+    async def run() -> Any:
+        return await client.post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=headers
+        )
+
+    return asyncio.run(run())
+
+
 @pytest.mark.django_db
 def test_no_middleware_is_adapted_for_a_non_mcp_async_view(site_with_ping, caplog):
     """A project that adds the middleware keeps a fully async chain: Django logs no
@@ -97,16 +111,7 @@ def test_mcp_admission_runs_on_the_event_loop_without_a_thread_hop(
 def test_a_rejection_under_asgi_is_answered_by_the_middleware(site_with_ping):
     """basic/transports/streamable-http.mdx: a header that disagrees with the body is
     -32020 with HTTP 400, decided before the view runs (here on the event loop)."""
-    client = AsyncClient()
-    body = mcp_body("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
-    headers = {**mcp_headers(body), "Mcp-Name": "other"}
-
-    async def run() -> Any:
-        return await client.post(
-            "/mcp", json.dumps(body), content_type="application/json", headers=headers
-        )
-
-    response = asyncio.run(run())
+    response = _post_with_a_mismatched_name("add", {"a": 1, "b": 1})
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32020
 
@@ -218,16 +223,7 @@ def test_a_refusal_deferred_to_the_views_thread_is_answered_and_logged(mcp_site)
         ran.append(True)
         return "ok"
 
-    client = AsyncClient()
-    body = mcp_body("tools/call", {"name": "gated", "arguments": {}})
-    headers = {**mcp_headers(body), "Mcp-Name": "other"}
-
-    async def run() -> Any:
-        return await client.post(
-            "/mcp", json.dumps(body), content_type="application/json", headers=headers
-        )
-
-    response = asyncio.run(run())
+    response = _post_with_a_mismatched_name("gated", {})
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32020
     assert ran == []
