@@ -856,3 +856,21 @@ def test_a_misspelt_decorator_option_is_refused_not_ignored(mcp_site):
     with pytest.raises(TypeError, match="completers"):
         mcp_site.prompt(completers={})(lambda: "x")  # type: ignore[call-arg]
     assert mcp_site.get_tools() == []
+
+
+def test_an_aliased_model_is_structured_as_type_adapter_dump_python_writes_it(client, mcp_site):
+    """The result is serialised with the output adapter's core serializer directly; its
+    ``by_alias`` default must be the one ``TypeAdapter.dump_python`` passes (pydantic-core
+    before 2.30 defaults ``to_python`` to ``by_alias=True``, ``dump_python`` to False)."""
+    from pydantic import TypeAdapter
+
+    @mcp_site.tool
+    def aliased() -> Aliased:
+        return Aliased(bookTitle="Dune")
+
+    expected = TypeAdapter(Aliased).dump_python(Aliased(bookTitle="Dune"), mode="json")
+    assert call_result(client, "aliased")["structuredContent"] == expected
+
+
+class Aliased(BaseModel):
+    book_title: str = Field(alias="bookTitle")

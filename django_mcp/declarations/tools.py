@@ -37,6 +37,10 @@ _TEXT_ENCODE: Final = jsontext.encoder(ensure_ascii=False, allow_nan=False)
 #: The arguments as ``json.dumps`` writes them, for the argument model's JSON validator.
 _ARGUMENTS_ENCODE: Final = jsontext.encoder()
 
+#: What ``TypeAdapter.dump_python`` passes as ``by_alias`` when not told: the core
+#: serializer's own default differs on pydantic-core before 2.30 (True, not False).
+_DUMP_BY_ALIAS: Final = inspect.signature(TypeAdapter.dump_python).parameters["by_alias"].default
+
 _UNSTRUCTURED_RETURNS: Final = (str, type(None), inspect.Signature.empty, Any)
 
 
@@ -226,7 +230,7 @@ class ToolSpec(Declaration):
             # validate_python and dump_python call): each of those adds a Python call with
             # a dozen keyword arguments, more than the work itself for a small value.
             structured = adapter.serializer.to_python(
-                adapter.validator.validate_python(value), mode="json"
+                adapter.validator.validate_python(value), mode="json", by_alias=_DUMP_BY_ALIAS
             )
             return structured_result(structured)
         if value is None:

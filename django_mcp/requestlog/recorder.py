@@ -277,7 +277,8 @@ def _ensure_thread() -> None:
         return
     with _state.lock:
         if _state.thread is not None and _state.thread.is_alive():
-            _state.thread_running = True  # an earlier thread's end cleared it meanwhile
+            # Alive with the flag clear: a thread past its loop, about to end. The flag
+            # stays clear, so a submit after it has gone starts the next one.
             return
         _state.stop.clear()
         _state.thread = threading.Thread(target=_run, name="django-mcp-recorder", daemon=True)
@@ -302,7 +303,8 @@ def _run() -> None:
                 break
             _flush_in_thread()
     finally:
-        _state.thread_running = False  # the next submit checks and starts another
+        if _state.thread is threading.current_thread():  # not a successor's flag
+            _state.thread_running = False  # the next submit checks and starts another
         connections[router.db_for_write(RequestLog)].close()  # the thread's own
 
 

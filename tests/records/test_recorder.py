@@ -458,3 +458,29 @@ def test_a_user_deleted_before_the_flush_does_not_lose_the_batch(client):
     assert recorder.flush() == 2
 
     assert set(RequestLog.objects.values_list("user_id", "username")) == {(None, "grace")}
+
+
+def test_a_submit_while_the_thread_is_ending_does_not_stop_logging_for_good(monkeypatch):
+    """A recorder thread whose loop has ended (REQUEST_LOG_BACKGROUND off for a moment, an
+    error) is still alive while it closes its connection. A submit in that window must not
+    leave the process believing a thread runs: once it is gone, the next submit starts one.
+    """
+    monkeypatch.setattr(recorder, "flush", lambda: 0)  # the new thread never touches the DB
+    monkeypatch.setattr(recorder, "_state", recorder._State())
+    ending = threading.Event()
+    dying = threading.Thread(target=ending.wait, name="django-mcp-recorder")
+    dying.start()
+    # As _run leaves it: its finally has cleared the flag, the thread has not exited yet.
+    recorder._state.thread = dying
+    recorder._state.thread_running = False
+    with log_settings(REQUEST_LOG_BACKGROUND=True, REQUEST_LOG_FLUSH_INTERVAL=3600):
+        recorder._ensure_thread()  # a submit in the window
+        ending.set()
+        dying.join()
+        recorder._ensure_thread()  # the next submit
+        try:
+            assert recorder._state.thread is not dying
+            assert recorder._state.thread is not None
+            assert recorder._state.thread.is_alive()
+        finally:
+            recorder.stop()
