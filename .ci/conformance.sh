@@ -3,7 +3,7 @@
 #
 #   .ci/conformance.sh [RESULTS_DIR]
 #
-# Runs the suite twice against the testproject, with a fresh SQLite database (migrated
+# Runs the suite three times against the testproject, with a fresh SQLite database (migrated
 # first) and a task worker (`manage.py db_worker`) beside the server, on 127.0.0.1 and a free
 # port:
 #   1. its ASGI app under daphne, as docs/deployment.md recommends running it
@@ -12,17 +12,19 @@
 #      threaded worker (gthread, GUNICORN_THREADS threads) that may hold
 #      LISTEN_WSGI_STREAMS listen streams, while .ci/hold_listen.py holds HELD_STREAMS of
 #      them open for the whole run. The suite's own listen scenarios use the rest: a stream
-#      its client closes keeps its thread until the next keep-alive write fails (WSGI).
+#      its client closes keeps its thread until the next keep-alive write fails (WSGI);
+#   3. the same gunicorn run through the native WSGI path (testproject.wsgi_native:
+#      NativeMCPWSGI serves the MCP POSTs without Django's handler).
 # Each time it waits until the server answers server/discover, then runs
 #
 #   conformance server --url http://localhost:PORT/mcp --requirements 2026-07-28 \
-#       --expected-failures EMPTY_BASELINE -o RESULTS_DIR[/gunicorn]
+#       --expected-failures EMPTY_BASELINE -o RESULTS_DIR[/gunicorn|/gunicorn-native]
 #
 # Every required scenario must pass: the expected-failures list is empty (and its file is
 # gone), but an empty baseline is still given to the suite, because with a baseline a
 # WARNING fails the run as well as a FAILURE. The server is always stopped. The script
 # prints the suite's summary plus the count of required scenarios that passed, and exits
-# with the suite's exit code (the worse of the two runs): 0 when no required check fails or
+# with the suite's exit code (the worst of the three runs): 0 when no required check fails or
 # warns, 1 otherwise. Other codes mean the harness itself could not run.
 #
 # Environment:
@@ -34,7 +36,7 @@
 #
 # RESULTS_DIR (default: a new temporary directory) receives one checks.json per scenario,
 # plus server.log and suite.log; RESULTS_DIR/gunicorn the same for the gunicorn run, plus
-# holder.log.
+# holder.log; RESULTS_DIR/gunicorn-native the same for the native WSGI run.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -119,7 +121,7 @@ export DJANGO_MCP_SQLITE="$workdir/db.sqlite3"
     || { cat "$results/migrate.log" >&2; die "migrate failed"; }
 
 # run_suite NAME OUT SERVER-COMMAND...: start the server on $port, wait until it answers,
-# optionally hold listen streams (NAME gunicorn), run the suite into OUT, stop everything.
+# optionally hold listen streams (NAME gunicorn*), run the suite into OUT, stop everything.
 # Sets run_status to the suite's exit status.
 run_suite() {
     local name="$1" out="$2"
@@ -156,7 +158,7 @@ run_suite() {
     fi
     echo "conformance: testproject serving $url ($name pid $server_pid); results in $out"
 
-    if [ "$name" = "gunicorn" ]; then
+    if [[ "$name" == gunicorn* ]]; then
         "$PYTHON" "$repo/.ci/hold_listen.py" "$url" "$HELD_STREAMS" >"$out/holder.log" 2>&1 &
         holder_pid=$!
         # The holder prints its line once every stream is acknowledged (it gives up in 15 s).
@@ -166,7 +168,7 @@ run_suite() {
             sleep 0.1
         done
         grep -q "^holding" "$out/holder.log" || { cat "$out/holder.log" >&2; die "could not hold listen streams"; }
-        echo "conformance: $(cat "$out/holder.log") during the gunicorn run"
+        echo "conformance: $(cat "$out/holder.log") during the $name run"
     fi
 
     # In the background and waited for, so that a signal stops the run at once.
@@ -253,6 +255,15 @@ run_suite gunicorn "$results/gunicorn" \
     --threads "$GUNICORN_THREADS" --graceful-timeout 2 testproject.wsgi:application
 gunicorn_status=$run_status
 
+port="$(free_port)"
+url="http://localhost:$port/mcp"
+run_suite gunicorn-native "$results/gunicorn-native" \
+    "$PYTHON" -m gunicorn --bind "127.0.0.1:$port" --workers 1 --worker-class gthread \
+    --threads "$GUNICORN_THREADS" --graceful-timeout 2 testproject.wsgi_native:application
+native_status=$run_status
+
 suite_status=$((daphne_status > gunicorn_status ? daphne_status : gunicorn_status))
-echo "conformance: daphne $daphne_status, gunicorn $gunicorn_status; exit status $suite_status"
+suite_status=$((suite_status > native_status ? suite_status : native_status))
+echo "conformance: daphne $daphne_status, gunicorn $gunicorn_status," \
+    "gunicorn native $native_status; exit status $suite_status"
 exit "$suite_status"

@@ -67,6 +67,11 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=2000, help="requests per round")
     parser.add_argument("--rounds", type=int, default=5, help="report the fastest round")
     parser.add_argument("--warmup", type=int, default=200, help="requests before measuring")
+    parser.add_argument(
+        "--native",
+        action="store_true",
+        help="serve through NativeMCPWSGI (testproject/wsgi_native.py), as gunicorn native",
+    )
     parser.add_argument("--cprofile", metavar="FILE", help="profile one round into FILE")
     options = parser.parse_args()
 
@@ -93,6 +98,10 @@ def main() -> None:
     mcp_settings.reload()
     call_command("migrate", verbosity=0)
     app = get_wsgi_application()
+    if options.native:
+        from django_mcp.http.native_wsgi import NativeMCPWSGI
+
+        app = NativeMCPWSGI(app)
     make = environ_factory(SCENARIOS[options.scenario])
     expect = SCENARIOS[options.scenario].expect.encode()
 

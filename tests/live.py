@@ -35,6 +35,8 @@ APPLICATION = "testproject.asgi:application"
 #: The same project through django-mcp's native ASGI path (``NativeMCP``).
 NATIVE_APPLICATION = "testproject.asgi_native:application"
 WSGI_APPLICATION = "testproject.wsgi:application"
+#: The same project through django-mcp's native WSGI path (``NativeMCPWSGI``).
+NATIVE_WSGI_APPLICATION = "testproject.wsgi_native:application"
 START_TIMEOUT = 20.0  # seconds until the server must answer HTTP
 STOP_TIMEOUT = 5.0
 START_ATTEMPTS = 3

@@ -31,9 +31,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from django.urls import Resolver404, get_resolver
-
 from django_mcp.conf import mcp_settings
+from django_mcp.http.routes import mcp_view_at
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -42,39 +41,14 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-#: Paths already resolved, per URL resolver: the MCP view a path routes to, or None.
-_routes: dict[str, Callable[..., Any] | None] = {}
-_routes_of: list[object] = [None]  # the resolver ``_routes`` belongs to
-#: At most this many paths are remembered (any client can send any path).
-ROUTES_CACHED = 1024
-
-
 def mcp_view_for(scope: Scope) -> Callable[..., Any] | None:
     """The MCP view the request of ``scope`` is routed to (as Django will route it), or
-    None. Resolved once per path and remembered, so a request costs a dict lookup; the
-    memory forgets everything when the URLconf changes (``ROOT_URLCONF`` overridden)."""
+    None; see :func:`~django_mcp.http.routes.mcp_view_at`."""
     path: str = scope.get("path", "")
     root: str = scope.get("root_path", "")
     if root and path.startswith(root):
         path = path[len(root) :]
-    resolver = get_resolver()
-    if _routes_of[0] is not resolver:
-        _routes.clear()
-        _routes_of[0] = resolver
-    try:
-        return _routes[path]
-    except KeyError:
-        pass
-    try:
-        match = resolver.resolve(path)
-    except Resolver404:
-        view = None
-    else:
-        view = match.func if getattr(match.func, "mcp_server", None) is not None else None
-    if len(_routes) >= ROUTES_CACHED:
-        _routes.clear()
-    _routes[path] = view
-    return view
+    return mcp_view_at(path)
 
 
 def is_mcp_path(scope: Scope) -> bool:

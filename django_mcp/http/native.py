@@ -57,10 +57,9 @@ from django_mcp.http.asgi import (
     declared_length,
     mcp_view_for,
 )
-from django_mcp.http.responses import error_response, json_response
+from django_mcp.http.responses import error_response, internal_error
 from django_mcp.http.streaming import wants_stream
-from django_mcp.protocol import jsonrpc
-from django_mcp.protocol.errors import InternalError, InvalidRequest
+from django_mcp.protocol.errors import InvalidRequest
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse, HttpResponseBase
@@ -165,12 +164,6 @@ async def on_loop(
     instance.setup(request)
     rendered: HttpResponse = instance.render(reply)
     return rendered
-
-
-def internal_error() -> HttpResponseBase:
-    """What a failure of django-mcp itself is answered with: a JSON-RPC internal error,
-    never Django's HTML page."""
-    return json_response(jsonrpc.error_response(InternalError(), None), status=500)
 
 
 class NativeMCP:

@@ -88,6 +88,12 @@ def reply_response(reply: Reply) -> HttpResponse:
     return json_response(reply.to_message())
 
 
+def internal_error() -> HttpResponse:
+    """What a failure of django-mcp itself is answered with on a native path: a JSON-RPC
+    internal error with status 500, never Django's HTML page."""
+    return json_response(jsonrpc.error_response(errors.InternalError(), None), status=500)
+
+
 def method_not_allowed() -> HttpResponse:
     """405 for anything but POST: 2026-07-28 has no GET stream and no DELETE."""
     response = HttpResponse(status=405)

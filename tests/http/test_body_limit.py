@@ -27,7 +27,14 @@ from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
 from django_mcp.protocol.errors import INVALID_REQUEST
 from tests.helpers import mcp_body, mcp_headers, override_mcp
-from tests.live import APPLICATION, NATIVE_APPLICATION, WSGI_APPLICATION, live_server, migrate
+from tests.live import (
+    APPLICATION,
+    NATIVE_APPLICATION,
+    NATIVE_WSGI_APPLICATION,
+    WSGI_APPLICATION,
+    live_server,
+    migrate,
+)
 
 LIMIT = 4096
 CHUNK = 1024
@@ -240,13 +247,15 @@ def test_uvicorn_answers_413_before_the_body_has_ended(tmp_path: Path, applicati
 
 
 @pytest.mark.live
-def test_gunicorn_serves_a_valid_chunked_request_and_refuses_a_large_one(tmp_path: Path):
+@pytest.mark.parametrize("application", [WSGI_APPLICATION, NATIVE_WSGI_APPLICATION])
+def test_gunicorn_serves_a_valid_chunked_request_and_refuses_a_large_one(
+    tmp_path: Path, application: str
+):
     """WSGI: gunicorn passes a chunked body with no CONTENT_LENGTH; it is read (up to the
-    limit) from ``wsgi.input`` instead of being taken for an empty body."""
+    limit) from ``wsgi.input`` instead of being taken for an empty body, on Django's path
+    and on the native one."""
     raw = json.dumps(DISCOVER).encode()
-    with live_server(
-        LIVE_SETTINGS, tmp_path, kind="gunicorn", application=WSGI_APPLICATION
-    ) as server:
+    with live_server(LIVE_SETTINGS, tmp_path, kind="gunicorn", application=application) as server:
         status, body = chunked_post(server.port, [raw[:10], raw[10:50], raw[50:]])
         assert status == 200, body[:300]
         assert "supportedVersions" in json.loads(body)["result"]

@@ -1,0 +1,125 @@
+"""``NativeMCPWSGI``: a WSGI application that serves the MCP endpoints' ``POST`` itself and
+hands every other request to Django's.
+
+Opt-in, in ``wsgi.py``::
+
+    from django.core.wsgi import get_wsgi_application
+    from django_mcp.http.native_wsgi import NativeMCPWSGI
+
+    application = NativeMCPWSGI(get_wsgi_application())
+
+Why: behind gunicorn (or any WSGI server), Django's handler runs every MCP request through
+the project's whole middleware stack and URL resolution before ``MCPView``, and for the
+MCP path none of it decides anything (sessions, CSRF, messages, clickjacking headers):
+:class:`~django_mcp.http.middleware.MCPMiddleware` and the view do. With a typical stack
+that is a third of what a ``tools/call`` costs the server (docs/benchmark.md). So this
+application runs exactly the middleware's and the view's steps, the same functions, without
+the handler, as :class:`~django_mcp.http.native.NativeMCP` does under ASGI: the path is
+looked up in a table (:func:`~django_mcp.http.routes.mcp_view_at`), a Django
+``WSGIRequest`` is built, :func:`~django_mcp.http.middleware.before_admission` (``Origin``,
+``Host`` against ``ALLOWED_HOSTS``, the body under ``MAX_REQUEST_BYTES``) and
+:func:`~django_mcp.http.middleware.admit` run, then the view, and the exchange is recorded
+(:func:`~django_mcp.http.middleware.record`).
+
+What Django's handler does around every request happens here too, the same way:
+``request_started`` is sent first (database connections past ``CONN_MAX_AGE`` or broken are
+closed), the script prefix is set, and the response is handed to the server as Django
+hands it, so the server's ``close()`` sends ``request_finished`` after the last byte (also
+after a stream ends). What the project's other middleware would do for an MCP ``POST`` does
+not happen: see docs/deployment.md, "The native paths".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from django.core import signals
+from django.core.exceptions import SuspiciousOperation
+from django.core.handlers.wsgi import WSGIRequest, get_path_info, get_script_name
+from django.urls import set_script_prefix
+
+from django_mcp.http.responses import error_response, internal_error
+from django_mcp.http.routes import mcp_view_at
+from django_mcp.protocol.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponseBase
+
+logger = logging.getLogger("django_mcp")
+
+WSGIEnviron = dict[str, Any]
+StartResponse = Callable[..., Any]
+WSGIApp = Callable[[WSGIEnviron, StartResponse], Iterable[bytes]]
+
+
+class NativeMCPWSGI:
+    """Serve ``POST`` on the MCP endpoints without Django's handler; everything else goes
+    to ``application`` (Django's WSGI application)."""
+
+    def __init__(self, application: WSGIApp) -> None:
+        # Imported here, not at the top: ``wsgi.py`` may import this module before
+        # ``get_wsgi_application()`` has set Django up, and the middleware's recorder needs
+        # the models. By the time this runs, the argument has set it up.
+        from django_mcp.http import middleware
+
+        self.application = application
+        self.before_admission = middleware.before_admission
+        self.admit = middleware.admit
+        self.record = middleware.record
+
+    def __call__(self, environ: WSGIEnviron, start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") != "POST":
+            return self.application(environ, start_response)
+        view = mcp_view_at(get_path_info(environ) or "/")
+        if view is None:
+            return self.application(environ, start_response)
+        return self.serve(view, environ, start_response)
+
+    def serve(
+        self,
+        view: Callable[..., HttpResponseBase],
+        environ: WSGIEnviron,
+        start_response: StartResponse,
+    ) -> Iterable[bytes]:
+        """One MCP POST, as Django's ``WSGIHandler.__call__`` frames a request."""
+        set_script_prefix(get_script_name(environ))
+        signals.request_started.send(sender=type(self), environ=environ)
+        request = WSGIRequest(environ)
+        try:
+            response = self.respond(view, request)
+        except SuspiciousOperation as exc:  # a Host outside ALLOWED_HOSTS: 400, as Django
+            logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
+            response = error_response(InvalidRequest("Bad Request"), None)
+        except Exception:  # a bug here must still answer, in the protocol's shape
+            logger.exception("django-mcp's native WSGI path failed on %s", request.path)
+            response = internal_error()
+        self.record(request, response, on_event_loop=False)
+        # What the server's close() runs: the request's uploads closed, then
+        # request_finished (database connections), as for a response Django's handler made.
+        response._resource_closers.append(request.close)  # type: ignore[attr-defined]
+        response._handler_class = type(self)  # type: ignore[attr-defined]
+        if not response.streaming and not response.has_header("Content-Length"):
+            # What CommonMiddleware adds on Django's path: the server need not chunk it,
+            # and an HTTP/1.0 client keeps its connection.
+            response["Content-Length"] = str(len(response.content))  # type: ignore[attr-defined]
+        status = f"{response.status_code} {response.reason_phrase}"
+        headers = [
+            *response.items(),
+            *(("Set-Cookie", cookie.output(header="")) for cookie in response.cookies.values()),
+        ]
+        start_response(status, headers)
+        return response
+
+    def respond(
+        self, view: Callable[..., HttpResponseBase], request: HttpRequest
+    ) -> HttpResponseBase:
+        """The middleware's admission, then the view: what Django would have answered."""
+        server = view.mcp_server  # type: ignore[attr-defined]
+        exchange, body, early = self.before_admission(request, server)
+        if exchange is None or body is None:
+            assert early is not None  # a POST always gets an exchange or an answer
+            return early
+        refused = self.admit(exchange, request, body)
+        return refused or view(request)

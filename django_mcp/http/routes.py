@@ -1,0 +1,46 @@
+"""Which MCP view a request path is routed to, resolved once per path.
+
+The native paths (:mod:`~django_mcp.http.native` for ASGI,
+:mod:`~django_mcp.http.native_wsgi` for WSGI) and the ASGI body limit
+(:mod:`~django_mcp.http.asgi`) must know whether a request goes to an ``MCPView`` before
+Django's handler sees it. They ask :func:`mcp_view_at` with the path as Django will route
+it (without the script prefix), which resolves it with Django's own resolver the first time
+and remembers the answer, so a request costs a dict lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.urls import Resolver404, get_resolver
+
+#: Paths already resolved, per URL resolver: the MCP view a path routes to, or None.
+_routes: dict[str, Callable[..., Any] | None] = {}
+_routes_of: list[object] = [None]  # the resolver ``_routes`` belongs to
+#: At most this many paths are remembered (any client can send any path).
+ROUTES_CACHED = 1024
+
+
+def mcp_view_at(path: str) -> Callable[..., Any] | None:
+    """The MCP view ``path`` is routed to (as Django will route it), or None. The memory
+    forgets everything when the URLconf changes (``ROOT_URLCONF`` overridden) and when it
+    holds :data:`ROUTES_CACHED` paths."""
+    resolver = get_resolver()
+    if _routes_of[0] is not resolver:
+        _routes.clear()
+        _routes_of[0] = resolver
+    try:
+        return _routes[path]
+    except KeyError:
+        pass
+    try:
+        match = resolver.resolve(path)
+    except Resolver404:
+        view = None
+    else:
+        view = match.func if getattr(match.func, "mcp_server", None) is not None else None
+    if len(_routes) >= ROUTES_CACHED:
+        _routes.clear()
+    _routes[path] = view
+    return view
