@@ -39,6 +39,8 @@ def gunicorn(port: int, app: str = "testproject.wsgi:application", workers: int 
 
 #: The testproject through django-mcp's native ASGI path (``NativeMCP``).
 NATIVE_APP = "testproject.asgi_native:application"
+#: The testproject through django-mcp's native WSGI path (``NativeMCPWSGI``).
+NATIVE_WSGI_APP = "testproject.wsgi_native:application"
 
 
 def uvicorn(port: int, app: str = "testproject.asgi:application", workers: int = 1) -> list[str]:
@@ -60,9 +62,14 @@ def uvicorn_native(port: int) -> list[str]:
     return uvicorn(port, NATIVE_APP)
 
 
+def gunicorn_native(port: int) -> list[str]:
+    return gunicorn(port, NATIVE_WSGI_APP)
+
+
 SERVERS: dict[str, Callable[[int], list[str]]] = {
     "gunicorn": gunicorn,
     "uvicorn": uvicorn,
     "daphne": daphne,
     "uvicorn native": uvicorn_native,
+    "gunicorn native": gunicorn_native,
 }

@@ -70,7 +70,7 @@ def targets(
 ) -> list[Target]:
     found: list[Target] = []
     call, bare = scenarios.TOOLS_CALL.name, scenarios.BARE.name
-    for kind in ("gunicorn", "uvicorn", "daphne", "uvicorn native"):
+    for kind in ("gunicorn", "uvicorn", "daphne", "uvicorn native", "gunicorn native"):
         on, off = f"{kind} log on", f"{kind} log off"
         found += overhead_target(kind, find(rows, on, call), find(rows, on, bare))
         found.append(log_cost_target(kind, find(rows, on, call), find(rows, off, call)))

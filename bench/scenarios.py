@@ -99,3 +99,8 @@ LOG_ON = (
     PROGRESS_SSE,
 )
 LOG_OFF = (BARE, TOOLS_CALL)
+#: The native WSGI path with the log on: the targets' scenarios and a stream (the rest
+#: take the same code as under gunicorn; left out to keep the run under 10 minutes).
+NATIVE_WSGI_LOG_ON = (BARE, TOOLS_CALL, PROGRESS_SSE)
+#: Each server kind's suites (log on, log off); kinds not listed run LOG_ON and LOG_OFF.
+SUITES = {"gunicorn native": (NATIVE_WSGI_LOG_ON, LOG_OFF)}

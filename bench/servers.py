@@ -106,7 +106,8 @@ def run_servers(plan: Plan, logs: Path) -> list[Measurement]:
     for kind, argv_for in SERVERS.items():
         with contextlib.ExitStack() as stack:
             pairs = []
-            for log, suite in (("on", scenarios.LOG_ON), ("off", scenarios.LOG_OFF)):
+            log_on, log_off = scenarios.SUITES.get(kind, (scenarios.LOG_ON, scenarios.LOG_OFF))
+            for log, suite in (("on", log_on), ("off", log_off)):
                 port = procs.free_port()
                 env = server_env("all" if log == "on" else "off")
                 name = f"{kind} log {log}"

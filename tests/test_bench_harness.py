@@ -348,3 +348,24 @@ def test_bench_redis_puts_the_channel_layer_and_cache_on_redis_with_the_runs_pre
     plain = runpy.run_module("testproject.settings_bench")
     assert plain["CHANNEL_LAYERS"]["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
     assert "CACHES" not in plain
+
+
+def test_every_server_kind_has_its_targets_and_the_native_wsgi_path_is_one():
+    """Each kind the harness starts gets the three per-server targets, the native WSGI
+    path (gunicorn through ``NativeMCPWSGI``) included, and its suites hold the scenarios
+    those targets divide (the bare view and ``tools/call``, with the log on and off)."""
+    from bench.commands import NATIVE_WSGI_APP, SERVERS, gunicorn_native
+    from bench.scenarios import BARE, LOG_OFF, LOG_ON, SUITES
+
+    assert "gunicorn native" in SERVERS
+    assert NATIVE_WSGI_APP in gunicorn_native(8000)
+    lossless = report.Lossless(served=10, rows=10, dropped=0, failed=0, workers_reported=2)
+    memory = report.Memory(5001, 50001, 100_000, 101_000)
+    names = {t.name for t in report.targets([], [], lossless, memory)}
+    for kind in SERVERS:
+        assert f"{kind}: tools/call CPU/request vs bare view" in names
+        assert f"{kind}: request log on vs off, CPU/request" in names
+        log_on, log_off = SUITES.get(kind, (LOG_ON, LOG_OFF))
+        on, off = {s.name for s in log_on}, {s.name for s in log_off}
+        assert {BARE.name, TOOLS_CALL.name} <= on & off
+        assert on <= {s.name for s in LOG_ON}  # the harness walks LOG_ON's order
