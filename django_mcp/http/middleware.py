@@ -103,11 +103,13 @@ def before_admission(
             return None, None, page
         return begin(request, site, server), None, method_not_allowed()
     exchange = begin(request, site, server)
+    if not host_checked:
+        # Enforces ALLOWED_HOSTS (DNS rebinding) even without CommonMiddleware; first, as
+        # CommonMiddleware would, so a bad Host is a 400 whatever the Origin.
+        request.get_host()
     origin = request.META.get("HTTP_ORIGIN")
     if origin is not None and not origin_allowed(origin, mcp_settings.ALLOWED_ORIGINS):
         return exchange, None, error_response(ForbiddenOrigin(), None)
-    if not host_checked:
-        request.get_host()  # enforces ALLOWED_HOSTS (DNS rebinding) even without Common
     try:
         body = read_body(request, int(mcp_settings.MAX_REQUEST_BYTES))
     except RequestTooLarge as exc:

@@ -21,12 +21,16 @@ looked up in a table (:func:`~django_mcp.http.routes.mcp_view_at`), a Django
 :func:`~django_mcp.http.middleware.admit` run, then the view, and the exchange is recorded
 (:func:`~django_mcp.http.middleware.record`).
 
-What Django's handler does around every request happens here too, the same way:
-``request_started`` is sent first (database connections past ``CONN_MAX_AGE`` or broken are
-closed), the script prefix is set, and the response is handed to the server as Django
-hands it, so the server's ``close()`` sends ``request_finished`` after the last byte (also
-after a stream ends). What the project's other middleware would do for an MCP ``POST`` does
-not happen: see docs/deployment.md, "The native paths".
+What Django's handler does around a view happens here too, the same way: the script
+prefix, ``request_started`` first (sent by the wrapped handler's class; database
+connections past ``CONN_MAX_AGE`` or broken are closed), the URLconf and
+``request.resolver_match``, the view in a transaction where ``ATOMIC_REQUESTS`` is on,
+failures reported on ``django.request`` and ``got_request_exception`` (but answered in the
+protocol's shape), and the response handed to the server as Django hands it, so the
+server's ``close()`` sends ``request_finished`` after the last byte (also after a stream
+ends). A ``POST`` whose path is not an MCP endpoint, or does not resolve, is Django's to
+answer. What the project's other middleware would do for an MCP ``POST`` does not happen:
+see docs/deployment.md, "The native WSGI path".
 """
 
 from __future__ import annotations
@@ -35,17 +39,22 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core import signals
 from django.core.exceptions import SuspiciousOperation
-from django.core.handlers.wsgi import WSGIRequest, get_path_info, get_script_name
-from django.urls import set_script_prefix
+from django.core.handlers.base import BaseHandler
+from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
+from django.db import connections, transaction
+from django.urls import set_script_prefix, set_urlconf
+from django.utils.log import log_response
 
 from django_mcp.http.responses import error_response, internal_error
-from django_mcp.http.routes import mcp_view_at
+from django_mcp.http.routes import mcp_match_at
 from django_mcp.protocol.errors import InvalidRequest
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponseBase
+    from django.urls import ResolverMatch
 
 logger = logging.getLogger("django_mcp")
 
@@ -65,6 +74,11 @@ class NativeMCPWSGI:
         from django_mcp.http import middleware
 
         self.application = application
+        # The sender of request_started/request_finished, as Django's handler sends them:
+        # a receiver connected for the handler's class hears MCP requests too.
+        self.handler_class: type = (
+            type(application) if isinstance(application, BaseHandler) else WSGIHandler
+        )
         self.before_admission = middleware.before_admission
         self.admit = middleware.admit
         self.record = middleware.record
@@ -72,34 +86,31 @@ class NativeMCPWSGI:
     def __call__(self, environ: WSGIEnviron, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
             return self.application(environ, start_response)
-        view = mcp_view_at(get_path_info(environ) or "/")
-        if view is None:
+        match = mcp_match_at(get_path_info(environ) or "/")
+        if match is None:
             return self.application(environ, start_response)
-        return self.serve(view, environ, start_response)
+        return self.serve(match, environ, start_response)
 
     def serve(
-        self,
-        view: Callable[..., HttpResponseBase],
-        environ: WSGIEnviron,
-        start_response: StartResponse,
+        self, match: ResolverMatch, environ: WSGIEnviron, start_response: StartResponse
     ) -> Iterable[bytes]:
-        """One MCP POST, as Django's ``WSGIHandler.__call__`` frames a request."""
+        """One MCP POST, as Django's ``WSGIHandler.__call__`` and ``get_response`` frame a
+        request: script prefix, ``request_started``, the URLconf, the response handed back
+        so that the server's ``close()`` sends ``request_finished``."""
         set_script_prefix(get_script_name(environ))
-        signals.request_started.send(sender=type(self), environ=environ)
+        signals.request_started.send(sender=self.handler_class, environ=environ)
         request = WSGIRequest(environ)
+        set_urlconf(settings.ROOT_URLCONF)
+        request.resolver_match = match
+        response = self.answer(match.func, request)
         try:
-            response = self.respond(view, request)
-        except SuspiciousOperation as exc:  # a Host outside ALLOWED_HOSTS: 400, as Django
-            logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
-            response = error_response(InvalidRequest("Bad Request"), None)
-        except Exception:  # a bug here must still answer, in the protocol's shape
-            logger.exception("django-mcp's native WSGI path failed on %s", request.path)
-            response = internal_error()
-        self.record(request, response, on_event_loop=False)
+            self.record(request, response, on_event_loop=False)
+        except Exception:  # the log is best-effort: it never costs the client its answer
+            logger.exception("django-mcp could not record an exchange on %s", request.path)
         # What the server's close() runs: the request's uploads closed, then
         # request_finished (database connections), as for a response Django's handler made.
         response._resource_closers.append(request.close)  # type: ignore[attr-defined]
-        response._handler_class = type(self)  # type: ignore[attr-defined]
+        response._handler_class = self.handler_class  # type: ignore[attr-defined]
         if not response.streaming and not response.has_header("Content-Length"):
             # What CommonMiddleware adds on Django's path: the server need not chunk it,
             # and an HTTP/1.0 client keeps its connection.
@@ -112,14 +123,67 @@ class NativeMCPWSGI:
         start_response(status, headers)
         return response
 
+    def answer(
+        self, view: Callable[..., HttpResponseBase], request: HttpRequest
+    ) -> HttpResponseBase:
+        """:meth:`respond`, with failures answered and reported as Django's handler
+        reports them (the ``django.security`` and ``django.request`` loggers,
+        ``got_request_exception``), but in the protocol's shape, never an HTML page."""
+        try:
+            response = self.respond(view, request)
+        except SuspiciousOperation as exc:  # a Host outside ALLOWED_HOSTS: 400, as Django
+            response = error_response(InvalidRequest("Bad Request"), None)
+            security_logger = logging.getLogger(f"django.security.{type(exc).__name__}")
+            log_response(
+                str(exc),
+                exception=exc,
+                request=request,
+                response=response,
+                level="error",
+                logger=security_logger,
+            )
+            return response
+        except Exception as exc:  # a bug here must still answer, in the protocol's shape
+            signals.got_request_exception.send(sender=None, request=request)
+            response = internal_error()
+            log_response(
+                "%s: %s",
+                response.reason_phrase,
+                request.path,
+                response=response,
+                request=request,
+                exception=exc,
+            )
+            return response
+        if response.status_code >= 400:  # as get_response logs a refusal
+            log_response(
+                "%s: %s",
+                response.reason_phrase,
+                request.path,
+                response=response,  # type: ignore[arg-type]
+                request=request,
+            )
+        return response
+
     def respond(
         self, view: Callable[..., HttpResponseBase], request: HttpRequest
     ) -> HttpResponseBase:
-        """The middleware's admission, then the view: what Django would have answered."""
+        """The middleware's admission, then the view (in ``ATOMIC_REQUESTS``' transaction
+        where that is on, as Django wraps a view): what Django would have answered."""
         server = view.mcp_server  # type: ignore[attr-defined]
         exchange, body, early = self.before_admission(request, server)
         if exchange is None or body is None:
             assert early is not None  # a POST always gets an exchange or an answer
             return early
         refused = self.admit(exchange, request, body)
-        return refused or view(request)
+        return refused or atomic(view)(request)
+
+
+def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """``view`` in a transaction per database with ``ATOMIC_REQUESTS``, unless the view is
+    exempt (``non_atomic_requests``): what Django's ``BaseHandler.make_view_atomic`` does."""
+    exempt: set[str] = getattr(view, "_non_atomic_requests", set())
+    for alias, database in connections.settings.items():
+        if database["ATOMIC_REQUESTS"] and alias not in exempt:
+            view = transaction.atomic(using=alias)(view)
+    return view

@@ -13,19 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.urls import Resolver404, get_resolver
+from django.urls import ResolverMatch, get_resolver
 
-#: Paths already resolved, per URL resolver: the MCP view a path routes to, or None.
-_routes: dict[str, Callable[..., Any] | None] = {}
+#: Paths already resolved, per URL resolver: the match of the MCP view a path routes to,
+#: or None.
+_routes: dict[str, ResolverMatch | None] = {}
 _routes_of: list[object] = [None]  # the resolver ``_routes`` belongs to
 #: At most this many paths are remembered (any client can send any path).
 ROUTES_CACHED = 1024
 
 
-def mcp_view_at(path: str) -> Callable[..., Any] | None:
-    """The MCP view ``path`` is routed to (as Django will route it), or None. The memory
-    forgets everything when the URLconf changes (``ROOT_URLCONF`` overridden) and when it
-    holds :data:`ROUTES_CACHED` paths."""
+def mcp_match_at(path: str) -> ResolverMatch | None:
+    """How ``path`` resolves (as Django will resolve it) when it routes to an MCP view, or
+    None. The memory forgets everything when the URLconf changes (``ROOT_URLCONF``
+    overridden) and when it holds :data:`ROUTES_CACHED` paths.
+
+    Any failure to resolve (no route, or a path converter that raises) is "not an MCP
+    view", left to Django's handler to answer as it answers it, and not remembered."""
     resolver = get_resolver()
     if _routes_of[0] is not resolver:
         _routes.clear()
@@ -36,11 +40,16 @@ def mcp_view_at(path: str) -> Callable[..., Any] | None:
         pass
     try:
         match = resolver.resolve(path)
-    except Resolver404:
-        view = None
-    else:
-        view = match.func if getattr(match.func, "mcp_server", None) is not None else None
+    except Exception:  # Resolver404, or a converter's own error: Django's handler answers
+        return None
+    found = match if getattr(match.func, "mcp_server", None) is not None else None
     if len(_routes) >= ROUTES_CACHED:
         _routes.clear()
-    _routes[path] = view
-    return view
+    _routes[path] = found
+    return found
+
+
+def mcp_view_at(path: str) -> Callable[..., Any] | None:
+    """The MCP view ``path`` routes to, or None (see :func:`mcp_match_at`)."""
+    match = mcp_match_at(path)
+    return match.func if match is not None else None

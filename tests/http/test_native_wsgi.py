@@ -22,8 +22,9 @@ import httpx
 import pytest
 from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import connection, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import path, reverse, set_script_prefix
+from django.urls import get_urlconf, path, register_converter, reverse, set_script_prefix
 
 from django_mcp.auth.models import TOKEN_PREFIX
 from django_mcp.http.native_wsgi import NativeMCPWSGI
@@ -79,6 +80,17 @@ def site(mcp_site: MCPSite, settings: Any) -> MCPSite:
     def where() -> str:
         """The URL of the plain view, as ``reverse`` gives it (with the script prefix)."""
         return reverse("plain")
+
+    @mcp_site.tool
+    def how_routed(ctx: Context) -> dict[str, Any]:
+        """What Django's handler sets up for a view: the route, the URLconf, a transaction."""
+        assert ctx.request is not None
+        match = ctx.request.resolver_match
+        return {
+            "view_name": match.view_name if match is not None else None,
+            "urlconf": get_urlconf(),
+            "atomic": connection.in_atomic_block,
+        }
 
     @mcp_site.tool(task="required")
     def only_as_task() -> str:
@@ -182,6 +194,14 @@ def test_refusals_before_admission_are_the_same(app: Any):
     error(too_large, 413, -32600)
     error(token, 401, -32600)
     assert token.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.django_db
+def test_a_bad_host_is_400_before_a_bad_origin_is_403(app: Any):
+    """With both wrong, the answer is the same on both paths: ``Host`` is checked first
+    (as ``CommonMiddleware`` does on Django's path)."""
+    (response,) = exchange(app, mcp("tools/list", Host="evil.example", Origin="https://evil"))
+    assert response.status_code == 400
 
 
 @pytest.mark.django_db
@@ -322,23 +342,100 @@ def test_each_request_is_framed_by_the_request_signals(site, request_signals):
     statuses: list[str] = []
     result = app(environ, lambda status, headers: statuses.append(status))
     assert statuses == ["200 OK"]
-    assert request_signals == ["started by NativeMCPWSGI"]  # the response is still open
+    # Sent by Django's handler class, as for any request: receivers connected for it hear.
+    assert request_signals == ["started by WSGIHandler"]  # the response is still open
     assert b"".join(result)
     result.close()  # type: ignore[attr-defined]
-    assert request_signals == ["started by NativeMCPWSGI", "finished by NativeMCPWSGI"]
+    assert request_signals == ["started by WSGIHandler", "finished by WSGIHandler"]
+
+
+def broken(*args: Any, **kwargs: Any) -> None:
+    raise RuntimeError("a bug")
 
 
 @pytest.mark.django_db
-def test_a_failure_of_django_mcp_itself_is_a_json_rpc_500_and_recorded(site, monkeypatch):
+def test_a_failure_of_django_mcp_itself_is_a_json_rpc_500_reported_and_recorded(
+    site, monkeypatch, caplog
+):
     """A bug in django-mcp on the native path still answers in the protocol's shape (a
-    -32603 with status 500, never Django's HTML page) and is recorded."""
+    -32603 with status 500, never Django's HTML page), is recorded, and is reported as
+    Django reports an unhandled exception: ``got_request_exception`` and an error on the
+    ``django.request`` logger with the traceback (what ``mail_admins`` and error trackers
+    hear)."""
+    reported: list[Any] = []
 
-    def broken(*args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("a bug")
+    def on_exception(sender: Any, request: Any, **kwargs: Any) -> None:
+        reported.append(request.path)
 
     app = NativeMCPWSGI(get_wsgi_application())
     monkeypatch.setattr(app, "admit", broken)
-    (response,) = exchange(app, call("add", a=1, b=2))
+    signals.got_request_exception.connect(on_exception)
+    try:
+        with caplog.at_level("ERROR", logger="django.request"):
+            (response,) = exchange(app, call("add", a=1, b=2))
+    finally:
+        signals.got_request_exception.disconnect(on_exception)
     error(response, 500, -32603)
+    assert reported == ["/mcp"]
+    [logged] = [r for r in caplog.records if r.name == "django.request"]
+    assert logged.getMessage() == "Internal Server Error: /mcp"
+    assert logged.exc_info is not None
     recorder.flush()
     assert list(RequestLog.objects.values_list("http_status", flat=True)) == [500]
+
+
+@pytest.mark.django_db
+def test_a_failure_to_record_never_costs_the_answer_or_the_request_end(
+    site, monkeypatch, request_signals, caplog
+):
+    """The log is best-effort: if recording the exchange fails, the client still gets its
+    answer, the failure is logged, and the server's ``close()`` still ends the request."""
+    app = NativeMCPWSGI(get_wsgi_application())
+    monkeypatch.setattr(app, "record", broken)
+    with caplog.at_level("ERROR", logger="django_mcp"):
+        (response,) = exchange(app, call("add", a=1, b=2))
+    assert response.json()["result"]["structuredContent"] == 3
+    assert "could not record an exchange" in caplog.text
+    assert request_signals == ["started by WSGIHandler", "finished by WSGIHandler"]
+
+
+class BrokenConverter:
+    """A path converter of the project's that raises on some input (not a 404)."""
+
+    regex = "[a-z]+"
+
+    def to_python(self, value: str) -> str:
+        raise KeyError(value)
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(BrokenConverter, "native_wsgi_broken")  # once: Django 6 refuses twice
+
+
+@pytest.mark.django_db
+def test_any_other_post_is_left_to_django_even_when_resolving_it_fails(app: Any):
+    """The native path resolves a POST's path to see whether it is an MCP endpoint; when
+    the project's URLconf fails on it (here a converter raises), the request goes to
+    Django's handler, which answers it as it always does (a 500 page), instead of the
+    exception escaping into the WSGI server."""
+    test_urls.urlpatterns.append(path("things/<native_wsgi_broken:name>", plain))
+    (response,) = exchange(app, {"url": "/things/abc"})
+    assert response.status_code == 500
+    assert response.headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("atomic_requests", [False, True])
+def test_a_tool_runs_as_django_runs_a_view(app: Any, monkeypatch, atomic_requests: bool):
+    """What a view can rely on under Django's handler holds on both paths: the route
+    (``request.resolver_match``), the URLconf of the request, and with
+    ``ATOMIC_REQUESTS`` a transaction around the view."""
+    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", atomic_requests)
+    (response,) = exchange(app, call("how_routed"))
+    assert response.json()["result"]["structuredContent"] == {
+        "view_name": "test:endpoint",
+        "urlconf": "tests.urls",
+        "atomic": atomic_requests,
+    }
