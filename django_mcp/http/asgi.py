@@ -29,10 +29,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django_mcp.conf import mcp_settings
-from django_mcp.http.routes import mcp_view_at
+from django_mcp.http.routes import mcp_match_at
+
+if TYPE_CHECKING:
+    from django.urls import ResolverMatch
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -41,14 +44,20 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def mcp_view_for(scope: Scope) -> Callable[..., Any] | None:
-    """The MCP view the request of ``scope`` is routed to (as Django will route it), or
-    None; see :func:`~django_mcp.http.routes.mcp_view_at`."""
+def mcp_match_for(scope: Scope) -> ResolverMatch | None:
+    """How the request of ``scope`` resolves when it is routed to an MCP view (as Django
+    will route it), or None; see :func:`~django_mcp.http.routes.mcp_match_at`."""
     path: str = scope.get("path", "")
     root: str = scope.get("root_path", "")
     if root and path.startswith(root):
         path = path[len(root) :]
-    return mcp_view_at(path)
+    return mcp_match_at(path)
+
+
+def mcp_view_for(scope: Scope) -> Callable[..., Any] | None:
+    """The MCP view the request of ``scope`` is routed to, or None."""
+    match = mcp_match_for(scope)
+    return match.func if match is not None else None
 
 
 def is_mcp_path(scope: Scope) -> bool:

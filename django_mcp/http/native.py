@@ -42,7 +42,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
-from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.db import close_old_connections
 from django.urls import set_script_prefix
@@ -55,14 +54,14 @@ from django_mcp.http.asgi import (
     Send,
     bounded_receive,
     declared_length,
-    mcp_view_for,
+    mcp_match_for,
 )
-from django_mcp.http.responses import error_response, internal_error
+from django_mcp.http.framing import answer_failure, atomic, atomic_requests, enter_view, log_refusal
 from django_mcp.http.streaming import wants_stream
-from django_mcp.protocol.errors import InvalidRequest
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse, HttpResponseBase
+    from django.urls import ResolverMatch
 
     from django_mcp.http.exchange import Exchange
     from django_mcp.protocol.admission import Admitted
@@ -183,19 +182,17 @@ class NativeMCP:
         self.record = middleware.record
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        view = mcp_view_for(scope) if scope.get("type") == "http" else None
-        if view is None:
+        match = mcp_match_for(scope) if scope.get("type") == "http" else None
+        if match is None:
             await self.application(scope, receive, send)
         elif scope.get("method") != "POST":
             limit = int(mcp_settings.MAX_REQUEST_BYTES)
             bounded = bounded_receive(receive, limit, declared_length(scope))
             await self.application(scope, bounded, send)
         else:
-            await self.serve(view, scope, receive, send)
+            await self.serve(match, scope, receive, send)
 
-    async def serve(
-        self, view: Callable[..., HttpResponseBase], scope: Scope, receive: Receive, send: Send
-    ) -> None:
+    async def serve(self, match: ResolverMatch, scope: Scope, receive: Receive, send: Send) -> None:
         """One MCP POST, from its body to the end of its response."""
         limit = int(mcp_settings.MAX_REQUEST_BYTES)
         try:
@@ -204,15 +201,17 @@ class NativeMCP:
             return
         set_script_prefix(get_script_prefix(scope))
         request = ASGIRequest(scope, io.BytesIO(body))
+        enter_view(request, match)
         try:
-            response = await self.respond(view, request)
-        except SuspiciousOperation as exc:  # a Host outside ALLOWED_HOSTS: 400, as Django
-            logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
-            response = error_response(InvalidRequest("Bad Request"), None)
-        except Exception:  # a bug here must still answer, in the protocol's shape
-            logger.exception("django-mcp's native ASGI path failed on %s", request.path)
-            response = internal_error()
-        self.record(request, response, on_event_loop=True)
+            response = await self.respond(match.func, request)
+        except Exception as exc:  # a bug here must still answer, in the protocol's shape
+            response = answer_failure(request, exc)
+        else:
+            log_refusal(request, response)
+        try:
+            self.record(request, response, on_event_loop=True)
+        except Exception:  # the log is best-effort: it never costs the client its answer
+            logger.exception("django-mcp could not record an exchange on %s", request.path)
         if response.streaming:
             await send_stream(response, send, receive)
         else:
@@ -240,9 +239,10 @@ class NativeMCP:
             admitted is not None
             and exchange.server.runs_on_loop(admitted)
             and not wants_stream(admitted, request)
+            and not atomic_requests()  # the view's transaction is a worker thread's
         ):
             return await on_loop(view, exchange, admitted, request)
-        served: HttpResponseBase = await in_worker(view, request)
+        served: HttpResponseBase = await in_worker(atomic(view), request)
         return served
 
     def admit_and_respond(
@@ -254,7 +254,7 @@ class NativeMCP:
     ) -> HttpResponseBase:
         """Admission that may block, then the view: one thread hop for both."""
         refused = self.admit(exchange, request, body)
-        return refused or view(request)
+        return refused or atomic(view)(request)
 
 
 def response_start(response: HttpResponseBase) -> dict[str, Any]:

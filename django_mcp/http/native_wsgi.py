@@ -39,18 +39,13 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
 from django.core import signals
-from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
-from django.db import connections, transaction
-from django.urls import set_script_prefix, set_urlconf
-from django.utils.log import log_response
+from django.urls import set_script_prefix
 
-from django_mcp.http.responses import error_response, internal_error
+from django_mcp.http.framing import answer_failure, atomic, enter_view, log_refusal
 from django_mcp.http.routes import mcp_match_at
-from django_mcp.protocol.errors import InvalidRequest
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponseBase
@@ -100,8 +95,7 @@ class NativeMCPWSGI:
         set_script_prefix(get_script_name(environ))
         signals.request_started.send(sender=self.handler_class, environ=environ)
         request = WSGIRequest(environ)
-        set_urlconf(settings.ROOT_URLCONF)
-        request.resolver_match = match
+        enter_view(request, match)
         response = self.answer(match.func, request)
         try:
             self.record(request, response, on_event_loop=False)
@@ -126,43 +120,14 @@ class NativeMCPWSGI:
     def answer(
         self, view: Callable[..., HttpResponseBase], request: HttpRequest
     ) -> HttpResponseBase:
-        """:meth:`respond`, with failures answered and reported as Django's handler
-        reports them (the ``django.security`` and ``django.request`` loggers,
-        ``got_request_exception``), but in the protocol's shape, never an HTML page."""
+        """:meth:`respond`, with a failure answered and reported as Django's handler
+        reports it, in the protocol's shape (:func:`~django_mcp.http.framing.answer_failure`),
+        and a refusal logged as Django logs one."""
         try:
             response = self.respond(view, request)
-        except SuspiciousOperation as exc:  # a Host outside ALLOWED_HOSTS: 400, as Django
-            response = error_response(InvalidRequest("Bad Request"), None)
-            security_logger = logging.getLogger(f"django.security.{type(exc).__name__}")
-            log_response(
-                str(exc),
-                exception=exc,
-                request=request,
-                response=response,
-                level="error",
-                logger=security_logger,
-            )
-            return response
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
-            signals.got_request_exception.send(sender=None, request=request)
-            response = internal_error()
-            log_response(
-                "%s: %s",
-                response.reason_phrase,
-                request.path,
-                response=response,
-                request=request,
-                exception=exc,
-            )
-            return response
-        if response.status_code >= 400:  # as get_response logs a refusal
-            log_response(
-                "%s: %s",
-                response.reason_phrase,
-                request.path,
-                response=response,  # type: ignore[arg-type]
-                request=request,
-            )
+            return answer_failure(request, exc)
+        log_refusal(request, response)
         return response
 
     def respond(
@@ -177,13 +142,3 @@ class NativeMCPWSGI:
             return early
         refused = self.admit(exchange, request, body)
         return refused or atomic(view)(request)
-
-
-def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """``view`` in a transaction per database with ``ATOMIC_REQUESTS``, unless the view is
-    exempt (``non_atomic_requests``): what Django's ``BaseHandler.make_view_atomic`` does."""
-    exempt: set[str] = getattr(view, "_non_atomic_requests", set())
-    for alias, database in connections.settings.items():
-        if database["ATOMIC_REQUESTS"] and alias not in exempt:
-            view = transaction.atomic(using=alias)(view)
-    return view

@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 from asgiref.sync import sync_to_async
+from django.core import signals
 from django.core.asgi import get_asgi_application
+from django.db import connection, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import URLResolver, path
+from django.urls import URLResolver, get_urlconf, path
 
 from django_mcp.auth.models import TOKEN_PREFIX
 from django_mcp.exceptions import ToolError
@@ -34,6 +36,7 @@ from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
+from django_mcp.server.context import Context
 from tests import urls as test_urls
 from tests.helpers import OMIT, mcp_body, mcp_headers, override_mcp, request_meta
 
@@ -69,6 +72,16 @@ def plain(request: HttpRequest) -> JsonResponse:
 
 #: Thread ids seen by the tools, in call order.
 seen_threads: list[int] = []
+
+
+def routing_facts(ctx: Context) -> dict[str, Any]:
+    assert ctx.request is not None
+    match = ctx.request.resolver_match
+    return {
+        "view_name": match.view_name if match is not None else None,
+        "urlconf": get_urlconf(),
+        "atomic": connection.in_atomic_block,
+    }
 
 
 @pytest.fixture
@@ -110,6 +123,16 @@ def site(mcp_site: MCPSite, settings: Any) -> MCPSite:
             return threading.get_ident()
 
         return await sync_to_async(in_thread)()
+
+    @mcp_site.tool
+    def how_routed(ctx: Context) -> dict[str, Any]:
+        """What Django's handler sets up for a view: the route, the URLconf, a transaction."""
+        return routing_facts(ctx)
+
+    @mcp_site.tool
+    async def async_how_routed(ctx: Context) -> dict[str, Any]:
+        """The same, from an ``async def`` tool (the database is asked in a thread)."""
+        return await sync_to_async(routing_facts)(ctx)
 
     @mcp_site.tool(task="required")
     def only_as_task() -> str:
@@ -537,11 +560,59 @@ def test_a_failure_of_the_native_path_is_a_json_rpc_500_and_recorded(site, monke
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(app, "admit", broken)
-    (response,) = exchange(app, call("add", a=1, b=2))
+    reported: list[str] = []
+
+    def on_exception(sender: Any, request: Any, **kwargs: Any) -> None:
+        reported.append(request.path)
+
+    signals.got_request_exception.connect(on_exception)
+    try:
+        with caplog.at_level("ERROR", logger="django.request"):
+            (response,) = exchange(app, call("add", a=1, b=2))
+    finally:
+        signals.got_request_exception.disconnect(on_exception)
     error(response, 500, -32603)
-    assert "native ASGI path failed" in caplog.text
+    # Reported as Django reports an unhandled exception (mail_admins, error trackers).
+    assert reported == ["/mcp"]
+    [logged] = [r for r in caplog.records if r.name == "django.request"]
+    assert logged.getMessage() == "Internal Server Error: /mcp"
+    assert logged.exc_info is not None
     recorder.flush()
     assert list(RequestLog.objects.values_list("http_status", "error_code")) == [(500, -32603)]
+
+
+@pytest.mark.django_db
+def test_a_failure_to_record_never_costs_the_answer(site, monkeypatch, caplog):
+    """The log is best-effort: if recording fails, the client still gets its answer and
+    the failure is logged."""
+    app = NativeMCP(get_asgi_application())
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(app, "record", broken)
+    with caplog.at_level("ERROR", logger="django_mcp"):
+        (response,) = exchange(app, call("add", a=1, b=2))
+    assert response.json()["result"]["structuredContent"] == 3
+    assert "could not record an exchange" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("atomic_requests", [False, True])
+@pytest.mark.parametrize("tool", ["how_routed", "async_how_routed"])
+def test_a_tool_runs_as_django_runs_a_view(app: Any, monkeypatch, atomic_requests, tool):
+    """What a view can rely on under Django's handler holds on both paths: the route
+    (``request.resolver_match``), the URLconf of the request, and with
+    ``ATOMIC_REQUESTS`` a transaction around the view, also for an ``async def`` tool
+    (which then runs in a worker thread, inside the transaction, as Django's path runs
+    the sync ``MCPView``)."""
+    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", atomic_requests)
+    (response,) = exchange(app, call(tool))
+    assert response.json()["result"]["structuredContent"] == {
+        "view_name": "test:endpoint",
+        "urlconf": "tests.urls",
+        "atomic": atomic_requests,
+    }
 
 
 @pytest.mark.django_db

@@ -1,0 +1,97 @@
+"""What Django's handler does around a view, for the native paths that run without it.
+
+:class:`~django_mcp.http.native.NativeMCP` (ASGI) and
+:class:`~django_mcp.http.native_wsgi.NativeMCPWSGI` (WSGI) serve an MCP ``POST`` without
+Django's handler, so what ``BaseHandler`` does around a view must be done here, the same
+way, or a project's view-level guarantees would differ by path: the URLconf of the request
+and ``request.resolver_match`` (:func:`enter_view`), a transaction per database with
+``ATOMIC_REQUESTS`` (:func:`atomic`), and a failure reported as Django reports it
+(:func:`answer_failure`: ``got_request_exception`` and an error with its traceback on
+``django.request``; a ``SuspiciousOperation`` on ``django.security.*``), while the answer
+keeps the protocol's shape (a JSON-RPC error, never Django's HTML page).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core import signals
+from django.core.exceptions import SuspiciousOperation
+from django.db import connections, transaction
+from django.urls import set_urlconf
+from django.utils.log import log_response
+
+from django_mcp.http.responses import error_response, internal_error
+from django_mcp.protocol.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponseBase
+    from django.urls import ResolverMatch
+
+
+def enter_view(request: HttpRequest, match: ResolverMatch) -> None:
+    """The URLconf of this request (``ROOT_URLCONF``) and its ``resolver_match``, as
+    ``BaseHandler.get_response`` and ``resolve_request`` set them."""
+    set_urlconf(settings.ROOT_URLCONF)
+    request.resolver_match = match
+
+
+def atomic_requests() -> bool:
+    """Whether any database wraps each view in a transaction (``ATOMIC_REQUESTS``)."""
+    return any(database["ATOMIC_REQUESTS"] for database in connections.settings.values())
+
+
+def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """``view`` in a transaction per database with ``ATOMIC_REQUESTS``, unless the view is
+    exempt (``non_atomic_requests``): what ``BaseHandler.make_view_atomic`` does."""
+    exempt: set[str] = getattr(view, "_non_atomic_requests", set())
+    for alias, database in connections.settings.items():
+        if database["ATOMIC_REQUESTS"] and alias not in exempt:
+            view = transaction.atomic(using=alias)(view)
+    return view
+
+
+def answer_failure(request: HttpRequest, exc: Exception) -> HttpResponseBase:
+    """The answer to an exception that escaped the MCP steps, reported as Django's
+    ``response_for_exception`` reports it: a ``SuspiciousOperation`` (a ``Host`` outside
+    ``ALLOWED_HOSTS``) is a 400 logged on ``django.security.<name>``; anything else (a bug)
+    is a JSON-RPC internal error with status 500, ``got_request_exception`` and an error
+    with its traceback on ``django.request``."""
+    if isinstance(exc, SuspiciousOperation):
+        response = error_response(InvalidRequest("Bad Request"), None)
+        log_response(
+            str(exc),
+            exception=exc,
+            request=request,
+            response=response,
+            level="error",
+            logger=logging.getLogger(f"django.security.{type(exc).__name__}"),
+        )
+        return response
+    signals.got_request_exception.send(sender=None, request=request)
+    failed = internal_error()
+    log_response(
+        "%s: %s",
+        failed.reason_phrase,
+        request.path,
+        response=failed,
+        request=request,
+        exception=exc,
+    )
+    return failed
+
+
+def log_refusal(request: HttpRequest, response: HttpResponseBase) -> None:
+    """A response with status 400 and up, logged on ``django.request`` as
+    ``BaseHandler.get_response`` logs it (a warning; an error from 500)."""
+    if response.status_code >= 400:
+        log_response(
+            "%s: %s",
+            response.reason_phrase,
+            request.path,
+            response=response,  # type: ignore[arg-type]
+            request=request,
+        )
