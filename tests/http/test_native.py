@@ -25,9 +25,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.core import signals
 from django.core.asgi import get_asgi_application
-from django.db import connection, connections
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import URLResolver, get_urlconf, path
+from django.db import connections
+from django.http import HttpResponse
+from django.urls import URLResolver, path
 
 from django_mcp.auth.models import TOKEN_PREFIX
 from django_mcp.exceptions import ToolError
@@ -38,7 +38,17 @@ from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.server.context import Context
 from tests import urls as test_urls
-from tests.helpers import OMIT, mcp_body, mcp_headers, override_mcp, request_meta
+from tests.helpers import OMIT, mcp_body, mcp_headers, override_mcp
+from tests.http.native_support import (
+    STAMP,
+    assert_every_exchange_recorded,
+    assert_protocol_errors_answered,
+    call,
+    error,
+    mcp,
+    plain,
+    routing_facts,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,39 +59,11 @@ APPS: dict[str, Callable[[], Any]] = {
     "django": lambda: BodyLimit(get_asgi_application()),
     "native": lambda: NativeMCP(get_asgi_application()),
 }
-STAMP = "X-Project-Middleware"
 #: Only against a hang: a test waits this long at most for something that must happen.
 HANG_GUARD_SECONDS = 30
 
-
-class StampMiddleware:
-    """A project middleware: it marks every response Django's handler served."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        response[STAMP] = "ran"
-        return response
-
-
-def plain(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"path": request.path, "method": request.method})
-
-
 #: Thread ids seen by the tools, in call order.
 seen_threads: list[int] = []
-
-
-def routing_facts(ctx: Context) -> dict[str, Any]:
-    assert ctx.request is not None
-    match = ctx.request.resolver_match
-    return {
-        "view_name": match.view_name if match is not None else None,
-        "urlconf": get_urlconf(),
-        "atomic": connection.in_atomic_block,
-    }
 
 
 @pytest.fixture
@@ -140,7 +122,7 @@ def site(mcp_site: MCPSite, settings: Any) -> MCPSite:
         return "never"
 
     test_urls.urlpatterns.append(path("plain", plain))
-    settings.MIDDLEWARE = [*settings.MIDDLEWARE, f"{__name__}.StampMiddleware"]
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.http.native_support.StampMiddleware"]
     seen_threads.clear()
     return mcp_site
 
@@ -161,33 +143,10 @@ def exchange(app: Any, *requests: dict[str, Any]) -> list[httpx.Response]:
     return asyncio.run(run())
 
 
-def mcp(
-    method: str, params: dict[str, Any] | None = None, *, meta: Any = None, **headers: str
-) -> dict[str, Any]:
-    """An httpx request for one MCP message, its headers mirrored, ``headers`` on top."""
-    body = mcp_body(method, params, meta=meta)
-    return {"content": json.dumps(body), "headers": {**mcp_headers(body), **headers}}
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return mcp("tools/call", {"name": name, "arguments": arguments})
-
-
-def error(response: httpx.Response, status: int, code: int) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == "application/json"
-    found: dict[str, Any] = response.json()["error"]
-    assert found["code"] == code, found
-    return found
-
-
 async def chunked(data: bytes) -> Any:
     """A body of unknown length (``Transfer-Encoding: chunked``), in 1 KB pieces."""
     for start in range(0, len(data), 1024):
         yield data[start : start + 1024]
-
-
-# -- the same answers ----------------------------------------------------------------------
 
 
 @pytest.mark.django_db
@@ -229,17 +188,7 @@ def test_an_accepted_notification_is_202_without_a_body(app: Any):
 def test_protocol_errors_have_the_same_status_and_code(app: Any):
     """-32020 (a header that disagrees with the body), -32022 (an unsupported revision),
     -32021 (a required client capability missing), -32601 (an unknown method)."""
-    mismatch, revision, capability, unknown = exchange(
-        app,
-        mcp("tools/list", **{"Mcp-Method": "prompts/list"}),
-        mcp("tools/list", meta=request_meta(version="1999-01-01")),
-        call("only_as_task"),
-        mcp("no/such/method"),
-    )
-    error(mismatch, 400, -32020)
-    assert error(revision, 400, -32022)["data"]["requested"] == "1999-01-01"
-    error(capability, 400, -32021)
-    error(unknown, 404, -32601)
+    assert_protocol_errors_answered(exchange, app)
 
 
 @pytest.mark.django_db
@@ -297,29 +246,7 @@ def test_rate_limits_answer_429_with_retry_after(app: Any):
 @pytest.mark.django_db
 def test_every_exchange_is_recorded_the_same(app: Any):
     """One request-log row per request, with the same facts on both paths."""
-    with override_mcp(MAX_REQUEST_BYTES=4096):
-        exchange(
-            app,
-            call("add", a=2, b=2),
-            call("add", a="two", b=2),
-            mcp("tools/list", **{"Mcp-Method": "prompts/list"}),
-            {"method": "GET"},
-            {"content": "x" * 5000, "headers": {"Content-Type": "application/json"}},
-        )
-    recorder.flush()
-    rows = list(
-        RequestLog.objects.order_by("id").values_list(
-            "method", "target", "outcome", "error_code", "http_status", "client_name"
-        )
-    )
-    assert rows == [
-        ("tools/call", "add", "ok", None, 200, "pytest"),
-        ("tools/call", "add", "tool_error", None, 200, "pytest"),
-        ("tools/list", "", "protocol_error", -32020, 400, "pytest"),
-        ("", "", "protocol_error", None, 405, ""),
-        ("", "", "protocol_error", -32600, 413, ""),
-    ]
-    assert set(RequestLog.objects.values_list("remote_addr", flat=True)) == {"127.0.0.1"}
+    assert_every_exchange_recorded(exchange, app)
 
 
 @pytest.mark.django_db
