@@ -1,7 +1,7 @@
 """The testproject served through django-mcp's native WSGI path: ``NativeMCPWSGI`` serves
 the MCP endpoints' POSTs itself (no middleware stack, no URL resolution per request) and
 hands every other request to Django's application (docs/deployment.md, "The native
-paths")."""
+WSGI path")."""
 
 import os
 

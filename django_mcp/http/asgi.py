@@ -54,15 +54,9 @@ def mcp_match_for(scope: Scope) -> ResolverMatch | None:
     return mcp_match_at(path)
 
 
-def mcp_view_for(scope: Scope) -> Callable[..., Any] | None:
-    """The MCP view the request of ``scope`` is routed to, or None."""
-    match = mcp_match_for(scope)
-    return match.func if match is not None else None
-
-
 def is_mcp_path(scope: Scope) -> bool:
     """Whether the request of ``scope`` is routed to an MCP view (as Django will route it)."""
-    return mcp_view_for(scope) is not None
+    return mcp_match_for(scope) is not None
 
 
 def declared_length(scope: Scope) -> int | None:

@@ -8,14 +8,15 @@ and ``request.resolver_match`` (:func:`enter_view`), a transaction per database 
 ``ATOMIC_REQUESTS`` (:func:`atomic`), and a failure reported as Django reports it
 (:func:`answer_failure`: ``got_request_exception`` and an error with its traceback on
 ``django.request``; a ``SuspiciousOperation`` on ``django.security.*``), while the answer
-keeps the protocol's shape (a JSON-RPC error, never Django's HTML page).
+keeps the protocol's shape (a JSON-RPC error, never Django's HTML page). Recording the
+exchange is best-effort on both (:func:`record_best_effort`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core import signals
@@ -30,6 +31,8 @@ from django_mcp.protocol.errors import InvalidRequest
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponseBase
     from django.urls import ResolverMatch
+
+logger = logging.getLogger("django_mcp")
 
 
 def enter_view(request: HttpRequest, match: ResolverMatch) -> None:
@@ -95,3 +98,18 @@ def log_refusal(request: HttpRequest, response: HttpResponseBase) -> None:
             response=response,  # type: ignore[arg-type]
             request=request,
         )
+
+
+def record_best_effort(
+    record: Callable[..., Any],
+    request: HttpRequest,
+    response: HttpResponseBase,
+    *,
+    on_event_loop: bool,
+) -> None:
+    """``record(request, response, on_event_loop=...)``, the middleware's step; a failure
+    is logged and never costs the client its answer (the log is best-effort)."""
+    try:
+        record(request, response, on_event_loop=on_event_loop)
+    except Exception:  # the log is best-effort: it never costs the client its answer
+        logger.exception("django-mcp could not record an exchange on %s", request.path)

@@ -12,7 +12,7 @@ Why: under ASGI, Django's handler runs ``MCPView`` (a sync view) through a threa
 each request, behind the project's whole middleware stack and URL resolution. For the MCP
 path none of it decides anything: :class:`~django_mcp.http.middleware.MCPMiddleware` and
 the view do. So this application runs exactly those steps, the same functions, without
-the handler: the path is looked up in a table (:func:`~django_mcp.http.asgi.mcp_view_for`),
+the handler: the path is looked up in a table (:func:`~django_mcp.http.asgi.mcp_match_for`),
 the body is read up to ``MAX_REQUEST_BYTES`` plus one byte, a Django ``ASGIRequest`` is
 built from the scope and that body, admission runs on the event loop
 (:func:`~django_mcp.http.middleware.before_admission` and
@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import logging
 import weakref
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -56,7 +55,14 @@ from django_mcp.http.asgi import (
     declared_length,
     mcp_match_for,
 )
-from django_mcp.http.framing import answer_failure, atomic, atomic_requests, enter_view, log_refusal
+from django_mcp.http.framing import (
+    answer_failure,
+    atomic,
+    atomic_requests,
+    enter_view,
+    log_refusal,
+    record_best_effort,
+)
 from django_mcp.http.streaming import wants_stream
 
 if TYPE_CHECKING:
@@ -65,8 +71,6 @@ if TYPE_CHECKING:
 
     from django_mcp.http.exchange import Exchange
     from django_mcp.protocol.admission import Admitted
-
-logger = logging.getLogger("django_mcp")
 
 #: Response bodies are sent in pieces of at most this many bytes (as Django's handler).
 CHUNK_BYTES: Final = 2**16
@@ -208,10 +212,7 @@ class NativeMCP:
             response = answer_failure(request, exc)
         else:
             log_refusal(request, response)
-        try:
-            self.record(request, response, on_event_loop=True)
-        except Exception:  # the log is best-effort: it never costs the client its answer
-            logger.exception("django-mcp could not record an exchange on %s", request.path)
+        record_best_effort(self.record, request, response, on_event_loop=True)
         if response.streaming:
             await send_stream(response, send, receive)
         else:

@@ -11,11 +11,11 @@ Opt-in, in ``wsgi.py``::
 Why: behind gunicorn (or any WSGI server), Django's handler runs every MCP request through
 the project's whole middleware stack and URL resolution before ``MCPView``, and for the
 MCP path none of it decides anything (sessions, CSRF, messages, clickjacking headers):
-:class:`~django_mcp.http.middleware.MCPMiddleware` and the view do. With a typical stack
-that is a third of what a ``tools/call`` costs the server (docs/benchmark.md). So this
+:class:`~django_mcp.http.middleware.MCPMiddleware` and the view do. With the test project's
+stack that is about two fifths of a ``tools/call``'s instructions (docs/benchmark.md). So this
 application runs exactly the middleware's and the view's steps, the same functions, without
 the handler, as :class:`~django_mcp.http.native.NativeMCP` does under ASGI: the path is
-looked up in a table (:func:`~django_mcp.http.routes.mcp_view_at`), a Django
+looked up in a table (:func:`~django_mcp.http.routes.mcp_match_at`), a Django
 ``WSGIRequest`` is built, :func:`~django_mcp.http.middleware.before_admission` (``Origin``,
 ``Host`` against ``ALLOWED_HOSTS``, the body under ``MAX_REQUEST_BYTES``) and
 :func:`~django_mcp.http.middleware.admit` run, then the view, and the exchange is recorded
@@ -35,7 +35,6 @@ see docs/deployment.md, "The native WSGI path".
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -44,14 +43,18 @@ from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
 from django.urls import set_script_prefix
 
-from django_mcp.http.framing import answer_failure, atomic, enter_view, log_refusal
+from django_mcp.http.framing import (
+    answer_failure,
+    atomic,
+    enter_view,
+    log_refusal,
+    record_best_effort,
+)
 from django_mcp.http.routes import mcp_match_at
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponseBase
     from django.urls import ResolverMatch
-
-logger = logging.getLogger("django_mcp")
 
 WSGIEnviron = dict[str, Any]
 StartResponse = Callable[..., Any]
@@ -97,10 +100,7 @@ class NativeMCPWSGI:
         request = WSGIRequest(environ)
         enter_view(request, match)
         response = self.answer(match.func, request)
-        try:
-            self.record(request, response, on_event_loop=False)
-        except Exception:  # the log is best-effort: it never costs the client its answer
-            logger.exception("django-mcp could not record an exchange on %s", request.path)
+        record_best_effort(self.record, request, response, on_event_loop=False)
         # What the server's close() runs: the request's uploads closed, then
         # request_finished (database connections), as for a response Django's handler made.
         response._resource_closers.append(request.close)  # type: ignore[attr-defined]

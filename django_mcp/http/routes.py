@@ -3,15 +3,12 @@
 The native paths (:mod:`~django_mcp.http.native` for ASGI,
 :mod:`~django_mcp.http.native_wsgi` for WSGI) and the ASGI body limit
 (:mod:`~django_mcp.http.asgi`) must know whether a request goes to an ``MCPView`` before
-Django's handler sees it. They ask :func:`mcp_view_at` with the path as Django will route
+Django's handler sees it. They ask :func:`mcp_match_at` with the path as Django will route
 it (without the script prefix), which resolves it with Django's own resolver the first time
 and remembers the answer, so a request costs a dict lookup.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from django.urls import ResolverMatch, get_resolver
 
@@ -47,9 +44,3 @@ def mcp_match_at(path: str) -> ResolverMatch | None:
         _routes.clear()
     _routes[path] = found
     return found
-
-
-def mcp_view_at(path: str) -> Callable[..., Any] | None:
-    """The MCP view ``path`` routes to, or None (see :func:`mcp_match_at`)."""
-    match = mcp_match_at(path)
-    return match.func if match is not None else None
