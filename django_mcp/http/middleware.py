@@ -63,7 +63,8 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
 
 
 def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: bool) -> None:
-    """Queue the exchange's log record (never touches the database).
+    """Queue the exchange's log record (never touches the database), then release the
+    exchange (:meth:`~django_mcp.http.exchange.Exchange.release`).
 
     The view notes the caller of every request it served. For a request refused before the
     view, the sync path still reads ``request.user`` (None if the database is down, so a
@@ -71,15 +72,20 @@ def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: b
     is taken only if something already resolved it.
     """
     exchange = exchange_of(request)
-    if exchange is None or mcp_settings.REQUEST_LOG == "off":
+    if exchange is None:
         return
-    if exchange.user is None:
-        user = getattr(request, "user", None)
-        if not on_event_loop:
-            exchange.user = resolved_user(request)
-        elif not _is_unresolved(user):
-            exchange.user = user
-    recorder.submit(exchange.record(response))
+    try:
+        if mcp_settings.REQUEST_LOG == "off":
+            return
+        if exchange.user is None:
+            user = getattr(request, "user", None)
+            if not on_event_loop:
+                exchange.user = resolved_user(request)
+            elif not _is_unresolved(user):
+                exchange.user = user
+        recorder.submit(exchange.record(response))
+    finally:
+        exchange.release()  # recorded (or not kept): see Exchange.release
 
 
 def _is_unresolved(user: Any) -> bool:

@@ -44,7 +44,7 @@ import random
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from django.db import DatabaseError, connections, router
 
@@ -52,13 +52,12 @@ from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import summaries, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.requestlog.records import RequestRecord
 from django_mcp.requestlog.sanitise import clean_text, sanitised
 from django_mcp.requestlog.served import ServedKey, ServedTally, upsert_served
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-
-    from django_mcp.requestlog.records import RequestRecord
 
 logger = logging.getLogger("django_mcp")
 
@@ -70,6 +69,9 @@ _KEY_LIMITS: Final = tuple(
 )
 
 _BEST_EFFORT: Final = ServedHow.BEST_EFFORT.value
+
+#: A record as it waits in the buffer: its values as a plain tuple.
+Buffered = tuple[Any, ...]
 
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
@@ -93,8 +95,9 @@ class _State:
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     flush_lock: threading.Lock = field(default_factory=threading.Lock)
-    records: deque[RequestRecord] = field(default_factory=deque)
-    unlogged: deque[RequestRecord] = field(default_factory=deque)  # summaries only
+    #: The records as plain tuples (:data:`Buffered`), see :func:`submit`.
+    records: deque[Buffered] = field(default_factory=deque)
+    unlogged: deque[Buffered] = field(default_factory=deque)  # summaries only
     served: dict[ServedKey, ServedTally] = field(default_factory=dict)
     dropped: int = 0
     dropped_unreported: int = 0
@@ -113,6 +116,10 @@ class _State:
 _state = _State()
 
 
+#: A buffered tuple back as its record.
+_record: Final = RequestRecord._make
+
+
 def keeps(record: RequestRecord) -> bool:
     """Whether the ``REQUEST_LOG`` mode and sample rate keep ``record`` in the log."""
     mode = mcp_settings.REQUEST_LOG
@@ -129,10 +136,18 @@ def submit(record: RequestRecord) -> None:
 
     Never touches the database and never blocks beyond a short lock: the request that
     produced the record must not pay for logging it.
+
+    The buffer holds the record's values as a plain ``tuple``: the cyclic garbage
+    collector stops tracking a tuple of plain values the first time it sees one, but
+    never an instance of a class (a named tuple included), and a record waits for up to a
+    flush interval, long enough to be traversed by young collections and promoted to the
+    oldest generation, where each one counted towards the next full collection of the
+    whole process (tens of milliseconds in a Django process).
     """
     if mcp_settings.REQUEST_LOG == "off":
         return
     keep = keeps(record)
+    buffered = tuple(record)
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
         if keep:
@@ -140,9 +155,9 @@ def submit(record: RequestRecord) -> None:
                 _state.records.popleft()
                 _state.dropped += 1
                 _state.dropped_unreported += 1
-            _state.records.append(record)
+            _state.records.append(buffered)
         else:  # left out of the log: counted by the summaries only
-            _keep_unlogged(record, size)
+            _keep_unlogged(buffered, size)
         if record.served_how == _BEST_EFFORT:
             _tally(record, size)
         # A batch is ready when the buffer this record joined is full enough.
@@ -154,12 +169,12 @@ def submit(record: RequestRecord) -> None:
             _state.wake.set()
 
 
-def _keep_unlogged(record: RequestRecord, limit: int) -> None:
+def _keep_unlogged(buffered: Buffered, limit: int) -> None:
     """Append to the summaries-only buffer (caller holds the lock); bounded like the log's."""
     while len(_state.unlogged) >= limit:
         _state.unlogged.popleft()
         _state.summary_failed += 1
-    _state.unlogged.append(record)
+    _state.unlogged.append(buffered)
 
 
 def _tally(record: RequestRecord, limit: int) -> None:
@@ -187,9 +202,9 @@ def flush() -> int:
     """
     with _state.flush_lock:
         with _state.lock:
-            records = list(_state.records)
+            records = list(map(_record, _state.records))
             _state.records.clear()
-            unlogged = list(_state.unlogged)
+            unlogged = list(map(_record, _state.unlogged))
             _state.unlogged.clear()
             served, _state.served = _state.served, {}
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0

@@ -25,10 +25,9 @@ It is cheap when there is nothing to do (one test over all the fields joined, se
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from operator import attrgetter, itemgetter, le
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from django.db.models import CharField
 
@@ -111,11 +110,11 @@ def sanitised(record: RequestRecord) -> RequestRecord:
     """``record`` itself when every text field is storable, else a cleaned copy."""
     if storable(record):
         return record
-    changes: dict[str, str] = {}
+    changes: dict[str, Any] = {}
     for name, limit in _LIMITS.items():
         value = getattr(record, name)
         if isinstance(value, str):
             cleaned = clean_text(value, limit)
             if cleaned != value:
                 changes[name] = cleaned
-    return dataclasses.replace(record, **changes) if changes else record  # type: ignore[arg-type]
+    return record._replace(**changes) if changes else record

@@ -9,7 +9,6 @@ time, to the same rules as the column-by-column cleaning, so a field the fast pa
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 
 import pytest
@@ -43,15 +42,13 @@ CLEAN = RequestRecord(
 
 def test_a_clean_record_is_returned_as_it_is():
     assert sanitised(CLEAN) is CLEAN
-    assert sanitised(dataclasses.replace(CLEAN, params=None)) == dataclasses.replace(
-        CLEAN, params=None
-    )
+    assert sanitised(CLEAN._replace(params=None)) == CLEAN._replace(params=None)
 
 
 @pytest.mark.parametrize("name", _TEXT_FIELDS)
 @pytest.mark.parametrize("bad", ["\x00", "\ud800", "\u202e", "\x85"])
 def test_a_hostile_character_in_any_text_field_is_replaced(name, bad):
-    record = dataclasses.replace(CLEAN, **{name: f"a{bad}b"})  # type: ignore[arg-type]
+    record = CLEAN._replace(**{name: f"a{bad}b"})  # type: ignore[arg-type]
 
     assert getattr(sanitised(record), name) == f"a{REPLACEMENT}b"
 
@@ -60,6 +57,6 @@ def test_a_hostile_character_in_any_text_field_is_replaced(name, bad):
 def test_text_longer_than_its_column_is_cut_even_when_every_character_is_fine(name):
     limit = _LIMITS[name]
     assert limit is not None
-    record = dataclasses.replace(CLEAN, **{name: "x" * (limit + 1)})  # type: ignore[arg-type]
+    record = CLEAN._replace(**{name: "x" * (limit + 1)})  # type: ignore[arg-type]
 
     assert getattr(sanitised(record), name) == "x" * limit
