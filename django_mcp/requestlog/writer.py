@@ -18,13 +18,13 @@ recorder, which says so once, with the command that fixes it, rather than once p
 from __future__ import annotations
 
 import logging
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 
 from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.pgcopy import copy_rows
 from django_mcp.requestlog.records import RequestRecord
 
 if TYPE_CHECKING:
@@ -151,7 +151,8 @@ def _insert(rows: Sequence[Row], alias: str) -> None:
 
 def insert_rows(rows: Sequence[Row], alias: str) -> None:
     """One ``COPY`` on PostgreSQL with psycopg 3 (eight times less client CPU than a
-    500-row ``INSERT``, whose placeholders psycopg parses on every call); elsewhere
+    500-row ``INSERT``, whose placeholders psycopg parses on every call; binary where it
+    can be, see :mod:`.pgcopy`); elsewhere
     multi-row ``INSERT`` statements, as many rows each as the backend takes parameters
     (what ``bulk_create`` would send, without building a model instance per row)."""
     connection = connections[alias]
@@ -167,13 +168,7 @@ def insert_rows(rows: Sequence[Row], alias: str) -> None:
     with connection.cursor() as cursor:
         raw = cursor.cursor
         if connection.vendor == "postgresql" and hasattr(raw, "copy"):  # psycopg 3
-            statement = f"COPY {quote(meta.db_table)} ({names}) FROM STDIN"
-            # Seen in the query log (tests, debug toolbars) like any statement of Django's.
-            debug = getattr(cursor, "debug_sql", None)
-            logged = debug(statement) if debug is not None else nullcontext()
-            with logged, connection.wrap_database_errors, raw.copy(statement) as copy:
-                for row in rows:
-                    copy.write_row(row)
+            copy_rows(connection, cursor, quote(meta.db_table), names, columns, rows)
             return
         for start in range(0, len(rows), size):
             chunk = rows[start : start + size]

@@ -1,0 +1,125 @@
+"""The writer's ``COPY`` on PostgreSQL is binary where it can be, text where it must be, and
+the rows read back the same either way (django_mcp/requestlog/pgcopy.py).
+
+Binary ``COPY`` sends each value's own representation under a type named per column, so
+a wrong type name or an unconverted value would fail a batch (and its retry, row by
+row): every column is written with a value that is not its default and read back.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from django_mcp.requestlog import pgcopy, writer
+from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.records import RequestRecord
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY is PostgreSQL's"),
+]
+
+LOG_TABLE = RequestLog._meta.db_table
+
+
+def every_field(started_at: datetime.datetime, user_id: Any) -> RequestRecord:
+    return RequestRecord(
+        started_at=started_at,
+        site="mcp",
+        method="tools/call",
+        target="r\u00e9sum\u00e9 \U0001f600",
+        request_id="req-7",
+        declared_revision="2099-01-01",
+        served_revision="2026-07-28",
+        served_how="best-effort",
+        client_name="caf\u00e9",
+        client_version="1.2.3",
+        user_id=user_id,
+        username="ada",
+        outcome="tool_error",
+        error_code=-32602,
+        http_status=422,
+        duration_ms=12.375,
+        params='{"q": "\u00fcber", "n": [1, 2.5, null]}',
+        error_message="Unknown tool: x \\ y\ttab",
+        permission_denied=True,
+        remote_addr="2001:db8::1",
+        user_agent="agent/1.0 (\u00e9)",
+    )
+
+
+def copy_statements(queries: CaptureQueriesContext) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if q["sql"].startswith("COPY")]
+
+
+def read_back(record: RequestRecord) -> dict[str, Any]:
+    row = RequestLog.objects.values(*RequestRecord._fields).get()
+    return {name: row[name] for name in record._fields}
+
+
+def test_every_column_round_trips_through_a_binary_copy():
+    user = get_user_model().objects.create_user("ada")
+    started_at = datetime.datetime(2026, 7, 28, 12, 34, 56, 789012, tzinfo=datetime.UTC)
+    record = every_field(started_at, user.pk)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert writer.write([record, record._replace(remote_addr=None)], "default").written == 2
+
+    [statement] = copy_statements(queries)
+    assert statement.endswith("FROM STDIN (FORMAT BINARY)")
+    rows = sorted(
+        RequestLog.objects.values(*RequestRecord._fields), key=lambda r: r["remote_addr"] or ""
+    )
+    assert rows == [record._replace(remote_addr=None)._asdict(), record._asdict()]
+
+
+def test_naive_timestamps_go_as_text_and_keep_their_meaning(settings):
+    """``USE_TZ = False``: PostgreSQL reads a naive timestamp in the session's time zone,
+    which only the text format carries."""
+    settings.USE_TZ = False
+    started_at = datetime.datetime(2026, 7, 28, 12, 0, 0, 5)
+    record = every_field(started_at, None)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert writer.write([record], "default").written == 1
+
+    [statement] = copy_statements(queries)
+    assert "BINARY" not in statement
+    assert read_back(record) == record._asdict()
+
+
+def test_a_column_type_psycopg_does_not_know_keeps_the_text_format(monkeypatch):
+    """A custom user model's key of a type psycopg has no name for: text ``COPY``."""
+
+    class Unknown:
+        def db_type(self, connection: Any) -> str:
+            return "geometry(Point, 4326)"
+
+    assert pgcopy.binary_layout(connection, [Unknown()]) is None  # type: ignore[list-item]
+    monkeypatch.setattr(pgcopy, "binary_layout", lambda *args: None)
+    record = every_field(datetime.datetime.now(datetime.UTC), None)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert writer.write([record], "default").written == 1
+
+    [statement] = copy_statements(queries)
+    assert "BINARY" not in statement
+    assert read_back(record) == record._asdict()
+
+
+def test_a_value_of_the_wrong_type_fails_only_its_own_row():
+    """A value the binary dumper refuses (a transport bug) is counted as failed and its
+    neighbours are written, as any row the database refuses."""
+    good = every_field(datetime.datetime.now(datetime.UTC), None)
+    bad = good._replace(http_status="four hundred")  # type: ignore[arg-type]
+
+    outcome = writer.write([good, bad, good._replace(request_id="req-8")], "default")
+
+    assert (outcome.written, outcome.failed) == (2, 1)
+    assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == ["req-7", "req-8"]
