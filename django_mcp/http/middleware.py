@@ -33,6 +33,7 @@ from django_mcp.http import auth
 from django_mcp.http.body import read_at_most
 from django_mcp.http.browser import endpoint_page
 from django_mcp.http.exchange import Exchange, begin, exchange_of
+from django_mcp.http.hosts import check_host
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
 from django_mcp.http.throttle import rate_limited_at_all, throttle
@@ -112,7 +113,7 @@ def before_admission(
     if not host_checked:
         # Enforces ALLOWED_HOSTS (DNS rebinding) even without CommonMiddleware; first, as
         # CommonMiddleware would, so a bad Host is a 400 whatever the Origin.
-        request.get_host()
+        check_host(request)
     origin = request.META.get("HTTP_ORIGIN")
     if origin is not None and not origin_allowed(origin, mcp_settings.ALLOWED_ORIGINS):
         return exchange, None, error_response(ForbiddenOrigin(), None)
