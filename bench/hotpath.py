@@ -44,6 +44,7 @@ def environ_factory(scenario: Scenario) -> Callable[[], dict[str, Any]]:
         "PATH_INFO": scenario.path,
         "SERVER_NAME": "127.0.0.1",
         "SERVER_PORT": "8000",
+        "HTTP_HOST": "127.0.0.1:8000",  # as every HTTP/1.1 client sends it (wrk does)
         "REMOTE_ADDR": "127.0.0.1",
         "wsgi.url_scheme": "http",
         "CONTENT_LENGTH": str(len(body)),
