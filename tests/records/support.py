@@ -10,6 +10,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.records import RequestRecord
 from tests.helpers import call_tool, request_meta
 
 #: A well-formed dated revision newer than ours: served best-effort
@@ -61,3 +62,30 @@ def log_row(*, days_ago: float = 0, **fields: Any) -> RequestLog:
     }
     values.update(fields)
     return RequestLog.objects.create(**values)
+
+
+def plain_record(**changes: Any) -> RequestRecord:
+    """A successful ``tools/call`` record with every text field storable as it is."""
+    record = RequestRecord(
+        started_at=datetime.datetime(2026, 7, 28, tzinfo=datetime.UTC),
+        site="mcp",
+        method="tools/call",
+        target="add",
+        request_id="1",
+        declared_revision="2026-07-28",
+        served_revision="2026-07-28",
+        served_how="supported",
+        client_name="caf\u00e9 \U0001f600",
+        client_version="1",
+        user_id=None,
+        username="",
+        outcome="ok",
+        error_code=None,
+        http_status=200,
+        duration_ms=1.0,
+        params='{"a": 1}',
+        error_message="",
+        remote_addr="127.0.0.1",
+        user_agent="agent",
+    )
+    return record._replace(**changes)

@@ -14,7 +14,6 @@ collector with it (:meth:`~django_mcp.http.exchange.Exchange.release`).
 
 from __future__ import annotations
 
-import datetime
 import gc
 from collections.abc import Iterator
 
@@ -26,35 +25,13 @@ from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.requestlog.records import RequestRecord
 from django_mcp.server.dispatch import Reply
-from tests.records.support import search
+from tests.records.support import plain_record, search
 
 pytestmark = pytest.mark.django_db
 
 
-def a_record() -> RequestRecord:
-    return RequestRecord(
-        started_at=datetime.datetime.now(datetime.UTC),
-        site="mcp",
-        method="tools/call",
-        target="add",
-        request_id="1",
-        declared_revision="2026-07-28",
-        served_revision="2026-07-28",
-        served_how="supported",
-        client_name="pytest",
-        client_version="1",
-        user_id=None,
-        username="",
-        outcome="ok",
-        error_code=None,
-        http_status=200,
-        duration_ms=1.5,
-        params='{"name": "add"}',
-    )
-
-
 def test_a_buffered_record_is_not_tracked_by_the_collector_once_it_has_seen_it():
-    recorder.submit(a_record())
+    recorder.submit(plain_record())
     gc.collect()
 
     [buffered] = recorder._state.records
@@ -65,7 +42,7 @@ def test_a_buffered_record_is_not_tracked_by_the_collector_once_it_has_seen_it()
 
 def test_a_record_is_its_own_row_in_the_columns_order():
     """The writer sends the record itself as the ``COPY``/``INSERT`` row."""
-    record = a_record()
+    record = plain_record()
 
     assert RequestRecord._fields[0] == "started_at"
     assert tuple(record) == tuple(getattr(record, name) for name in RequestRecord._fields)

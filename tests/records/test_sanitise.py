@@ -9,35 +9,12 @@ time, to the same rules as the column-by-column cleaning, so a field the fast pa
 
 from __future__ import annotations
 
-import datetime
-
 import pytest
 
-from django_mcp.requestlog.records import RequestRecord
 from django_mcp.requestlog.sanitise import _LIMITS, _TEXT_FIELDS, REPLACEMENT, sanitised
+from tests.records.support import plain_record
 
-CLEAN = RequestRecord(
-    started_at=datetime.datetime(2026, 7, 28, tzinfo=datetime.UTC),
-    site="mcp",
-    method="tools/call",
-    target="add",
-    request_id="1",
-    declared_revision="2026-07-28",
-    served_revision="2026-07-28",
-    served_how="supported",
-    client_name="caf\u00e9 \U0001f600",
-    client_version="1",
-    user_id=None,
-    username="",
-    outcome="ok",
-    error_code=None,
-    http_status=200,
-    duration_ms=1.0,
-    params='{"a": 1}',
-    error_message="",
-    remote_addr="127.0.0.1",
-    user_agent="agent",
-)
+CLEAN = plain_record()
 
 
 def test_a_clean_record_is_returned_as_it_is():
