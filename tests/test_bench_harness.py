@@ -369,3 +369,13 @@ def test_every_server_kind_has_its_targets_and_the_native_wsgi_path_is_one():
         on, off = {s.name for s in log_on}, {s.name for s in log_off}
         assert {BARE.name, TOOLS_CALL.name} <= on & off
         assert on <= {s.name for s in LOG_ON}  # the harness walks LOG_ON's order
+
+
+def test_the_two_sides_of_a_comparison_take_turns_going_first():
+    """ABBA: a side that always went first showed a bias the log's ratio took for the
+    log's cost (bench/servers.py, ``in_turn``)."""
+    pair = ("log on", "log off")
+
+    orders = [tuple(servers.in_turn(pair, index)) for index in range(4)]
+
+    assert orders == [pair, pair[::-1], pair, pair[::-1]]
