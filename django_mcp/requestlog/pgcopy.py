@@ -10,14 +10,18 @@ looked up in psycopg's registry of PostgreSQL's built-in types, once per databas
 When the text format stays: a column type psycopg does not know by name (a custom user
 model whose primary key is of an unusual type), and naive timestamps (``USE_TZ =
 False``): PostgreSQL reads those in the session's time zone, which a binary value cannot
-carry. The client address is stored as text in the record (a normalised IP address) and
-sent to an ``inet`` column as an :mod:`ipaddress` object, parsed once per address seen.
+carry; and a batch holding a value the binary format would not carry as the text format
+does (:meth:`BinaryLayout.accepts`: an integer out of its column's range, which a binary
+dumper would wrap silently, or a user key left as text). The client address is stored as
+text in the record (a normalised IP address) and sent to an ``inet`` column as an
+:mod:`ipaddress` object, parsed once per address seen.
 """
 
 from __future__ import annotations
 
 import datetime
 import ipaddress
+import uuid
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from functools import lru_cache
@@ -35,8 +39,22 @@ _INET: Final = "inet"
 _TIMESTAMPTZ: Final = "timestamptz"
 
 
+#: Longest address text whose parse is cached (as :mod:`django_mcp.http.logfacts` does: a
+#: zone id can make an IPv6 address text of any length).
+_CACHED_ADDRESS_CHARS: Final = 64
+#: The integer types' bounds: psycopg's binary dumpers wrap an integer out of range where
+#: PostgreSQL refuses it in the text format, so such a batch goes as text.
+_INTEGER_BOUNDS: Final = {"int2": 2**15, "int4": 2**31, "int8": 2**63}
+_UUID: Final = "uuid"
+
 #: Parsed once per address text seen (a server sees the same clients again and again).
-_address: Final = lru_cache(maxsize=1024)(ipaddress.ip_address)
+_cached_address: Final = lru_cache(maxsize=1024)(ipaddress.ip_address)
+
+
+def _address(text: str) -> Any:
+    if len(text) <= _CACHED_ADDRESS_CHARS:
+        return _cached_address(text)
+    return ipaddress.ip_address(text)
 
 
 class BinaryLayout:
@@ -47,13 +65,30 @@ class BinaryLayout:
         self.types = list(types)
         self.timestamps = [i for i, name in enumerate(types) if name == _TIMESTAMPTZ]
         self.addresses = [i for i, name in enumerate(types) if name == _INET]
+        self.integers = [
+            (i, _INTEGER_BOUNDS[name]) for i, name in enumerate(types) if name in _INTEGER_BOUNDS
+        ]
+        self.uuids = [i for i, name in enumerate(types) if name == _UUID]
 
     def accepts(self, rows: Sequence[Sequence[Any]]) -> bool:
-        """Whether every timestamp of ``rows`` is aware (a naive one needs the text form)."""
-        for index in self.timestamps:
-            for row in rows:
+        """Whether the binary format carries every value of ``rows`` as the text format
+        would; else the batch goes as text. Not when a timestamp is naive (PostgreSQL reads
+        it in the session's time zone), an integer column holds anything but an ``int`` in
+        its range (a binary dumper wraps an out-of-range value silently, and refuses a
+        string the text format parses, such as a user key an authenticator left as
+        text), or a ``uuid`` column anything but a ``UUID``."""
+        for row in rows:
+            for index in self.timestamps:
                 value = row[index]
                 if isinstance(value, datetime.datetime) and value.tzinfo is None:
+                    return False
+            for index, bound in self.integers:
+                value = row[index]
+                if value is not None and (type(value) is not int or not -bound <= value < bound):
+                    return False
+            for index in self.uuids:
+                value = row[index]
+                if value is not None and not isinstance(value, uuid.UUID):
                     return False
         return True
 

@@ -123,3 +123,37 @@ def test_a_value_of_the_wrong_type_fails_only_its_own_row():
 
     assert (outcome.written, outcome.failed) == (2, 1)
     assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == ["req-7", "req-8"]
+
+
+def test_an_integer_out_of_its_column_s_range_is_refused_not_wrapped():
+    """psycopg's binary dumpers wrap an ``int4`` out of range (2**31 + 5 would be stored as
+    -2147483643); such a batch goes as text, where PostgreSQL refuses the row."""
+    good = every_field(datetime.datetime.now(datetime.UTC), None)
+    huge = good._replace(request_id="huge", error_code=2**31 + 5)
+
+    with CaptureQueriesContext(connection) as queries:
+        outcome = writer.write([good, huge], "default")
+
+    assert (outcome.written, outcome.failed) == (1, 1)
+    assert "BINARY" not in copy_statements(queries)[0]
+    assert list(RequestLog.objects.values_list("request_id", "error_code")) == [("req-7", -32602)]
+
+
+def test_a_user_key_left_as_text_is_written_as_the_text_format_writes_it():
+    """An authenticator whose user has a text ``pk``: the text format parses it."""
+    user = get_user_model().objects.create_user("grace")
+    record = every_field(datetime.datetime.now(datetime.UTC), str(user.pk))
+
+    assert writer.write([record], "default").written == 1
+
+    assert RequestLog.objects.get().user_id == user.pk
+
+
+def test_a_long_address_text_is_not_remembered():
+    """Zone ids make IPv6 address texts of any length: only short ones are cached."""
+    pgcopy._cached_address.cache_clear()
+    long_text = "fe80::1%" + "x" * 200
+
+    assert str(pgcopy._address(long_text)).startswith("fe80::1")
+    assert pgcopy._address("10.0.0.1") == pgcopy._address("10.0.0.1")
+    assert pgcopy._cached_address.cache_info().currsize == 1
