@@ -91,3 +91,37 @@ def test_forged_hosts_cannot_grow_what_is_remembered(mcp_site: MCPSite, settings
         assert send(f"host{number}.example").status_code == 200
 
     assert 0 < len(hosts._passed) <= hosts.LIMIT
+
+
+def test_a_host_removed_in_place_is_refused_at_once(mcp_site: MCPSite, settings: Any):
+    """No ``setting_changed`` when a list is changed in place: the settings are compared
+    on every request, so the remembered host is not trusted any longer."""
+    settings.ALLOWED_HOSTS = ["localhost", "testserver"]
+    assert send("localhost").status_code == 200
+
+    settings.ALLOWED_HOSTS.remove("localhost")
+
+    assert send("localhost").status_code == 400
+
+
+class Dynamic:
+    """An ``ALLOWED_HOSTS`` that answers from elsewhere (a database, say)."""
+
+    def __init__(self, hosts: list[str]) -> None:
+        self.hosts = hosts
+
+    def __iter__(self) -> Any:
+        return iter(self.hosts)
+
+
+def test_an_allowed_hosts_object_that_is_not_a_list_is_asked_every_time(
+    mcp_site: MCPSite, settings: Any, validations: list[str]
+):
+    dynamic = Dynamic(["localhost", "testserver"])
+    settings.ALLOWED_HOSTS = dynamic
+    assert [send("localhost").status_code for _ in range(2)] == [200, 200]
+
+    dynamic.hosts = ["testserver"]
+
+    assert send("localhost").status_code == 400
+    assert validations == ["localhost"] * 3
