@@ -9,7 +9,9 @@
 #   1. its ASGI app under daphne, as docs/deployment.md recommends running it
 #      (`python -m django_mcp.http.daphne`: MCP request bodies bounded while they arrive);
 #   2. its WSGI app under gunicorn, the documented WSGI settings (docs/deployment.md): one
-#      threaded worker (gthread, GUNICORN_THREADS threads) that may hold
+#      threaded worker (gthread, GUNICORN_THREADS threads, idle connections kept 10 s: with
+#      gunicorn's 2 s the suite's Node client, which reuses a connection for 4 s, loses a
+#      request now and then, see "Idle client connections" there) that may hold
 #      LISTEN_WSGI_STREAMS listen streams, while .ci/hold_listen.py holds HELD_STREAMS of
 #      them open for the whole run. The suite's own listen scenarios use the rest: a stream
 #      its client closes keeps its thread until the next keep-alive write fails (WSGI);
@@ -201,8 +203,23 @@ summarize() {
     # The required scenarios are the `server:` list of the suite's frozen requirements file.
     requirements="$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml"
     "$PYTHON" - "$1" "$requirements" <<'EOF'
+import glob
+import json
+import os
 import re
 import sys
+
+# Every check that failed or warned, with its message, from the checks.json files beside the
+# log: the summary only counts them, and CI's output is all a failed run leaves behind.
+for checks in sorted(glob.glob(os.path.join(os.path.dirname(sys.argv[1]), "*", "checks.json"))):
+    scenario = os.path.basename(os.path.dirname(checks))
+    with open(checks, encoding="utf-8") as file:
+        for check in json.load(file):
+            if check.get("status") in ("FAILURE", "WARNING"):
+                print(
+                    f"check not passed: {scenario} {check.get('id')}: {check['status']}:",
+                    check.get("errorMessage") or "(no message)",
+                )
 
 required, in_server = [], False
 with open(sys.argv[2], encoding="utf-8") as lines:
@@ -252,14 +269,15 @@ url="http://localhost:$port/mcp"
 export DJANGO_MCP_LISTEN_WSGI_STREAMS="$LISTEN_WSGI_STREAMS"
 run_suite gunicorn "$results/gunicorn" \
     "$PYTHON" -m gunicorn --bind "127.0.0.1:$port" --workers 1 --worker-class gthread \
-    --threads "$GUNICORN_THREADS" --graceful-timeout 2 testproject.wsgi:application
+    --threads "$GUNICORN_THREADS" --graceful-timeout 2 --keep-alive 10 testproject.wsgi:application
 gunicorn_status=$run_status
 
 port="$(free_port)"
 url="http://localhost:$port/mcp"
 run_suite gunicorn-native "$results/gunicorn-native" \
     "$PYTHON" -m gunicorn --bind "127.0.0.1:$port" --workers 1 --worker-class gthread \
-    --threads "$GUNICORN_THREADS" --graceful-timeout 2 testproject.wsgi_native:application
+    --threads "$GUNICORN_THREADS" --graceful-timeout 2 --keep-alive 10 \
+    testproject.wsgi_native:application
 native_status=$run_status
 
 suite_status=$((daphne_status > gunicorn_status ? daphne_status : gunicorn_status))

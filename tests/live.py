@@ -130,6 +130,9 @@ def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
             "off",
             "--timeout-graceful-shutdown",
             "1",
+            # Idle connections outlive the clients' (docs/deployment.md, keep-alive).
+            "--timeout-keep-alive",
+            "10",
             "--log-level",
             "warning",
         ]
@@ -158,6 +161,9 @@ def command(kind: str, port: int, application: str = APPLICATION) -> list[str]:
             *worker,
             "--graceful-timeout",
             "1",
+            # Idle connections outlive the clients' (docs/deployment.md, keep-alive).
+            "--keep-alive",
+            "10",
             "--log-level",
             "warning",
             wsgi_application,
