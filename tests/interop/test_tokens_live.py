@@ -117,3 +117,15 @@ def test_the_curl_example_calls_the_gated_tool(daphne_server: LiveServer) -> Non
     )
     message = json.loads(result.stdout)
     assert message["result"]["structuredContent"]["price"] == "12.50"
+    # The server (and its database) is shared by the package's tests, and others expect the
+    # seeded price: the same call puts it back, whatever order the tests run in.
+    restore = subprocess.run(
+        ["bash", "-c", script.replace('"price": "12.50"', '"price": "10.99"')],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(restore.stdout)["result"]["structuredContent"]["price"] == "10.99"
