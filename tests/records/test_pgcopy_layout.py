@@ -1,0 +1,78 @@
+"""Which batches the binary ``COPY`` takes, and what it sends (django_mcp/requestlog/pgcopy.py).
+
+:meth:`BinaryLayout.binary_rows` decides for the whole batch, column by column, what a test
+per value decided before: a batch goes as text when one value of it would not be carried by
+the binary format as the text format carries it. Pure Python, no database: each case here
+would be written wrong (a wrapped integer, a naive time read as UTC) or refused if the test
+of its column let it through.
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import uuid
+
+import pytest
+
+from django_mcp.requestlog.pgcopy import BinaryLayout
+
+LAYOUT = BinaryLayout(["timestamptz", "int4", "int2", "uuid", "inet", "text"])
+AWARE = datetime.datetime(2026, 7, 28, 12, tzinfo=datetime.UTC)
+NAIVE = datetime.datetime(2026, 7, 28, 12)
+KEY = uuid.UUID(int=7)
+
+
+def row(**changes: object) -> tuple[object, ...]:
+    values = {"at": AWARE, "int4": 200, "int2": 1, "key": KEY, "addr": "10.0.0.1", "text": "x"}
+    values.update(changes)
+    return tuple(values.values())
+
+
+def test_a_batch_of_plain_values_goes_binary_with_its_addresses_parsed():
+    rows = [row(), row(addr="2001:db8::1", key=None, int4=None), row(addr=None)]
+
+    sent = LAYOUT.binary_rows(rows)
+
+    assert sent is not None
+    assert [r[4] for r in sent] == [
+        ipaddress.ip_address("10.0.0.1"),
+        ipaddress.ip_address("2001:db8::1"),
+        None,
+    ]
+    assert [r[:4] + r[5:] for r in sent] == [r[:4] + r[5:] for r in rows]
+    assert LAYOUT.binary_rows([]) == []
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"at": NAIVE},  # PostgreSQL reads it in the session's time zone: text only
+        {"int4": 2**31},  # a binary dumper would wrap it
+        {"int4": -(2**31) - 1},
+        {"int2": 2**15},
+        {"int4": "42"},  # a key left as text: the text format parses it
+        {"int4": True},  # a bool is an int to Python, not to the column
+        {"int4": 4.0},
+        {"key": str(KEY)},
+        {"key": 7},
+    ],
+)
+def test_one_value_the_binary_format_would_not_carry_sends_the_batch_as_text(odd):
+    rows = [row(), row(**odd), row()]
+
+    assert LAYOUT.binary_rows(rows) is None
+    assert LAYOUT.binary_rows([row(), row()]) is not None
+
+
+def test_the_bounds_themselves_go_binary():
+    rows = [row(int4=2**31 - 1, int2=-(2**15)), row(int4=-(2**31), int2=2**15 - 1)]
+
+    assert LAYOUT.binary_rows(rows) is not None
+
+
+def test_a_timestamp_column_holding_something_else_is_judged_value_by_value():
+    """Only naive datetimes send a batch as text (a value of another type fails its own row
+    in the binary dumper, as it would in the text format)."""
+    assert LAYOUT.binary_rows([row(at=None), row()]) is not None
+    assert LAYOUT.binary_rows([row(at=None), row(at=NAIVE)]) is None
