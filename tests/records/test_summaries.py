@@ -11,6 +11,7 @@ import datetime
 import math
 import random
 import threading
+import zoneinfo
 from typing import Any
 
 import pytest
@@ -354,3 +355,72 @@ def test_the_dashboards_numbers_from_summaries_match_the_rows(admin_client, wind
         assert item.avg_ms == pytest.approx(sum(durations) / len(durations))
         exact = durations[math.ceil(0.95 * len(durations)) - 1]
         assert exact / histogram.ERROR_FACTOR <= item.p95_ms <= exact * histogram.ERROR_FACTOR
+
+
+def reference_tally(records: list[RequestRecord]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """What each summary key must add up to, record by record, in the plainest way."""
+    out: dict[tuple[Any, ...], list[Any]] = {}
+    for item in records:
+        key = (
+            summaries.hour_of(item.started_at),
+            item.site,
+            item.method,
+            item.target,
+            item.error_code or 0,
+        )
+        count, errors, duration, buckets = out.setdefault(key, [0, 0, 0.0, [0] * histogram.BUCKETS])
+        buckets[histogram.bucket(item.duration_ms)] += 1
+        out[key] = [
+            count + 1,
+            errors + (item.outcome in summaries.ERROR_OUTCOMES),
+            duration + item.duration_ms,
+            buckets,
+        ]
+    return {key: (c, e, round(d, 6), tuple(b)) for key, (c, e, d, b) in out.items()}
+
+
+def tallied(records: list[RequestRecord]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    return {
+        key: (t.count, t.errors, round(t.duration_sum, 6), tuple(t.buckets))
+        for key, t in summaries.tally(records).items()
+    }
+
+
+PARIS = zoneinfo.ZoneInfo("Europe/Paris")
+ON_THE_HOUR = datetime.datetime(2026, 7, 28, 13, tzinfo=datetime.UTC)
+
+
+@pytest.mark.parametrize(
+    "starts",
+    [
+        # one hour (the common batch): every record shares its hour
+        [ON_THE_HOUR + datetime.timedelta(minutes=m) for m in (0, 10, 59, 30)],
+        # across an hour's end, out of order
+        [ON_THE_HOUR + datetime.timedelta(minutes=m) for m in (-1, 0, 5, -30, 61)],
+        # another time zone (hours are UTC's), and two zones in one batch
+        [ON_THE_HOUR.astimezone(PARIS) + datetime.timedelta(minutes=m) for m in (0, 59)],
+        [ON_THE_HOUR.astimezone(PARIS), ON_THE_HOUR + datetime.timedelta(minutes=70)],
+        # naive (USE_TZ = False)
+        [datetime.datetime(2026, 7, 28, 13, m) for m in (0, 59, 1)],
+        [datetime.datetime(2026, 7, 28, 13, 59), datetime.datetime(2026, 7, 28, 14, 0)],
+    ],
+)
+def test_the_tally_adds_up_each_hour_and_key_as_a_record_by_record_count_does(starts):
+    """The tally reuses the last record's hour bounds instead of truncating each start:
+    batches across an hour's end, in other time zones and naive must still count each
+    record in its own hour."""
+    rng = random.Random(7)
+    records = [
+        record(
+            started_at=start,
+            target=rng.choice(["a", "b"]),
+            outcome=rng.choice(["ok", "tool_error", "protocol_error", "notification"]),
+            error_code=rng.choice([None, -32602]),
+            duration_ms=10 ** rng.uniform(-2, 3.5),
+        )
+        for start in starts
+        for _copy in range(3)
+    ]
+
+    assert tallied(records) == reference_tally(records)
+    assert summaries.tally([]) == {}
