@@ -4,8 +4,8 @@ Why buffered: a synchronous INSERT per MCP request would put the log on the hot 
 more round trip, one more chance for a slow or locked database to stall a tool call). So
 :func:`submit` only decides whether to keep a record and appends it to an in-memory buffer,
 under a lock held for microseconds; it never touches the database and never blocks. A
-daemon thread writes the buffer every ``REQUEST_LOG_FLUSH_INTERVAL`` seconds (sooner when a
-batch is ready) in bulk (:mod:`.writer`: ``COPY`` on PostgreSQL, a multi-row ``INSERT``
+daemon thread writes the buffer every ``REQUEST_LOG_FLUSH_INTERVAL`` seconds (sooner when the
+buffer is a quarter full) in bulk (:mod:`.writer`: ``COPY`` on PostgreSQL, a multi-row ``INSERT``
 elsewhere), and an ``atexit`` hook writes what is left at shutdown.
 
 Why bounded: if the database is slow or down, memory must not grow with traffic. The buffer
@@ -160,12 +160,16 @@ def submit(record: RequestRecord) -> None:
             _keep_unlogged(buffered, size)
         if record.served_how == _BEST_EFFORT:
             _tally(record, size)
-        # A batch is ready when the buffer this record joined is full enough.
+        # The writer wakes before its interval once the buffer this record joined is a
+        # quarter full, so a burst cannot fill it between two ticks. Not at every full
+        # batch: under steady load it then flushes once per interval, and a flush's fixed
+        # cost (its transactions and the summaries' upserts, about 0.9 ms of CPU) is paid
+        # once a second rather than once per REQUEST_LOG_BATCH_SIZE requests.
         pending = _state.records if keep else _state.unlogged
-        batch_ready = len(pending) >= int(mcp_settings.REQUEST_LOG_BATCH_SIZE)
+        wake_early = len(pending) >= max(1, size // 4)
     if mcp_settings.REQUEST_LOG_BACKGROUND:
         _ensure_thread()
-        if batch_ready:
+        if wake_early:
             _state.wake.set()
 
 

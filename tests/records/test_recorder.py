@@ -364,15 +364,18 @@ def test_shutdown_writes_what_is_still_buffered(client):
     assert RequestLog.objects.count() == 1
 
 
-def test_the_background_thread_starts_on_demand_and_flushes_a_full_batch(client, monkeypatch):
+def test_the_background_thread_starts_on_demand_and_flushes_a_quarter_full_buffer(
+    client, monkeypatch
+):
     flushed = threading.Event()
     monkeypatch.setattr(recorder, "flush", flushed.set)  # the thread never touches the DB here
 
     with log_settings(
-        REQUEST_LOG_BACKGROUND=True, REQUEST_LOG_BATCH_SIZE=1, REQUEST_LOG_FLUSH_INTERVAL=3600
+        REQUEST_LOG_BACKGROUND=True, REQUEST_LOG_BUFFER_SIZE=4, REQUEST_LOG_FLUSH_INTERVAL=3600
     ):
         search(client)
-        # A full batch wakes the thread at once instead of after the hour-long interval.
+        # A quarter-full buffer wakes the thread at once instead of after the hour-long
+        # interval.
         assert flushed.wait(timeout=10)
         assert next(t for t in threading.enumerate() if t.name == "django-mcp-recorder").daemon
         recorder.stop()
@@ -484,3 +487,24 @@ def test_a_submit_while_the_thread_is_ending_does_not_stop_logging_for_good(monk
             assert recorder._state.thread.is_alive()
         finally:
             recorder.stop()
+
+
+def test_a_full_batch_alone_does_not_wake_the_writer_before_its_interval(client, monkeypatch):
+    """Under steady load the writer flushes once per interval, whatever the rate: a flush's
+    fixed cost (transactions, the summaries' upserts) is paid once per interval, not once
+    per batch. Only a quarter-full buffer wakes it early."""
+    flushed = threading.Event()
+    monkeypatch.setattr(recorder, "flush", flushed.set)
+
+    with log_settings(
+        REQUEST_LOG_BACKGROUND=True,
+        REQUEST_LOG_BATCH_SIZE=1,
+        REQUEST_LOG_BUFFER_SIZE=40,
+        REQUEST_LOG_FLUSH_INTERVAL=3600,
+    ):
+        for request_id in range(9):  # nine full batches, a buffer under a quarter full
+            search(client, request_id=request_id)
+        assert not flushed.wait(timeout=0.5)
+        search(client, request_id=9)  # ten: a quarter
+        assert flushed.wait(timeout=10)
+        recorder.stop()
