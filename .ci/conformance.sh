@@ -203,23 +203,10 @@ summarize() {
     # The required scenarios are the `server:` list of the suite's frozen requirements file.
     requirements="$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml"
     "$PYTHON" - "$1" "$requirements" <<'EOF'
-import glob
 import json
 import os
 import re
 import sys
-
-# Every check that failed or warned, with its message, from the checks.json files beside the
-# log: the summary only counts them, and CI's output is all a failed run leaves behind.
-for checks in sorted(glob.glob(os.path.join(os.path.dirname(sys.argv[1]), "*", "checks.json"))):
-    scenario = os.path.basename(os.path.dirname(checks))
-    with open(checks, encoding="utf-8") as file:
-        for check in json.load(file):
-            if check.get("status") in ("FAILURE", "WARNING"):
-                print(
-                    f"check not passed: {scenario} {check.get('id')}: {check['status']}:",
-                    check.get("errorMessage") or "(no message)",
-                )
 
 required, in_server = [], False
 with open(sys.argv[2], encoding="utf-8") as lines:
@@ -230,6 +217,24 @@ with open(sys.argv[2], encoding="utf-8") as lines:
             required.append(item.group(1))
 with open(sys.argv[1], encoding="utf-8") as log:
     text = re.sub(r"\x1b\[[0-9;]*m", "", log.read())
+
+# Every check that failed or warned, with its message, from the checks.json of each scenario
+# this run saved (named in its log, so a reused results directory's older runs are not
+# read): the summary only counts them, and CI's output is all a failed run leaves behind.
+for folder in re.findall(r"^Results saved to (.+)$", text, re.M):
+    scenario = os.path.basename(folder.strip())
+    try:
+        with open(os.path.join(folder.strip(), "checks.json"), encoding="utf-8") as file:
+            checks = json.load(file)
+    except (OSError, ValueError) as exc:
+        print(f"check not passed: {scenario}: its checks.json is unreadable ({exc})")
+        continue
+    for check in checks if isinstance(checks, list) else []:
+        if isinstance(check, dict) and check.get("status") in ("FAILURE", "WARNING"):
+            print(
+                f"check not passed: {scenario} {check.get('id')}: {check.get('status')}:",
+                check.get("errorMessage") or "(no message)",
+            )
 rows = {
     name: (mark == "✓", int(ok), int(bad))
     for mark, name, ok, bad in re.findall(

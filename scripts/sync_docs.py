@@ -110,8 +110,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "REQUEST_LOG_PARAMS_MAX_CHARS": "Longest recorded params, in characters of JSON.",
     "REQUEST_LOG_BUFFER_SIZE": "Records held in memory until written; when full, the oldest "
     "is dropped and counted, so a slow database never blocks a request.",
-    "REQUEST_LOG_BATCH_SIZE": "Records written per bulk `INSERT`.",
-    "REQUEST_LOG_FLUSH_INTERVAL": "Seconds between writes of the buffer by the background writer.",
+    "REQUEST_LOG_BATCH_SIZE": "Records written per `COPY` (PostgreSQL) or per transaction of "
+    "multi-row `INSERT`s.",
+    "REQUEST_LOG_FLUSH_INTERVAL": "Seconds between writes of the buffer by the background writer; "
+    "it writes sooner when the buffer is a quarter full.",
     "REQUEST_LOG_REMOTE_ADDR": "Record the client address (`REMOTE_ADDR`, or `X-Forwarded-For` "
     "behind `TRUSTED_PROXY_HOPS` proxies). On by default, as in a web server's access log; "
     "an address is personal data: turn it off, or prune the log (`mcp_prune_logs`).",

@@ -24,7 +24,7 @@ import datetime
 import ipaddress
 import uuid
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from functools import lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final
@@ -66,7 +66,8 @@ _tzinfo: Final = attrgetter("tzinfo")
 def _no_naive_timestamp(values: Sequence[Any]) -> bool:
     """No naive ``datetime`` among ``values`` (in C when all of them are datetimes)."""
     if set(map(type, values)) <= {datetime.datetime}:
-        return None not in set(map(_tzinfo, values))
+        with suppress(TypeError):  # a time zone class that is not hashable (dateutil's)
+            return None not in set(map(_tzinfo, values))
     return not any(isinstance(v, datetime.datetime) and v.tzinfo is None for v in values)
 
 

@@ -27,8 +27,8 @@ per record, :func:`storable`); only a batch that fails it is cleaned record by r
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from itertools import chain
+from collections.abc import Iterable, Sequence
+from itertools import islice
 from operator import attrgetter, itemgetter, le
 from typing import Any, Final
 
@@ -116,6 +116,23 @@ _BOUNDED_INDEXES: Final = tuple(
 )
 
 
+#: Values joined at once by :func:`_hostile_in`: one character beyond U+FFFF makes Python
+#: store a joined text at four bytes a character, and a batch's params (2,000 characters
+#: each by default, when logged) would be tens of megabytes joined whole.
+_JOINED_VALUES: Final = 256
+
+
+def _hostile_in(values: Iterable[str]) -> bool:
+    """Whether any of ``values`` holds a character :func:`clean_text` replaces: joined a
+    bounded number at a time and tested as :func:`storable` tests a record's texts."""
+    remaining = iter(values)
+    while chunk := list(islice(remaining, _JOINED_VALUES)):
+        joined = "".join(chunk)
+        if not (joined.isascii() and joined.isprintable()) and _HOSTILE.search(joined):
+            return True
+    return False
+
+
 def all_storable(records: Sequence[RequestRecord]) -> bool:
     """Whether every text field of every record is storable as it is: :func:`storable`'s
     test over the whole batch at once, on each text column's distinct values (the batch
@@ -130,9 +147,8 @@ def all_storable(records: Sequence[RequestRecord]) -> bool:
         distinct = {index: set(columns[index]) for index in _TEXT_INDEXES}
         for values in distinct.values():
             values.discard(None)
-        joined = "".join(chain.from_iterable(distinct.values()))
-        if not (joined.isascii() and joined.isprintable()) and _HOSTILE.search(joined):
-            return False
+            if _hostile_in(values):
+                return False
         return all(
             max(map(len, distinct[index]), default=0) <= limit for index, limit in _BOUNDED_INDEXES
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -14,11 +15,14 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
+from testproject.books.models import Book
 from tests.live import REPO, server_env
 
 from .conftest import SETTINGS
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .conftest import LiveServer
 
 pytestmark = pytest.mark.live
@@ -80,6 +84,26 @@ def test_a_token_without_the_scope_gets_403(daphne_server: LiveServer) -> None:
     assert 'error="insufficient_scope"' in response.headers["WWW-Authenticate"]
 
 
+@pytest.fixture
+def seeded_prices_restored(daphne_server: LiveServer) -> Iterator[None]:
+    """The examples set Dune's price on the server every test of the package shares, and
+    others expect the seeded one: it is put back after the test, whatever its outcome."""
+    database = daphne_server.env["DJANGO_MCP_SQLITE"]
+    table = Book._meta.db_table
+    with sqlite3.connect(database) as connection:
+        seeded = connection.execute(f'SELECT "isbn", "price" FROM "{table}"').fetchall()
+    try:
+        yield
+    finally:
+        with sqlite3.connect(database, timeout=20) as connection:
+            connection.executemany(
+                f'UPDATE "{table}" SET "price" = ? WHERE "isbn" = ?',
+                [(price, isbn) for isbn, price in seeded],
+            )
+        connection.close()
+
+
+@pytest.mark.usefixtures("seeded_prices_restored")
 def test_the_sdk_example_calls_the_gated_tool_with_a_bearer_token(
     daphne_server: LiveServer,
 ) -> None:
@@ -96,6 +120,7 @@ def test_the_sdk_example_calls_the_gated_tool_with_a_bearer_token(
     assert result.stdout == (EXAMPLES / "sdk_token_client.output.txt").read_text("utf-8")
 
 
+@pytest.mark.usefixtures("seeded_prices_restored")
 def test_the_curl_example_calls_the_gated_tool(daphne_server: LiveServer) -> None:
     script = (EXAMPLES / "curl_token.sh").read_text(encoding="utf-8")
     assert DEMO_URL in script
@@ -117,15 +142,3 @@ def test_the_curl_example_calls_the_gated_tool(daphne_server: LiveServer) -> Non
     )
     message = json.loads(result.stdout)
     assert message["result"]["structuredContent"]["price"] == "12.50"
-    # The server (and its database) is shared by the package's tests, and others expect the
-    # seeded price: the same call puts it back, whatever order the tests run in.
-    restore = subprocess.run(
-        ["bash", "-c", script.replace('"price": "12.50"', '"price": "10.99"')],
-        env=env,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert json.loads(restore.stdout)["result"]["structuredContent"]["price"] == "10.99"

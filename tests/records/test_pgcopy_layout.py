@@ -76,3 +76,20 @@ def test_a_timestamp_column_holding_something_else_is_judged_value_by_value():
     in the binary dumper, as it would in the text format)."""
     assert LAYOUT.binary_rows([row(at=None), row()]) is not None
     assert LAYOUT.binary_rows([row(at=None), row(at=NAIVE)]) is None
+
+
+class UnhashableZone(datetime.tzinfo):
+    """A time zone class that cannot be hashed (as dateutil's ``tzutc`` and ``tzoffset``)."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def utcoffset(self, dt: datetime.datetime | None) -> datetime.timedelta:
+        return datetime.timedelta(0)
+
+
+def test_timestamps_in_a_time_zone_that_cannot_be_hashed_are_judged_value_by_value():
+    """A raise here would fail every row of the batch and of its row-by-row retry."""
+    aware = AWARE.replace(tzinfo=UnhashableZone())
+
+    assert LAYOUT.binary_rows([row(at=aware), row(at=aware)]) is not None
+    assert LAYOUT.binary_rows([row(at=aware), row(at=NAIVE)]) is None

@@ -9,6 +9,8 @@ time, to the same rules as the column-by-column cleaning, so a field the fast pa
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from django_mcp.requestlog.sanitise import (
@@ -95,3 +97,27 @@ def test_a_record_with_a_value_that_is_not_text_where_text_belongs_is_left_to_th
 
     assert not storable(odd)
     assert sanitised(odd) == odd
+
+
+def test_the_batch_test_joins_a_bounded_number_of_texts_at_a_time():
+    """One character beyond U+FFFF makes a joined text four bytes a character: a batch of
+    logged params joined whole took tens of megabytes in the writer."""
+    params = "\U0001f600" + "p" * 1999
+    batch = [CLEAN._replace(params=f"{i}{params}") for i in range(3000)]  # 24 MB joined
+
+    tracemalloc.start()
+    try:
+        assert all_storable(batch)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert peak < 8_000_000  # joined whole: 24 MB
+
+
+def test_a_hostile_character_after_the_first_chunk_of_texts_is_found():
+    batch = [CLEAN._replace(request_id=str(i)) for i in range(1000)]
+    batch[900] = batch[900]._replace(request_id="9\x00")
+
+    assert not all_storable(batch)
+    assert all_sanitised(batch)[900].request_id == f"9{REPLACEMENT}"
