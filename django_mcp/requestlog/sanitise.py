@@ -88,21 +88,25 @@ _bounded: Final = itemgetter(*[i for i, limit in enumerate(_LIMITS.values()) if 
 _BOUNDS: Final = tuple(limit for limit in _LIMITS.values() if limit)
 
 
+def _has_hostile(text: str) -> bool:
+    """Whether ``text`` holds a character :func:`clean_text` replaces.
+
+    Printable ASCII (``isascii`` is a flag of the string, ``isprintable`` a table lookup
+    per character) holds no hostile character, since the only ASCII ones are the C0
+    controls and DEL, which are exactly ASCII's unprintable characters; any other text
+    gets the regular expression's search (one character class, so testing texts joined
+    changes nothing).
+    """
+    return not (text.isascii() and text.isprintable()) and _HOSTILE.search(text) is not None
+
+
 def storable(record: RequestRecord) -> bool:
     """Whether every text field of ``record`` is storable as it is: one test over all of
-    them joined and one length comparison per bounded column, in C. The common case, so
-    it is the cheap one.
-
-    The test: printable ASCII (``isascii`` is a flag of the string, ``isprintable`` a
-    table lookup per character) holds no hostile character, since the only ASCII ones
-    are the C0 controls and DEL, which are exactly ASCII's unprintable characters; any
-    other text gets the regular expression's search (one character class, so joining the
-    fields changes nothing).
+    them joined (:func:`_has_hostile`) and one length comparison per bounded column, in C.
     """
     texts = _texts(record)
     try:
-        joined = "".join(filter(None, texts))
-        if not (joined.isascii() and joined.isprintable()) and _HOSTILE.search(joined):
+        if _has_hostile("".join(filter(None, texts))):
             return False
         return all(map(le, map(len, _bounded(texts)), _BOUNDS))
     except TypeError:  # not text where text belongs: :func:`sanitised` takes the slow path
@@ -124,11 +128,10 @@ _JOINED_VALUES: Final = 256
 
 def _hostile_in(values: Iterable[str]) -> bool:
     """Whether any of ``values`` holds a character :func:`clean_text` replaces: joined a
-    bounded number at a time and tested as :func:`storable` tests a record's texts."""
+    bounded number at a time and tested by :func:`_has_hostile`."""
     remaining = iter(values)
     while chunk := list(islice(remaining, _JOINED_VALUES)):
-        joined = "".join(chunk)
-        if not (joined.isascii() and joined.isprintable()) and _HOSTILE.search(joined):
+        if _has_hostile("".join(chunk)):
             return True
     return False
 
