@@ -5,7 +5,9 @@ non-POST with 405, checks ``Origin`` (403) and ``Host``, reads the body once und
 limit, authenticates the caller (401, :mod:`django_mcp.http.auth`), asks the view's server
 to admit the message (``MCP-Protocol-Version``,
 ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` are checked there, against the body) and
-answers every rejection before the view runs. After the response it records the exchange.
+answers every rejection before the view runs. After the response it records the exchange,
+also when the project's stack answered an MCP URL before ``process_view`` ran (a ``Host``
+outside ``ALLOWED_HOSTS``, refused by ``CommonMiddleware``: :func:`open_unrouted_exchange`).
 Other URLs are never touched.
 
 It is sync and async capable, so under ASGI Django adapts nothing around it: the
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
+from django.urls import ResolverMatch, resolve
 from django.utils.functional import SimpleLazyObject, empty
 from django.utils.module_loading import import_string
 
@@ -87,6 +90,37 @@ def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: b
         recorder.submit(exchange.record(response))
     finally:
         exchange.release()  # recorded (or not kept): see Exchange.release
+
+
+def open_unrouted_exchange(request: HttpRequest, response: HttpResponseBase) -> None:
+    """Open the exchange of an MCP request the stack refused before ``process_view`` ran,
+    so that :func:`record` logs it like any other refusal.
+
+    Why: a hostile request must not leave no trace. ``CommonMiddleware`` answers a ``Host``
+    outside ``ALLOWED_HOSTS`` with a 400 before URLs are resolved (DNS rebinding, the
+    native paths record the same request), and a middleware listed before this one may
+    refuse in its own ``process_view``. Only an error response without an exchange is
+    looked at, and the path is resolved again only when Django never resolved it and the
+    answer is not a 404 (which says no URL matched), so other URLs cost one attribute read.
+    """
+    if response.status_code < 400 or exchange_of(request) is not None:
+        return
+    match: ResolverMatch | None = getattr(request, "resolver_match", None)
+    if match is None:
+        if response.status_code == 404:
+            return
+        match = _resolved(request)
+    server: MCPServer | None = getattr(match.func, "mcp_server", None) if match else None
+    if server is not None:
+        begin(request, server.site, server)
+
+
+def _resolved(request: HttpRequest) -> ResolverMatch | None:
+    """``request``'s URL resolved as Django would, or None when nothing matches."""
+    try:
+        return resolve(request.path_info, getattr(request, "urlconf", None))
+    except Exception:  # logging a refusal must never replace the refusal with a 500
+        return None
 
 
 def _is_unresolved(user: Any) -> bool:
@@ -199,11 +233,13 @@ class MCPMiddleware:
         if self.is_async:
             return self.__acall__(request)
         response = self.get_response(request)
+        open_unrouted_exchange(request, response)  # type: ignore[arg-type]
         record(request, response, on_event_loop=False)  # type: ignore[arg-type]
         return response
 
     async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
         response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+        open_unrouted_exchange(request, response)
         record(request, response, on_event_loop=True)
         return response
 

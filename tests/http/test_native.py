@@ -219,7 +219,8 @@ def test_a_host_outside_allowed_hosts_is_400(app: Any):
     """DNS rebinding (basic/transports/streamable-http.mdx, "Security Warning"): a ``Host``
     that ``ALLOWED_HOSTS`` refuses is a 400 on both paths (Django's ``DisallowedHost``),
     never a 500. The native path records it with its JSON-RPC error; on Django's path
-    ``CommonMiddleware`` refuses it before the MCP middleware sees it (no record)."""
+    ``CommonMiddleware``, listed before ``MCPMiddleware``, refuses it before the MCP
+    middleware sees it (no record; see the next test)."""
     (response,) = exchange(app, mcp("tools/list", Host="evil.example"))
     assert response.status_code == 400
     recorder.flush()
@@ -227,6 +228,25 @@ def test_a_host_outside_allowed_hosts_is_400(app: Any):
     if isinstance(app, NativeMCP):
         assert response.json()["error"]["code"] == -32600
         assert rows == [(400, -32600)]
+
+
+@pytest.mark.django_db
+def test_under_asgi_a_refused_host_is_recorded_when_mcp_middleware_comes_first(
+    site: MCPSite, settings: Any
+):
+    """With ``MCPMiddleware`` listed before ``CommonMiddleware`` it wraps the refusal, and
+    records it (Django's own 400 page: no JSON-RPC code), as the native path does."""
+    # Only these two, both async-capable, so that MCPMiddleware runs as a coroutine.
+    settings.MIDDLEWARE = [
+        "django_mcp.middleware.MCPMiddleware",
+        "django.middleware.common.CommonMiddleware",
+    ]
+
+    (response,) = exchange(get_asgi_application(), mcp("tools/list", Host="evil.example"))
+
+    assert response.status_code == 400
+    recorder.flush()
+    assert list(RequestLog.objects.values_list("http_status", "error_code")) == [(400, None)]
 
 
 @pytest.mark.django_db

@@ -1,0 +1,142 @@
+"""An MCP request the project's own middleware refuses before ``MCPMiddleware.process_view``
+runs is still recorded, when ``MCPMiddleware`` wraps the middleware that refused it
+(docs/guides/records.md, "Refused before django-mcp saw them").
+
+The case that matters is DNS rebinding (basic/transports/streamable-http.mdx, "Security
+Warning": servers must validate ``Host``): ``CommonMiddleware`` answers a ``Host`` outside
+``ALLOWED_HOSTS`` with a 400 before Django resolves the URL, so the view's middleware hook
+never runs. Without :func:`~django_mcp.http.middleware.open_unrouted_exchange` that hostile
+request left no row, while the native paths record it. Through the Django test client, with
+the test project's middleware stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.test import Client
+from django.urls import path
+
+from django_mcp.http import middleware
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog
+from django_mcp.sites import MCPSite
+from tests import urls as test_urls
+from tests.helpers import mcp_post
+
+pytestmark = pytest.mark.django_db
+
+
+class RefuseInProcessView:
+    """A middleware listed before ``MCPMiddleware`` that refuses every view (as a project's
+    own IP block list or rate limiter might)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, *args: Any) -> HttpResponseBase:
+        return HttpResponse("blocked", status=403)
+
+
+def plain_view(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("not MCP")
+
+
+@pytest.fixture
+def validate_exchange() -> Callable[[HttpResponse, Any], None]:
+    """The answers here are the project's middleware's (Django's 400 page, a plain 403),
+    not django-mcp's: they are recorded, not held to the MCP response shapes."""
+    return lambda response, info: None
+
+
+def mcp_first(settings: Any) -> None:
+    """``MCPMiddleware`` first in ``MIDDLEWARE``, so that it wraps ``CommonMiddleware``."""
+    mcp = "django_mcp.middleware.MCPMiddleware"
+    settings.MIDDLEWARE = [mcp, *(name for name in settings.MIDDLEWARE if name != mcp)]
+
+
+@pytest.fixture
+def site(mcp_site: MCPSite, settings: Any) -> MCPSite:
+    @mcp_site.tool()
+    def hello() -> str:
+        """Open to everyone."""
+        return "hello"
+
+    test_urls.urlpatterns.append(path("plain", plain_view))
+    settings.ALLOWED_HOSTS = ["testserver"]
+    return mcp_site
+
+
+def rows() -> list[tuple[Any, ...]]:
+    recorder.flush()
+    return list(
+        RequestLog.objects.values_list("site", "http_status", "method", "error_code", "remote_addr")
+    )
+
+
+def test_a_host_outside_allowed_hosts_is_recorded(site: MCPSite, settings: Any) -> None:
+    mcp_first(settings)
+
+    response = mcp_post(
+        Client(raise_request_exception=False),
+        "tools/call",
+        {"name": "hello"},
+        HTTP_HOST="evil.example",
+        REMOTE_ADDR="203.0.113.9",
+    )
+
+    assert response.status_code == 400
+    assert rows() == [("test", 400, "", None, "203.0.113.9")]
+
+
+def test_a_refusal_by_an_earlier_middleware_is_recorded(site: MCPSite, settings: Any) -> None:
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE[:-1],
+        f"{__name__}.RefuseInProcessView",
+        "django_mcp.middleware.MCPMiddleware",
+    ]
+
+    response = mcp_post(Client(raise_request_exception=False), "tools/call", {"name": "hello"})
+
+    assert response.status_code == 403
+    assert rows() == [("test", 403, "", None, "127.0.0.1")]
+
+
+def test_other_urls_are_not_recorded(site: MCPSite, settings: Any) -> None:
+    """Neither a refused ``Host`` on another URL, nor a URL nothing matches, nor another
+    view's refusal: the log holds MCP exchanges only."""
+    mcp_first(settings)
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, f"{__name__}.RefuseInProcessView"]
+    client = Client(raise_request_exception=False)
+    assert client.post("/plain", HTTP_HOST="evil.example").status_code == 400
+    assert client.post("/nowhere").status_code == 404
+    assert client.post("/plain").status_code == 403
+
+    assert rows() == []
+
+
+def test_a_404_is_not_resolved_a_second_time(
+    site: MCPSite, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing matched, so nothing is an MCP URL: no second walk of the URLconf for every
+    request a scanner sends to a URL that does not exist."""
+    mcp_first(settings)
+    resolved: list[str] = []
+    real = middleware._resolved
+    monkeypatch.setattr(
+        middleware, "_resolved", lambda request: resolved.append(request.path) or real(request)
+    )
+
+    assert Client(raise_request_exception=False).post("/nowhere").status_code == 404
+    assert (
+        Client(raise_request_exception=False).post("/plain", HTTP_HOST="evil.example").status_code
+        == 400
+    )
+
+    assert resolved == ["/plain"]
