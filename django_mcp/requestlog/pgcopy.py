@@ -9,7 +9,9 @@ looked up in psycopg's registry of PostgreSQL's built-in types, once per databas
 and set of columns.
 
 When the text format stays: a column type psycopg does not know by name (a custom user
-model whose primary key is of an unusual type), and naive timestamps (``USE_TZ =
+model whose primary key is of an unusual type), a table whose column types are not the
+model's (the writer found a binary batch refused and its text retry taken:
+:func:`use_text_from_now_on`), and naive timestamps (``USE_TZ =
 False``): PostgreSQL reads those in the session's time zone, which a binary value cannot
 carry; and a batch holding a value the binary format would not carry as the text format
 does (:meth:`BinaryLayout.binary_rows`: an integer out of its column's range, which a binary
@@ -165,6 +167,25 @@ def binary_layout(
     return layout
 
 
+def copies_binary(
+    connection: BaseDatabaseWrapper,
+    columns: Sequence[Field[Any, Any]],
+    rows: Sequence[Sequence[Any]],
+) -> bool:
+    """Whether :func:`copy_rows` sends ``rows`` in the binary format."""
+    layout = binary_layout(connection, columns)
+    return layout is not None and layout.binary_rows(rows) is not None
+
+
+def use_text_from_now_on(
+    connection: BaseDatabaseWrapper, columns: Sequence[Field[Any, Any]]
+) -> None:
+    """Send ``columns`` on ``connection`` as text until the settings change: the table's
+    column types are not the model's (a migration not applied), which only the text
+    format, parsed by PostgreSQL into whatever type the column has, survives."""
+    _layouts[(connection.alias, tuple(columns))] = None
+
+
 def copy_rows(
     connection: BaseDatabaseWrapper,
     cursor: Any,
@@ -172,10 +193,13 @@ def copy_rows(
     names: str,
     columns: Sequence[Field[Any, Any]],
     rows: Sequence[Sequence[Any]],
+    *,
+    binary: bool = True,
 ) -> None:
     """``rows`` into ``table``'s columns ``names`` (quoted, in order) with one ``COPY``
-    through the Django ``cursor``'s psycopg cursor, shown in Django's query log."""
-    layout = binary_layout(connection, columns)
+    through the Django ``cursor``'s psycopg cursor, shown in Django's query log; in the
+    text format whatever the layout when ``binary`` is false."""
+    layout = binary_layout(connection, columns) if binary else None
     binary_rows = layout.binary_rows(rows) if layout is not None else None
     binary = binary_rows is not None
     statement = f"COPY {table} ({names}) FROM STDIN" + (" (FORMAT BINARY)" if binary else "")

@@ -4,8 +4,9 @@ Why a module of its own: the recorder decides *when* to write and keeps the coun
 module decides *how*, and must never lose a record silently. A batch goes in with one
 ``COPY`` (PostgreSQL) or multi-row ``INSERT`` built straight from the records (no model
 instance per row, no ``RETURNING`` of ids nobody reads: the writer thread's CPU is the
-server's CPU too). If
-the database refuses the batch, one bad row must not take its
+server's CPU too). A binary ``COPY`` refused whole is tried once more in the text format,
+which a table whose column types drifted from the model's still takes (see
+:func:`_written_as_text`). If the database refuses the batch, one bad row must not take its
 neighbours with it, so the batch is retried row by row: each row is then either written or
 counted as failed and logged (its text escaped, since it may hold what the database just
 refused). When the database is unreachable, the retry stops at the first row that fails
@@ -23,19 +24,33 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 
+from django_mcp.requestlog import pgcopy
 from django_mcp.requestlog.models import RequestLog
-from django_mcp.requestlog.pgcopy import copy_rows
 from django_mcp.requestlog.records import RequestRecord
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from django.db.models import Model
+    from django.db.models import Field, Model
 
 logger = logging.getLogger("django_mcp")
 
 #: Errors that say the database cannot be reached, rather than that it refused a row.
 _UNREACHABLE: Final = (OperationalError, InterfaceError)
+#: The SQLSTATEs of a binary ``COPY`` value PostgreSQL could not read: one of another size
+#: than its column's type ("insufficient data left in message", a protocol violation that
+#: psycopg raises as an ``OperationalError``, as it does a lost connection) or of another
+#: representation ("incorrect binary data format").
+_BINARY_REFUSED: Final = frozenset({"08P01", "22P03"})
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached (so retrying is pointless),
+    rather than that it refused what was sent."""
+    cause = exc.__cause__ or exc
+    return isinstance(exc, _UNREACHABLE) and getattr(cause, "sqlstate", None) not in (
+        _BINARY_REFUSED
+    )
 
 
 class TableMissing(Exception):
@@ -99,6 +114,8 @@ def write(records: Sequence[RequestRecord], alias: str) -> Written:
     except Exception as exc:
         if table_missing(RequestLog, alias, exc):
             raise TableMissing(RequestLog._meta.db_table) from exc
+        if not _unreachable(exc) and _written_as_text(rows, alias, exc):
+            return Written(len(rows), 0)
         logger.warning(
             "django-mcp could not write a batch of %d request log records (%s); "
             "retrying them one by one.",
@@ -109,21 +126,54 @@ def write(records: Sequence[RequestRecord], alias: str) -> Written:
     return Written(len(rows), 0)
 
 
+def _written_as_text(rows: Sequence[Row], alias: str, exc: Exception) -> bool:
+    """Retry a batch that went to PostgreSQL in ``COPY``'s binary format in its text
+    format; True when it went in.
+
+    Why: the binary format names each column's type from the model, so a table whose
+    types are not the model's (an upgrade whose migration was not applied) refuses every
+    binary batch, and every row of the row-by-row retry, where PostgreSQL parses the text
+    format into whatever type the column has. Then the table is written as text from now on,
+    said once, with the fix. A batch that fails as text too is a bad row's doing: the
+    row-by-row retry finds it.
+    """
+    connection = connections[alias]
+    columns = _columns()
+    if connection.vendor != "postgresql" or not pgcopy.copies_binary(connection, columns, rows):
+        return False
+    try:
+        _insert(rows, alias, binary=False)
+    except Exception:
+        return False
+    pgcopy.use_text_from_now_on(connection, columns)
+    logger.warning(
+        "django-mcp wrote a batch of request log records in COPY's text format after the "
+        "binary format was refused (%s): the columns of %s do not have the types of the "
+        "RequestLog model. Run `python manage.py migrate django_mcp`; until the settings "
+        "change this process writes the log as text (slower, nothing is lost).",
+        _describe_error(exc),
+        RequestLog._meta.db_table,
+    )
+    return True
+
+
 def _write_one_by_one(rows: Sequence[Row], alias: str) -> Written:
+    """Each row on its own, in ``COPY``'s text format on PostgreSQL (the format that takes
+    the most: see :func:`_written_as_text`); the rare path of a batch that failed."""
     written = 0
     for index, row in enumerate(rows):
         try:
-            _insert([row], alias)
-        except _UNREACHABLE as exc:
-            lost = len(rows) - index
-            logger.error(
-                "django-mcp could not reach the database to write %d request log records "
-                "(%s); they are counted as failed.",
-                lost,
-                _describe_error(exc),
-            )
-            return Written(written, lost)
+            _insert([row], alias, binary=False)
         except Exception as exc:  # see write(): counted, never lost
+            if _unreachable(exc):
+                lost = len(rows) - index
+                logger.error(
+                    "django-mcp could not reach the database to write %d request log "
+                    "records (%s); they are counted as failed.",
+                    lost,
+                    _describe_error(exc),
+                )
+                return Written(written, lost)
             logger.error(
                 "django-mcp could not write a request log record (%s): %s",
                 _describe_error(exc),
@@ -134,11 +184,11 @@ def _write_one_by_one(rows: Sequence[Row], alias: str) -> Written:
     return Written(written, len(rows) - written)
 
 
-def _insert(rows: Sequence[Row], alias: str) -> None:
+def _insert(rows: Sequence[Row], alias: str, *, binary: bool = True) -> None:
     """The rows in one transaction (a savepoint inside an outer one)."""
     try:
         with transaction.atomic(using=alias):
-            insert_rows(rows, alias)
+            insert_rows(rows, alias, binary=binary)
     except IntegrityError:
         # A user deleted between the request and this flush breaks the foreign key;
         # keep the rows (the username snapshot survives) rather than lose them.
@@ -146,19 +196,24 @@ def _insert(rows: Sequence[Row], alias: str) -> None:
         if kept is None:
             raise
         with transaction.atomic(using=alias):
-            insert_rows(kept, alias)
+            insert_rows(kept, alias, binary=binary)
 
 
-def insert_rows(rows: Sequence[Row], alias: str) -> None:
+def _columns() -> list[Field[Any, Any]]:
+    """``RequestLog``'s fields in the record's order (the foreign key by its ``user_id``)."""
+    by_attname = {field.attname: field for field in RequestLog._meta.concrete_fields}
+    return [by_attname[name] for name in FIELDS]
+
+
+def insert_rows(rows: Sequence[Row], alias: str, *, binary: bool = True) -> None:
     """One ``COPY`` on PostgreSQL with psycopg 3 (eight times less client CPU than a
     500-row ``INSERT``, whose placeholders psycopg parses on every call; binary where it
-    can be, see :mod:`.pgcopy`); elsewhere
+    can be and ``binary`` allows, see :mod:`.pgcopy`); elsewhere
     multi-row ``INSERT`` statements, as many rows each as the backend takes parameters
     (what ``bulk_create`` would send, without building a model instance per row)."""
     connection = connections[alias]
     meta = RequestLog._meta
-    by_attname = {field.attname: field for field in meta.concrete_fields}
-    columns = [by_attname[name] for name in FIELDS]
+    columns = _columns()
     quote = connection.ops.quote_name
     names = ", ".join(quote(field.column or field.attname) for field in columns)
     head = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES "
@@ -168,7 +223,8 @@ def insert_rows(rows: Sequence[Row], alias: str) -> None:
     with connection.cursor() as cursor:
         raw = cursor.cursor
         if connection.vendor == "postgresql" and hasattr(raw, "copy"):  # psycopg 3
-            copy_rows(connection, cursor, quote(meta.db_table), names, columns, rows)
+            table = quote(meta.db_table)
+            pgcopy.copy_rows(connection, cursor, table, names, columns, rows, binary=binary)
             return
         for start in range(0, len(rows), size):
             chunk = rows[start : start + size]

@@ -157,3 +157,57 @@ def test_a_long_address_text_is_not_remembered():
     assert str(pgcopy._address(long_text)).startswith("fe80::1")
     assert pgcopy._address("10.0.0.1") == pgcopy._address("10.0.0.1")
     assert pgcopy._cached_address.cache_info().currsize == 1
+
+
+@pytest.fixture
+def forget_layouts() -> Any:
+    """The layouts learnt in a test (a table written as text) are not the next test's."""
+    yield
+    pgcopy._layouts.clear()
+
+
+def test_a_table_whose_column_types_drifted_is_written_as_text(forget_layouts, caplog):
+    """An upgrade whose migration was not applied: ``http_status`` is ``bigint`` in the
+    table and ``smallint`` in the model, so PostgreSQL refuses every binary batch and every
+    binary row. The batch goes in as text, nothing is lost, the fix is said once, and the
+    next batch goes straight in as text."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER TABLE {LOG_TABLE} ALTER COLUMN http_status TYPE bigint")
+    record = every_field(datetime.datetime.now(datetime.UTC), None)
+
+    with caplog.at_level("WARNING", logger="django_mcp"), CaptureQueriesContext(connection) as q:
+        first = writer.write([record, record._replace(request_id="req-8")], "default")
+        second = writer.write([record._replace(request_id="req-9")], "default")
+
+    assert (first.written, first.failed, second.written, second.failed) == (2, 0, 1, 0)
+    statements = copy_statements(q)
+    assert ["BINARY" in statement for statement in statements] == [True, False, False]
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "django_mcp"]
+    assert "manage.py migrate django_mcp" in warning
+    assert sorted(RequestLog.objects.values_list("request_id", "http_status")) == [
+        ("req-7", 422),
+        ("req-8", 422),
+        ("req-9", 422),
+    ]
+
+
+def test_with_drifted_types_a_bad_row_fails_alone(forget_layouts, caplog):
+    """The binary batch is refused (the drift), the text batch too (the bad row): row by
+    row, in the text format, the good rows go in and the bad one is counted. PostgreSQL's
+    refusal of a binary value is a protocol error that psycopg raises like a lost
+    connection; it must not be taken for one, which would count the whole batch as lost."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER TABLE {LOG_TABLE} ALTER COLUMN http_status TYPE bigint")
+    good = every_field(datetime.datetime.now(datetime.UTC), None)
+    bad = good._replace(request_id="bad", method="m" * 101)  # longer than its column
+
+    batch = [good, bad, good._replace(request_id="req-8")]
+    columns = writer._columns()
+    assert pgcopy.copies_binary(connection, columns, batch)  # the batch is tried as binary
+
+    with caplog.at_level("WARNING", logger="django_mcp"):
+        outcome = writer.write(batch, "default")
+
+    assert (outcome.written, outcome.failed) == (2, 1)
+    assert not any("could not reach" in r.getMessage() for r in caplog.records)
+    assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == ["req-7", "req-8"]

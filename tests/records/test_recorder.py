@@ -295,9 +295,9 @@ def test_flush_writes_in_batches_of_the_configured_size(client, monkeypatch):
     sizes = []
     insert_rows = writer.insert_rows
 
-    def spy(rows: Any, alias: str) -> None:
+    def spy(rows: Any, alias: str, **kwargs: Any) -> None:
         sizes.append(len(rows))
-        insert_rows(rows, alias)
+        insert_rows(rows, alias, **kwargs)
 
     monkeypatch.setattr(writer, "insert_rows", spy)
     with log_settings(REQUEST_LOG_BATCH_SIZE=2):
