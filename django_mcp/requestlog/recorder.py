@@ -44,7 +44,7 @@ import random
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from django.db import DatabaseError, connections, router
 
@@ -52,7 +52,7 @@ from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import summaries, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
-from django_mcp.requestlog.records import RequestRecord
+from django_mcp.requestlog.records import RequestRecord, Row
 from django_mcp.requestlog.sanitise import all_sanitised, clean_text
 from django_mcp.requestlog.served import ServedKey, ServedTally, upsert_served
 
@@ -70,8 +70,8 @@ _KEY_LIMITS: Final = tuple(
 
 _BEST_EFFORT: Final = ServedHow.BEST_EFFORT.value
 
-#: A record as it waits in the buffer: its values as a plain tuple.
-Buffered = tuple[Any, ...]
+#: A record as it waits in the buffer and goes to the database: its values as a plain tuple.
+Buffered = Row
 
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
@@ -114,10 +114,6 @@ class _State:
 
 
 _state = _State()
-
-
-#: A buffered tuple back as its record.
-_record: Final = RequestRecord._make
 
 
 def keeps(record: RequestRecord) -> bool:
@@ -206,9 +202,13 @@ def flush() -> int:
     """
     with _state.flush_lock:
         with _state.lock:
-            records = list(map(_record, _state.records))
+            # Plain tuples all the way to the database (see :data:`Buffered`): a flush of a
+            # few thousand named tuples, alive across the young collections it set off, was
+            # promoted whole to the oldest generation and brought the next full collection
+            # of the process nearer (three more per 60,000 requests, about 2.6 µs a request).
+            records: list[Buffered] = list(_state.records)
             _state.records.clear()
-            unlogged = list(map(_record, _state.unlogged))
+            unlogged: list[Buffered] = list(_state.unlogged)
             _state.unlogged.clear()
             served, _state.served = _state.served, {}
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
@@ -248,7 +248,7 @@ def _count_lost_to_missing_table(table: str, records: int, tallies: int) -> None
         _state.failed += records + tallies
 
 
-def _write_batch(records: Sequence[RequestRecord], alias: str) -> int:
+def _write_batch(records: Sequence[Buffered], alias: str) -> int:
     """Write one batch (row by row if it must, see :mod:`.writer`) and count the outcome."""
     outcome = writer.write(records, alias)
     with _state.lock:

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 Outcome = Literal["ok", "tool_error", "protocol_error", "notification"]
+
+#: A record's values as a plain ``tuple``, in :class:`RequestRecord`'s field order: how the
+#: recorder buffers a record and hands it to the writer and the summaries. Why not the
+#: named tuple: the cyclic garbage collector stops tracking a plain tuple of plain values
+#: the first time it sees one, never an instance of a class (see
+#: :func:`~django_mcp.requestlog.recorder.submit` and ``recorder.flush``).
+Row: TypeAlias = tuple[Any, ...]
 
 
 class RequestRecord(NamedTuple):

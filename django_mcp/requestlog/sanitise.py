@@ -35,7 +35,7 @@ from typing import Any, Final
 from django.db.models import CharField
 
 from django_mcp.requestlog.models import RequestLog
-from django_mcp.requestlog.records import RequestRecord
+from django_mcp.requestlog.records import RequestRecord, Row
 
 REPLACEMENT: Final = "\ufffd"
 
@@ -136,7 +136,7 @@ def _hostile_in(values: Iterable[str]) -> bool:
     return False
 
 
-def all_storable(records: Sequence[RequestRecord]) -> bool:
+def all_storable(records: Sequence[Row]) -> bool:
     """Whether every text field of every record is storable as it is: :func:`storable`'s
     test over the whole batch at once, on each text column's distinct values (the batch
     transposed by ``zip``; a column mostly repeats a few values: the method, the site,
@@ -159,12 +159,14 @@ def all_storable(records: Sequence[RequestRecord]) -> bool:
         return False
 
 
-def all_sanitised(records: list[RequestRecord]) -> list[RequestRecord]:
-    """``records`` themselves when all are storable (the common case, tested for the whole
-    batch at once by :func:`all_storable`), else each one through :func:`sanitised`."""
+def all_sanitised(records: list[Row]) -> list[Row]:
+    """``records`` (each a :class:`RequestRecord` or its plain :data:`~.records.Row`)
+    themselves when all are storable (the common case, tested for the whole batch at once
+    by :func:`all_storable`), else each one through :func:`sanitised`, as a
+    :class:`RequestRecord`."""
     if all_storable(records):
         return records
-    return [sanitised(record) for record in records]
+    return [sanitised(RequestRecord._make(record)) for record in records]
 
 
 def sanitised(record: RequestRecord) -> RequestRecord:

@@ -39,6 +39,7 @@ from django.db import NotSupportedError, connections, transaction
 
 from django_mcp.requestlog import histogram
 from django_mcp.requestlog.models import LogSummary, RequestLog, RequestLogDay, RequestLogHour
+from django_mcp.requestlog.records import RequestRecord, Row
 from django_mcp.requestlog.sanitise import clean_text
 
 if TYPE_CHECKING:
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
 
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.models import QuerySet
-
-    from django_mcp.requestlog.records import RequestRecord
 
 logger = logging.getLogger("django_mcp")
 
@@ -115,8 +114,24 @@ def by_day(hours: dict[Key, Tally]) -> dict[Key, Tally]:
     return out
 
 
-def tally(records: Iterable[RequestRecord]) -> dict[Key, Tally]:
-    """The records added up per key: the writer thread's only per-record work here.
+#: Where :func:`tally` finds what it reads in a record's :data:`~.records.Row`.
+_AT, _SITE, _METHOD, _TARGET, _CODE, _DURATION, _OUTCOME = (
+    RequestRecord._fields.index(name)
+    for name in (
+        "started_at",
+        "site",
+        "method",
+        "target",
+        "error_code",
+        "duration_ms",
+        "outcome",
+    )
+)
+
+
+def tally(records: Iterable[Row]) -> dict[Key, Tally]:
+    """The records (each a :class:`~.records.RequestRecord` or its plain
+    :data:`~.records.Row`) added up per key: the writer thread's only per-record work here.
 
     Keys are the records' own text; :func:`_storable` cleans them once per key (a request
     left out of the log by sampling was never sanitised).
@@ -128,22 +143,22 @@ def tally(records: Iterable[RequestRecord]) -> dict[Key, Tally]:
     zone: object = _UTC  # and an empty hour: the first record computes its own
     start = end = datetime.datetime.min.replace(tzinfo=_UTC)
     for record in records:
-        at = record.started_at
+        at = record[_AT]
         if at.tzinfo is zone and start <= at < end:
             hour = start
         else:
             hour = hour_of(at)
             if hour.tzinfo is at.tzinfo:  # not converted: the bounds hold for the next
                 zone, start, end = at.tzinfo, hour, hour + _HOUR
-        key = (hour, record.site, record.method, record.target, record.error_code or 0)
+        key = (hour, record[_SITE], record[_METHOD], record[_TARGET], record[_CODE] or 0)
         item = raw.get(key)
         if item is None:
             item = raw[key] = Tally()
-        duration = record.duration_ms
+        duration = record[_DURATION]
         item.count += 1
         item.duration_sum += duration
         item.buckets[bucket(duration)] += 1
-        if record.outcome in ERROR_OUTCOMES:
+        if record[_OUTCOME] in ERROR_OUTCOMES:
             item.errors += 1
     return _storable(raw)
 
@@ -173,7 +188,7 @@ def _storable(raw: dict[tuple[Any, ...], Tally]) -> dict[Key, Tally]:
     return out
 
 
-def add(records: Iterable[RequestRecord], alias: str) -> int:
+def add(records: Iterable[Row], alias: str) -> int:
     """Add ``records`` to their summary rows on database ``alias``; how many keys changed.
 
     One transaction: either every key of the batch is added or none is, so a failure is
@@ -187,7 +202,7 @@ def add(records: Iterable[RequestRecord], alias: str) -> int:
     return len(hours)
 
 
-def add_or_log(records: Sequence[RequestRecord], alias: str) -> int:
+def add_or_log(records: Sequence[Row], alias: str) -> int:
     """:func:`add` for the recorder's flush, after the rows: how many requests it could not
     count (all of them or none), each failure logged, never raised (the rows are written;
     the writer thread must go on)."""

@@ -26,7 +26,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 
 from django_mcp.requestlog import pgcopy
 from django_mcp.requestlog.models import RequestLog
-from django_mcp.requestlog.records import RequestRecord
+from django_mcp.requestlog.records import RequestRecord, Row
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -101,11 +101,10 @@ FIELDS: Final = RequestRecord._fields
 _USER: Final = FIELDS.index("user_id")
 _STARTED_AT: Final = FIELDS.index("started_at")
 
-Row = tuple[Any, ...]
 
-
-def write(records: Sequence[RequestRecord], alias: str) -> Written:
-    """Insert ``records`` on database ``alias``; retry row by row if the batch fails."""
+def write(records: Sequence[Row], alias: str) -> Written:
+    """Insert ``records`` (each a :class:`RequestRecord` or its :data:`Row`) on database
+    ``alias``; retry row by row if the batch fails."""
     rows: list[Row] = list(records)  # a record is its row
     try:
         _insert(rows, alias)
