@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from django_mcp.requestlog import histogram
 from django_mcp.requestlog.models import RequestLogDay, RequestLogHour, ServedRevision
-from django_mcp.requestlog.summaries import day_of, hour_of
+from django_mcp.requestlog.tallies import day_of, hour_of
 
 #: The windows a dashboard may show: name -> (length, bucket). Bounded on purpose.
 WINDOWS: Final[dict[str, tuple[timedelta, str]]] = {

@@ -67,6 +67,9 @@ class Exchange:
     #: Set by the middleware under ASGI when admission may block: the admission, left for
     #: the view to run first in the thread Django runs it in (one thread hop, not two).
     deferred_admission: Callable[[], HttpResponseBase | None] | None = None
+    #: Another middleware answered before admission (:mod:`django_mcp.http.unrouted`): its
+    #: response is not django-mcp's, so its body is not read for a JSON-RPC error.
+    refused_upstream: bool = False
 
     def admit_deferred(self) -> HttpResponseBase | None:
         """Run the admission the middleware deferred, if any (once): a refusal's response,
@@ -131,7 +134,7 @@ class Exchange:
             if admission.client_info is not None:
                 client_name = admission.client_info.name
                 client_version = admission.client_info.version
-        elif admission is None:  # refused before admission (401, 403, 413, 429, 405)
+        elif admission is None and not self.refused_upstream:  # 401, 403, 413, 429, 405
             error_code, error_message = logfacts.response_error(response)
         user = self.caller.user if self.caller is not None else self.user
         authenticated = bool(user is not None and user.is_authenticated)

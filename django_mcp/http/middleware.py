@@ -7,7 +7,7 @@ to admit the message (``MCP-Protocol-Version``,
 ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` are checked there, against the body) and
 answers every rejection before the view runs. After the response it records the exchange,
 also when the project's stack answered an MCP URL before ``process_view`` ran (a ``Host``
-outside ``ALLOWED_HOSTS``, refused by ``CommonMiddleware``: :func:`open_unrouted_exchange`).
+outside ``ALLOWED_HOSTS``, refused by ``CommonMiddleware``: :mod:`django_mcp.http.unrouted`).
 Other URLs are never touched.
 
 It is sync and async capable, so under ASGI Django adapts nothing around it: the
@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
-from django.urls import ResolverMatch, resolve
 from django.utils.functional import SimpleLazyObject, empty
 from django.utils.module_loading import import_string
 
@@ -40,6 +40,7 @@ from django_mcp.http.hosts import check_host
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
 from django_mcp.http.throttle import rate_limited_at_all, throttle
+from django_mcp.http.unrouted import open_unrouted_exchange
 from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
 from django_mcp.protocol.headers import normalise_environ
 from django_mcp.requestlog import recorder
@@ -72,8 +73,10 @@ def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: b
 
     The view notes the caller of every request it served. For a request refused before the
     view, the sync path still reads ``request.user`` (None if the database is down, so a
-    refusal stays a refusal); on the event loop that could query the database, so the user
-    is taken only if something already resolved it.
+    refusal stays a refusal); on the event loop that could query the database, and for a
+    request another middleware refused (:mod:`django_mcp.http.unrouted`) it could fail in
+    a session store that middleware was shielding, so there the user is taken only if
+    something already resolved it.
     """
     exchange = exchange_of(request)
     if exchange is None:
@@ -83,44 +86,13 @@ def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: b
             return
         if exchange.user is None:
             user = getattr(request, "user", None)
-            if not on_event_loop:
+            if not (on_event_loop or exchange.refused_upstream):
                 exchange.user = resolved_user(request)
             elif not _is_unresolved(user):
                 exchange.user = user
         recorder.submit(exchange.record(response))
     finally:
         exchange.release()  # recorded (or not kept): see Exchange.release
-
-
-def open_unrouted_exchange(request: HttpRequest, response: HttpResponseBase) -> None:
-    """Open the exchange of an MCP request the stack refused before ``process_view`` ran,
-    so that :func:`record` logs it like any other refusal.
-
-    Why: a hostile request must not leave no trace. ``CommonMiddleware`` answers a ``Host``
-    outside ``ALLOWED_HOSTS`` with a 400 before URLs are resolved (DNS rebinding, the
-    native paths record the same request), and a middleware listed before this one may
-    refuse in its own ``process_view``. Only an error response without an exchange is
-    looked at, and the path is resolved again only when Django never resolved it and the
-    answer is not a 404 (which says no URL matched), so other URLs cost one attribute read.
-    """
-    if response.status_code < 400 or exchange_of(request) is not None:
-        return
-    match: ResolverMatch | None = getattr(request, "resolver_match", None)
-    if match is None:
-        if response.status_code == 404:
-            return
-        match = _resolved(request)
-    server: MCPServer | None = getattr(match.func, "mcp_server", None) if match else None
-    if server is not None:
-        begin(request, server.site, server)
-
-
-def _resolved(request: HttpRequest) -> ResolverMatch | None:
-    """``request``'s URL resolved as Django would, or None when nothing matches."""
-    try:
-        return resolve(request.path_info, getattr(request, "urlconf", None))
-    except Exception:  # logging a refusal must never replace the refusal with a 500
-        return None
 
 
 def _is_unresolved(user: Any) -> bool:
@@ -232,14 +204,16 @@ class MCPMiddleware:
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
             return self.__acall__(request)
+        started = perf_counter()
         response = self.get_response(request)
-        open_unrouted_exchange(request, response)  # type: ignore[arg-type]
+        open_unrouted_exchange(request, response, started)  # type: ignore[arg-type]
         record(request, response, on_event_loop=False)  # type: ignore[arg-type]
         return response
 
     async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
+        started = perf_counter()
         response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
-        open_unrouted_exchange(request, response)
+        open_unrouted_exchange(request, response, started)
         record(request, response, on_event_loop=True)
         return response
 

@@ -31,6 +31,7 @@ from django_mcp.requestlog.records import RequestRecord, Row
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.models import Field, Model
 
 logger = logging.getLogger("django_mcp")
@@ -40,17 +41,16 @@ _UNREACHABLE: Final = (OperationalError, InterfaceError)
 #: The SQLSTATEs of a binary ``COPY`` value PostgreSQL could not read: one of another size
 #: than its column's type ("insufficient data left in message", a protocol violation that
 #: psycopg raises as an ``OperationalError``, as it does a lost connection) or of another
-#: representation ("incorrect binary data format").
+#: representation ("incorrect binary data format"). Only these earn a text retry of the
+#: batch: a pooler such as PgBouncer also reports its own failures as ``08P01``, so the
+#: row-by-row retry (in text, where no binary refusal can happen) still takes an
+#: ``OperationalError`` for an unreachable database.
 _BINARY_REFUSED: Final = frozenset({"08P01", "22P03"})
 
 
-def _unreachable(exc: BaseException) -> bool:
-    """Whether ``exc`` says the database cannot be reached (so retrying is pointless),
-    rather than that it refused what was sent."""
+def _binary_refused(exc: BaseException) -> bool:
     cause = exc.__cause__ or exc
-    return isinstance(exc, _UNREACHABLE) and getattr(cause, "sqlstate", None) not in (
-        _BINARY_REFUSED
-    )
+    return getattr(cause, "sqlstate", None) in _BINARY_REFUSED
 
 
 class TableMissing(Exception):
@@ -113,7 +113,7 @@ def write(records: Sequence[Row], alias: str) -> Written:
     except Exception as exc:
         if table_missing(RequestLog, alias, exc):
             raise TableMissing(RequestLog._meta.db_table) from exc
-        if not _unreachable(exc) and _written_as_text(rows, alias, exc):
+        if _binary_refused(exc) and _written_as_text(rows, alias, exc):
             return Written(len(rows), 0)
         logger.warning(
             "django-mcp could not write a batch of %d request log records (%s); "
@@ -138,18 +138,18 @@ def _written_as_text(rows: Sequence[Row], alias: str, exc: Exception) -> bool:
     """
     connection = connections[alias]
     columns = _columns()
-    if connection.vendor != "postgresql" or not pgcopy.copies_binary(connection, columns, rows):
-        return False
     try:
+        if not (_copies(connection) and pgcopy.copies_binary(connection, columns, rows)):
+            return False
         _insert(rows, alias, binary=False)
-    except Exception:
+    except Exception:  # a bad row, or the database gone: the row-by-row retry tells which
         return False
     pgcopy.use_text_from_now_on(connection, columns)
     logger.warning(
         "django-mcp wrote a batch of request log records in COPY's text format after the "
         "binary format was refused (%s): the columns of %s do not have the types of the "
-        "RequestLog model. Run `python manage.py migrate django_mcp`; until the settings "
-        "change this process writes the log as text (slower, nothing is lost).",
+        "RequestLog model. Run `python manage.py migrate django_mcp`; until it restarts, "
+        "this process writes the log as text (slower, nothing is lost).",
         _describe_error(exc),
         RequestLog._meta.db_table,
     )
@@ -163,16 +163,16 @@ def _write_one_by_one(rows: Sequence[Row], alias: str) -> Written:
     for index, row in enumerate(rows):
         try:
             _insert([row], alias, binary=False)
+        except _UNREACHABLE as exc:
+            lost = len(rows) - index
+            logger.error(
+                "django-mcp could not reach the database to write %d request log records "
+                "(%s); they are counted as failed.",
+                lost,
+                _describe_error(exc),
+            )
+            return Written(written, lost)
         except Exception as exc:  # see write(): counted, never lost
-            if _unreachable(exc):
-                lost = len(rows) - index
-                logger.error(
-                    "django-mcp could not reach the database to write %d request log "
-                    "records (%s); they are counted as failed.",
-                    lost,
-                    _describe_error(exc),
-                )
-                return Written(written, lost)
             logger.error(
                 "django-mcp could not write a request log record (%s): %s",
                 _describe_error(exc),
@@ -198,6 +198,16 @@ def _insert(rows: Sequence[Row], alias: str, *, binary: bool = True) -> None:
             insert_rows(kept, alias, binary=binary)
 
 
+def _copies(connection: BaseDatabaseWrapper) -> bool:
+    """Whether :func:`insert_rows` writes with ``COPY`` on ``connection`` (PostgreSQL through
+    psycopg 3; psycopg 2 gets multi-row ``INSERT`` statements)."""
+    if connection.vendor != "postgresql":
+        return False
+    from django.db.backends.postgresql.psycopg_any import is_psycopg3  # needs a driver
+
+    return bool(is_psycopg3)
+
+
 def _columns() -> list[Field[Any, Any]]:
     """``RequestLog``'s fields in the record's order (the foreign key by its ``user_id``)."""
     by_attname = {field.attname: field for field in RequestLog._meta.concrete_fields}
@@ -220,8 +230,7 @@ def insert_rows(rows: Sequence[Row], alias: str, *, binary: bool = True) -> None
     size = max(1, connection.ops.bulk_batch_size(columns, rows))
     one = "(" + ", ".join(["%s"] * len(FIELDS)) + ")"
     with connection.cursor() as cursor:
-        raw = cursor.cursor
-        if connection.vendor == "postgresql" and hasattr(raw, "copy"):  # psycopg 3
+        if _copies(connection):
             table = quote(meta.db_table)
             pgcopy.copy_rows(connection, cursor, table, names, columns, rows, binary=binary)
             return

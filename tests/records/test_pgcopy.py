@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import DataError, connection
 from django.test.utils import CaptureQueriesContext
 
 from django_mcp.requestlog import pgcopy, writer
@@ -211,3 +211,74 @@ def test_with_drifted_types_a_bad_row_fails_alone(forget_layouts, caplog):
     assert (outcome.written, outcome.failed) == (2, 1)
     assert not any("could not reach" in r.getMessage() for r in caplog.records)
     assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == ["req-7", "req-8"]
+
+
+class PoolerError(Exception):
+    """What psycopg raises for a pooler's failure: SQLSTATE 08P01, as PgBouncer reports
+    ``query_wait_timeout`` or a server connection lost mid-query."""
+
+    sqlstate = "08P01"
+
+
+def test_a_pooler_s_protocol_violation_is_not_retried_row_by_row(monkeypatch, caplog):
+    """08P01 is also how PgBouncer says the server is gone: the text retry is tried once
+    (it may be a binary refusal), then the first row's failure stops the batch, as for
+    any unreachable database, rather than one wait per row."""
+    from django.db import OperationalError
+
+    attempts: list[bool] = []
+
+    def pooler_down(rows: Any, alias: str, *, binary: bool = True) -> None:
+        attempts.append(binary)
+        raise OperationalError("query_wait_timeout") from PoolerError()
+
+    monkeypatch.setattr(writer, "insert_rows", pooler_down)
+    batch = [every_field(datetime.datetime.now(datetime.UTC), None)] * 50
+
+    with caplog.at_level("WARNING", logger="django_mcp"):
+        outcome = writer.write(batch, "default")
+
+    assert (outcome.written, outcome.failed) == (0, 50)
+    assert attempts == [True, False, False]  # binary batch, text batch, first row
+    assert any("could not reach" in r.getMessage() for r in caplog.records)
+
+
+def test_a_bad_row_without_a_binary_refusal_costs_no_text_retry_of_its_batch():
+    """Only a binary refusal (08P01, 22P03) earns the batch a second try in text; a row
+    the column refuses whatever the format goes straight to the row-by-row retry."""
+    good = every_field(datetime.datetime.now(datetime.UTC), None)
+    bad = good._replace(request_id="bad", method="m" * 101)  # longer than its column
+
+    with CaptureQueriesContext(connection) as queries:
+        outcome = writer.write([good, bad], "default")
+
+    assert (outcome.written, outcome.failed) == (1, 1)
+    assert ["BINARY" in s for s in copy_statements(queries)] == [True, False, False]
+
+
+def test_the_text_retry_never_raises_out_of_the_writer(monkeypatch):
+    """Whatever fails while deciding on the text retry (a driver module that will not
+    import, say), the batch is still accounted for row by row."""
+
+    def broken(*args: Any) -> bool:
+        raise ImportError("psycopg")
+
+    monkeypatch.setattr(pgcopy, "copies_binary", broken)
+    calls: list[bool] = []
+    insert_rows = writer.insert_rows
+
+    def refused_once(rows: Any, alias: str, *, binary: bool = True) -> None:
+        calls.append(binary)
+        if len(calls) == 1:
+            raise DataError("refused") from RefusedBinary()
+        insert_rows(rows, alias, binary=binary)
+
+    monkeypatch.setattr(writer, "insert_rows", refused_once)
+    record = every_field(datetime.datetime.now(datetime.UTC), None)
+
+    assert writer.write([record], "default").written == 1
+    assert calls == [True, False]  # no text batch: straight to the row
+
+
+class RefusedBinary(Exception):
+    sqlstate = "22P03"

@@ -5,22 +5,27 @@ runs is still recorded, when ``MCPMiddleware`` wraps the middleware that refused
 The case that matters is DNS rebinding (basic/transports/streamable-http.mdx, "Security
 Warning": servers must validate ``Host``): ``CommonMiddleware`` answers a ``Host`` outside
 ``ALLOWED_HOSTS`` with a 400 before Django resolves the URL, so the view's middleware hook
-never runs. Without :func:`~django_mcp.http.middleware.open_unrouted_exchange` that hostile
+never runs. Without :func:`~django_mcp.http.unrouted.open_unrouted_exchange` that hostile
 request left no row, while the native paths record it. Through the Django test client, with
 the test project's middleware stack.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.contrib.sessions.backends.db import SessionStore
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.test import Client
 from django.urls import path
+from django.utils import timezone
 
-from django_mcp.http import middleware
+from django_mcp.http import unrouted
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.sites import MCPSite
@@ -32,7 +37,7 @@ pytestmark = pytest.mark.django_db
 
 class RefuseInProcessView:
     """A middleware listed before ``MCPMiddleware`` that refuses every view (as a project's
-    own IP block list or rate limiter might)."""
+    own IP block list or rate limiter might), as :data:`REFUSAL` says."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
@@ -41,7 +46,19 @@ class RefuseInProcessView:
         return self.get_response(request)
 
     def process_view(self, request: HttpRequest, *args: Any) -> HttpResponseBase:
-        return HttpResponse("blocked", status=403)
+        time.sleep(REFUSAL["seconds"])
+        return HttpResponse(REFUSAL["body"], status=403, content_type=REFUSAL["type"])
+
+
+REFUSAL: dict[str, Any] = {"seconds": 0.0, "body": "blocked", "type": "text/plain"}
+
+
+def refuse_before_mcp(settings: Any) -> None:
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE[:-1],
+        f"{__name__}.RefuseInProcessView",
+        "django_mcp.middleware.MCPMiddleware",
+    ]
 
 
 def plain_view(request: HttpRequest) -> HttpResponse:
@@ -96,11 +113,7 @@ def test_a_host_outside_allowed_hosts_is_recorded(site: MCPSite, settings: Any) 
 
 
 def test_a_refusal_by_an_earlier_middleware_is_recorded(site: MCPSite, settings: Any) -> None:
-    settings.MIDDLEWARE = [
-        *settings.MIDDLEWARE[:-1],
-        f"{__name__}.RefuseInProcessView",
-        "django_mcp.middleware.MCPMiddleware",
-    ]
+    refuse_before_mcp(settings)
 
     response = mcp_post(Client(raise_request_exception=False), "tools/call", {"name": "hello"})
 
@@ -128,9 +141,9 @@ def test_a_404_is_not_resolved_a_second_time(
     request a scanner sends to a URL that does not exist."""
     mcp_first(settings)
     resolved: list[str] = []
-    real = middleware._resolved
+    real = unrouted._resolved
     monkeypatch.setattr(
-        middleware, "_resolved", lambda request: resolved.append(request.path) or real(request)
+        unrouted, "_resolved", lambda request: resolved.append(request.path) or real(request)
     )
 
     assert Client(raise_request_exception=False).post("/nowhere").status_code == 404
@@ -140,3 +153,56 @@ def test_a_404_is_not_resolved_a_second_time(
     )
 
     assert resolved == ["/plain"]
+
+
+def test_the_row_spans_the_request_not_just_the_response(
+    site: MCPSite, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exchange is opened after the response; its time and duration are still the
+    request's (else every such row would say 0 ms and skew the summaries)."""
+    refuse_before_mcp(settings)
+    monkeypatch.setitem(REFUSAL, "seconds", 0.05)
+    before = timezone.now()
+
+    mcp_post(Client(raise_request_exception=False), "tools/call", {"name": "hello"})
+
+    recorder.flush()
+    row = RequestLog.objects.get()
+    assert row.duration_ms >= 50
+    assert before <= row.started_at <= before + datetime.timedelta(milliseconds=40)
+
+
+def test_another_middleware_s_json_is_not_read_as_a_json_rpc_error(
+    site: MCPSite, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rate limiter's own JSON (its code an HTTP status) is not django-mcp's answer."""
+    refuse_before_mcp(settings)
+    body = json.dumps({"error": {"code": 429, "message": "slow down"}})
+    monkeypatch.setitem(REFUSAL, "body", body)
+    monkeypatch.setitem(REFUSAL, "type", "application/json")
+
+    mcp_post(Client(raise_request_exception=False), "tools/call", {"name": "hello"})
+
+    assert rows() == [("test", 403, "", None, "127.0.0.1")]
+    assert RequestLog.objects.get().error_message == ""
+
+
+def test_recording_a_refusal_never_touches_the_session_it_shielded(
+    site: MCPSite, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusing middleware never read ``request.user``; recording the refusal must not
+    either: with the session store down that would turn the 403 into a 500."""
+    refuse_before_mcp(settings)
+
+    def down(self: Any) -> Any:
+        raise ConnectionError("session store unreachable")
+
+    monkeypatch.setattr(SessionStore, "load", down)
+    client = Client(raise_request_exception=False)
+    client.cookies["sessionid"] = "a" * 32
+
+    response = mcp_post(client, "tools/call", {"name": "hello"})
+
+    assert response.status_code == 403
+    recorder.flush()
+    assert RequestLog.objects.get().user_id is None

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from django_mcp.explorer import stats
-from django_mcp.requestlog import histogram, recorder, summaries
+from django_mcp.requestlog import histogram, recorder, summaries, tallies
 from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour
 from django_mcp.requestlog.records import RequestRecord
 from tests.commands import command_output
@@ -101,7 +101,7 @@ def test_a_flush_writes_each_hour_and_target_with_its_rows(client):
     rows = RequestLog.objects.filter(target="search_books")
     assert ok.duration_sum == pytest.approx(sum(r.duration_ms for r in rows))
     assert sum(getattr(ok, column) for column in histogram.COLUMNS) == 3
-    assert ok.hour == summaries.hour_of(rows[0].started_at)
+    assert ok.hour == tallies.hour_of(rows[0].started_at)
 
 
 def test_flushes_add_to_the_same_hour_rather_than_replace_it():
@@ -115,7 +115,7 @@ def test_flushes_add_to_the_same_hour_rather_than_replace_it():
         assert (row.count, row.errors, row.duration_sum) == (6, 3, pytest.approx(165.0))
         assert getattr(row, histogram.COLUMNS[histogram.bucket(5.0)]) == 3
         assert getattr(row, histogram.COLUMNS[histogram.bucket(50.0)]) == 3
-    assert RequestLogDay.objects.get().day == summaries.day_of(now)
+    assert RequestLogDay.objects.get().day == tallies.day_of(now)
 
 
 def test_a_sampled_log_still_counts_every_request_in_its_summaries(client):
@@ -172,7 +172,7 @@ def test_hostile_text_of_an_unlogged_request_is_stored_cleaned():
 
 
 def test_the_summary_keys_are_as_long_as_the_logs_columns():
-    for name, length in summaries._LIMITS.items():
+    for name, length in tallies._LIMITS.items():
         assert RequestLogHour._meta.get_field(name).max_length == length
         assert RequestLog._meta.get_field(name).max_length == length
 
@@ -204,7 +204,7 @@ def test_a_rebuild_since_a_date_leaves_earlier_hours_alone():
 
     command_output("mcp_rebuild_log_summaries", "--since", since.isoformat())
 
-    cut = summaries.day_of(since)  # a rebuild starts on a UTC day
+    cut = tallies.day_of(since)  # a rebuild starts on a UTC day
     kept = {key: value for key, value in hours.items() if key[0] < cut}
     assert kept
     assert summary_rows() == kept
@@ -219,12 +219,12 @@ def test_an_unreadable_since_is_a_command_error():
 
 
 def hour_row(days_ago: float) -> RequestLogHour:
-    hour = summaries.hour_of(timezone.now() - datetime.timedelta(days=days_ago))
+    hour = tallies.hour_of(timezone.now() - datetime.timedelta(days=days_ago))
     return RequestLogHour.objects.create(hour=hour, site="mcp", method="tools/call", count=1)
 
 
 def day_row(days_ago: float) -> RequestLogDay:
-    day = summaries.day_of(timezone.now() - datetime.timedelta(days=days_ago))
+    day = tallies.day_of(timezone.now() - datetime.timedelta(days=days_ago))
     return RequestLogDay.objects.create(day=day, site="mcp", method="tools/call", count=1)
 
 
@@ -334,14 +334,14 @@ def test_the_dashboards_numbers_from_summaries_match_the_rows(admin_client, wind
     recorder.flush()
     now = timezone.now()
     _name, since, bucket = stats.window(window, now)
-    start = summaries.hour_of(since) if bucket == "hour" else summaries.day_of(since)
+    start = tallies.hour_of(since) if bucket == "hour" else tallies.day_of(since)
     rows = RequestLog.objects.filter(started_at__gte=start)
 
     response = admin_client.get(reverse("admin:django_mcp_dashboard"), {"window": window})
 
     context = response.context
     assert context["total"] == rows.count() > 0
-    assert context["errors"] == rows.filter(outcome__in=summaries.ERROR_OUTCOMES).count()
+    assert context["errors"] == rows.filter(outcome__in=tallies.ERROR_OUTCOMES).count()
     assert context["error_codes"] == [
         {"error_code": -32602, "count": rows.filter(error_code=-32602).count()}
     ]
@@ -350,7 +350,7 @@ def test_the_dashboards_numbers_from_summaries_match_the_rows(admin_client, wind
         durations = sorted(mine.values_list("duration_ms", flat=True))
         assert (item.calls, item.errors) == (
             len(durations),
-            mine.filter(outcome__in=summaries.ERROR_OUTCOMES).count(),
+            mine.filter(outcome__in=tallies.ERROR_OUTCOMES).count(),
         )
         assert item.avg_ms == pytest.approx(sum(durations) / len(durations))
         exact = durations[math.ceil(0.95 * len(durations)) - 1]
@@ -362,7 +362,7 @@ def reference_tally(records: list[RequestRecord]) -> dict[tuple[Any, ...], tuple
     out: dict[tuple[Any, ...], list[Any]] = {}
     for item in records:
         key = (
-            summaries.hour_of(item.started_at),
+            tallies.hour_of(item.started_at),
             item.site,
             item.method,
             item.target,
@@ -372,7 +372,7 @@ def reference_tally(records: list[RequestRecord]) -> dict[tuple[Any, ...], tuple
         buckets[histogram.bucket(item.duration_ms)] += 1
         out[key] = [
             count + 1,
-            errors + (item.outcome in summaries.ERROR_OUTCOMES),
+            errors + (item.outcome in tallies.ERROR_OUTCOMES),
             duration + item.duration_ms,
             buckets,
         ]
@@ -382,7 +382,7 @@ def reference_tally(records: list[RequestRecord]) -> dict[tuple[Any, ...], tuple
 def tallied(records: list[RequestRecord]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
     return {
         key: (t.count, t.errors, round(t.duration_sum, 6), tuple(t.buckets))
-        for key, t in summaries.tally(records).items()
+        for key, t in tallies.tally(records).items()
     }
 
 
@@ -423,4 +423,4 @@ def test_the_tally_adds_up_each_hour_and_key_as_a_record_by_record_count_does(st
     ]
 
     assert tallied(records) == reference_tally(records)
-    assert summaries.tally([]) == {}
+    assert tallies.tally([]) == {}

@@ -22,7 +22,7 @@ from django.db import router
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from django_mcp.requestlog import summaries
+from django_mcp.requestlog import summaries, tallies
 from django_mcp.requestlog.models import RequestLogHour
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class Command(BaseCommand):
         began = time.perf_counter()
         hours, days = summaries.rebuild(start, router.db_for_write(RequestLogHour))
         elapsed = time.perf_counter() - began
-        what = f"from {summaries.day_of(start):%Y-%m-%d} (UTC)" if start else "of the whole log"
+        what = f"from {tallies.day_of(start):%Y-%m-%d} (UTC)" if start else "of the whole log"
         self.stdout.write(
             self.style.SUCCESS(
                 f"Rebuilt {hours} hourly and {days} daily summaries {what} in {elapsed:.1f} s."
