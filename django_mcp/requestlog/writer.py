@@ -130,11 +130,11 @@ def _written_as_text(rows: Sequence[Row], alias: str, exc: Exception) -> bool:
     format; True when it went in.
 
     Why: the binary format names each column's type from the model, so a table whose
-    types are not the model's (an upgrade whose migration was not applied) refuses every
-    binary batch, and every row of the row-by-row retry, where PostgreSQL parses the text
-    format into whatever type the column has. Then the table is written as text from now on,
-    said once, with the fix. A batch that fails as text too is a bad row's doing: the
-    row-by-row retry finds it.
+    types are not the model's (an upgrade whose migration was not applied) refuses a value
+    of another size or representation in every binary batch, where PostgreSQL parses the
+    text format into whatever type the column has. Then the table is written as text until
+    the process restarts, said once, with the fix. A batch that fails as text too is a bad
+    row's doing (or the database's): the row-by-row retry tells which.
     """
     connection = connections[alias]
     columns = _columns()
