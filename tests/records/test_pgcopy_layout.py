@@ -32,9 +32,11 @@ def row(**changes: object) -> tuple[object, ...]:
 def test_a_batch_of_plain_values_goes_binary_with_its_addresses_parsed():
     rows = [row(), row(addr="2001:db8::1", key=None, int4=None), row(addr=None)]
 
-    sent = LAYOUT.binary_rows(rows)
+    made = LAYOUT.binary_rows(rows)
 
-    assert sent is not None
+    assert made is not None
+    assert iter(made) is made  # one row at a time, as COPY takes them (see binary_rows)
+    sent = list(made)
     assert [r[4] for r in sent] == [
         ipaddress.ip_address("10.0.0.1"),
         ipaddress.ip_address("2001:db8::1"),
