@@ -186,7 +186,8 @@ def copies_binary(
 def use_text_from_now_on(
     connection: BaseDatabaseWrapper, columns: Sequence[Field[Any, Any]]
 ) -> None:
-    """Send ``columns`` on ``connection`` as text until the settings change: the table's
+    """Send ``columns`` on ``connection`` as text until the process restarts (or, in tests,
+    the settings change): the table's
     column types are not the model's (a migration not applied), which only the text
     format, parsed by PostgreSQL into whatever type the column has, survives."""
     _layouts[(connection.alias, tuple(columns))] = None

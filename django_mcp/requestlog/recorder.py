@@ -70,9 +70,6 @@ _KEY_LIMITS: Final = tuple(
 
 _BEST_EFFORT: Final = ServedHow.BEST_EFFORT.value
 
-#: A record as it waits in the buffer and goes to the database: its values as a plain tuple.
-Buffered = Row
-
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
 
@@ -95,9 +92,9 @@ class _State:
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     flush_lock: threading.Lock = field(default_factory=threading.Lock)
-    #: The records as plain tuples (:data:`Buffered`), see :func:`submit`.
-    records: deque[Buffered] = field(default_factory=deque)
-    unlogged: deque[Buffered] = field(default_factory=deque)  # summaries only
+    #: The records as plain tuples (:data:`~.records.Row`), see :func:`submit`.
+    records: deque[Row] = field(default_factory=deque)
+    unlogged: deque[Row] = field(default_factory=deque)  # summaries only
     served: dict[ServedKey, ServedTally] = field(default_factory=dict)
     dropped: int = 0
     dropped_unreported: int = 0
@@ -169,7 +166,7 @@ def submit(record: RequestRecord) -> None:
             _state.wake.set()
 
 
-def _keep_unlogged(buffered: Buffered, limit: int) -> None:
+def _keep_unlogged(buffered: Row, limit: int) -> None:
     """Append to the summaries-only buffer (caller holds the lock); bounded like the log's."""
     while len(_state.unlogged) >= limit:
         _state.unlogged.popleft()
@@ -202,13 +199,13 @@ def flush() -> int:
     """
     with _state.flush_lock:
         with _state.lock:
-            # Plain tuples all the way to the database (see :data:`Buffered`): a flush of a
+            # Plain tuples all the way to the database (see :data:`~.records.Row`): a flush of a
             # few thousand named tuples, alive across the young collections it set off, was
             # promoted whole to the oldest generation and brought the next full collection
             # of the process nearer (three more per 60,000 requests, about 2.6 µs a request).
-            records: list[Buffered] = list(_state.records)
+            records: list[Row] = list(_state.records)
             _state.records.clear()
-            unlogged: list[Buffered] = list(_state.unlogged)
+            unlogged: list[Row] = list(_state.unlogged)
             _state.unlogged.clear()
             served, _state.served = _state.served, {}
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
@@ -248,7 +245,7 @@ def _count_lost_to_missing_table(table: str, records: int, tallies: int) -> None
         _state.failed += records + tallies
 
 
-def _write_batch(records: Sequence[Buffered], alias: str) -> int:
+def _write_batch(records: Sequence[Row], alias: str) -> int:
     """Write one batch (row by row if it must, see :mod:`.writer`) and count the outcome."""
     outcome = writer.write(records, alias)
     with _state.lock:

@@ -35,7 +35,7 @@ from typing import Any, Final
 from django.db.models import CharField
 
 from django_mcp.requestlog.models import RequestLog
-from django_mcp.requestlog.records import RequestRecord, Row
+from django_mcp.requestlog.records import FIELD_INDEX, RequestRecord, Row
 
 REPLACEMENT: Final = "\ufffd"
 
@@ -81,7 +81,6 @@ def clean_text(text: str, max_length: int | None = None) -> str:
 
 
 #: Each field's position in a record (a record is a tuple in the columns' order).
-_FIELD_INDEX: Final = {name: index for index, name in enumerate(RequestRecord._fields)}
 _texts: Final = attrgetter(*_TEXT_FIELDS)
 #: The bounded columns' texts, taken from :data:`_texts`' tuple, and their lengths.
 _bounded: Final = itemgetter(*[i for i, limit in enumerate(_LIMITS.values()) if limit])
@@ -114,9 +113,9 @@ def storable(record: RequestRecord) -> bool:
 
 
 #: Where each text field sits in a record, and the bounded ones with their limits.
-_TEXT_INDEXES: Final = tuple(_FIELD_INDEX[name] for name in _TEXT_FIELDS)
+_TEXT_INDEXES: Final = tuple(FIELD_INDEX[name] for name in _TEXT_FIELDS)
 _BOUNDED_INDEXES: Final = tuple(
-    (_FIELD_INDEX[name], limit) for name, limit in _LIMITS.items() if limit
+    (FIELD_INDEX[name], limit) for name, limit in _LIMITS.items() if limit
 )
 
 

@@ -38,7 +38,7 @@ from django.db import NotSupportedError, connections, transaction
 from django_mcp.requestlog import histogram
 from django_mcp.requestlog.models import LogSummary, RequestLog, RequestLogDay, RequestLogHour
 from django_mcp.requestlog.records import Row
-from django_mcp.requestlog.tallies import ERROR_OUTCOMES, Key, Tally, by_day, day_of, tally
+from django_mcp.requestlog.tallies import ERROR_OUTCOMES, KEY, Key, Tally, by_day, day_of, tally
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("django_mcp")
 
-KEY: Final = ("site", "method", "target", "error_code")  # after the time column
 COUNTERS: Final = ("count", "errors", "duration_sum", *histogram.COLUMNS)
 VENDORS: Final = ("postgresql", "sqlite")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.requestlog import histogram
 from django_mcp.requestlog.models import LogSummary
-from django_mcp.requestlog.records import RequestRecord, Row
+from django_mcp.requestlog.records import FIELD_INDEX, Row
 from django_mcp.requestlog.sanitise import clean_text
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 #: (hour or day, site, method, target, error code): the unique key of a summary row.
 Key = tuple[datetime.datetime, str, str, str, int]
+KEY: Final = ("site", "method", "target", "error_code")  # after the time column
 #: The outcomes the dashboard counts as errors (as its ``ERRORS`` filter on the rows did).
 ERROR_OUTCOMES: Final = ("tool_error", "protocol_error")
 _UTC: Final = datetime.UTC
@@ -70,16 +71,8 @@ def by_day(hours: dict[Key, Tally]) -> dict[Key, Tally]:
 
 #: Where :func:`tally` finds what it reads in a record's :data:`~.records.Row`.
 _AT, _SITE, _METHOD, _TARGET, _CODE, _DURATION, _OUTCOME = (
-    RequestRecord._fields.index(name)
-    for name in (
-        "started_at",
-        "site",
-        "method",
-        "target",
-        "error_code",
-        "duration_ms",
-        "outcome",
-    )
+    FIELD_INDEX[name]
+    for name in ("started_at", "site", "method", "target", "error_code", "duration_ms", "outcome")
 )
 
 
@@ -119,8 +112,7 @@ def tally(records: Iterable[Row]) -> dict[Key, Tally]:
 
 #: The summary's text columns' lengths (the request log's own: a logged key fits both).
 _LIMITS: Final = {
-    name: getattr(LogSummary._meta.get_field(name), "max_length", None)
-    for name in ("site", "method", "target")
+    name: getattr(LogSummary._meta.get_field(name), "max_length", None) for name in KEY[:3]
 }
 
 

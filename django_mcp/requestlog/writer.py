@@ -26,7 +26,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 
 from django_mcp.requestlog import pgcopy
 from django_mcp.requestlog.models import RequestLog
-from django_mcp.requestlog.records import RequestRecord, Row
+from django_mcp.requestlog.records import FIELD_INDEX, RequestRecord, Row
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -98,8 +98,8 @@ class Written:
 #: The record's fields, which are the columns of ``RequestLog`` of the same name (the
 #: foreign key is written through its ``user_id`` column), in the ``INSERT``'s order.
 FIELDS: Final = RequestRecord._fields
-_USER: Final = FIELDS.index("user_id")
-_STARTED_AT: Final = FIELDS.index("started_at")
+_USER: Final = FIELD_INDEX["user_id"]
+_STARTED_AT: Final = FIELD_INDEX["started_at"]
 
 
 def write(records: Sequence[Row], alias: str) -> Written:
