@@ -10,8 +10,8 @@ and set of columns.
 
 When the text format stays: a column type psycopg does not know by name (a custom user
 model whose primary key is of an unusual type), a table whose column types are not the
-model's (the writer found a binary batch refused and its text retry taken:
-:func:`use_text_from_now_on`), and naive timestamps (``USE_TZ =
+model's (read from PostgreSQL's catalogue before the first binary ``COPY``: see
+:mod:`.pgcolumns`), and naive timestamps (``USE_TZ =
 False``): PostgreSQL reads those in the session's time zone, which a binary value cannot
 carry; and a batch holding a value the binary format would not carry as the text format
 does (:meth:`BinaryLayout.binary_rows`: an integer out of its column's range, which a binary
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import logging
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext, suppress
@@ -34,9 +35,13 @@ from typing import TYPE_CHECKING, Any, Final
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
+from django_mcp.requestlog import pgcolumns
+
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.models import Field
+
+logger = logging.getLogger("django_mcp")
 
 #: PostgreSQL's address type, whose binary form psycopg dumps from an ``ipaddress`` object.
 _INET: Final = "inet"
@@ -151,17 +156,27 @@ def _forget_layouts(*, setting: str, **kwargs: object) -> None:
 
 
 def binary_layout(
-    connection: BaseDatabaseWrapper, columns: Sequence[Field[Any, Any]]
+    connection: BaseDatabaseWrapper,
+    columns: Sequence[Field[Any, Any]],
+    *,
+    cursor: Any = None,
+    table: str = "",
 ) -> BinaryLayout | None:
-    """The binary layout of ``columns`` on ``connection``, or None when a column's type is
-    not one psycopg knows by name. Cached per database alias and columns: ``db_type``
-    costs about 270 µs for the log's 21 columns, more than a 100-row batch saves."""
+    """The binary layout of ``columns`` on ``connection``, or None when the text format
+    must be used: a column's type is not one psycopg knows by name, or (read through
+    ``cursor`` from the catalogue, once) ``table``'s column types are not the model's.
+
+    Cached per database alias and columns: ``db_type`` costs about 270 µs for the log's 21
+    columns, more than a 100-row batch saves, and the catalogue is read once per process.
+    Not cached until the table has been read (without a ``cursor``, or while the table is
+    missing, which the ``COPY`` itself reports)."""
     key = (connection.alias, tuple(columns))
     if key in _layouts:
         return _layouts[key]
     from psycopg import postgres  # only reached on PostgreSQL with psycopg 3
 
     names: list[str] = []
+    expected: dict[str, tuple[int, str]] = {}
     for field in columns:
         declared = field.db_type(connection) or ""
         info = postgres.types.get(declared.partition("(")[0].strip())
@@ -169,7 +184,23 @@ def binary_layout(
             _layouts[key] = None
             return None
         names.append(info.name)
-    layout = _layouts[key] = BinaryLayout(names)
+        expected[field.column or field.attname] = (info.oid, info.regtype)
+    layout: BinaryLayout | None = BinaryLayout(names)
+    if cursor is None:
+        return layout
+    drift = pgcolumns.differences(cursor, table, expected)
+    if drift is None:
+        return layout
+    if drift:
+        logger.warning(
+            "django-mcp writes the request log in COPY's text format: the columns of %s "
+            "do not have the types of the RequestLog model (%s). Run "
+            "`python manage.py migrate django_mcp`, then restart.",
+            table,
+            "; ".join(drift),
+        )
+        layout = None
+    _layouts[key] = layout
     return layout
 
 
@@ -183,14 +214,10 @@ def copies_binary(
     return layout is not None and layout.binary_rows(rows) is not None
 
 
-def use_text_from_now_on(
-    connection: BaseDatabaseWrapper, columns: Sequence[Field[Any, Any]]
-) -> None:
-    """Send ``columns`` on ``connection`` as text until the process restarts (or, in tests,
-    the settings change): the table's
-    column types are not the model's (a migration not applied), which only the text
-    format, parsed by PostgreSQL into whatever type the column has, survives."""
-    _layouts[(connection.alias, tuple(columns))] = None
+def forget_layout(connection: BaseDatabaseWrapper, columns: Sequence[Field[Any, Any]]) -> None:
+    """Read the table's column types again before the next binary ``COPY`` of ``columns``
+    on ``connection`` (a binary batch was refused: the table may have changed since)."""
+    _layouts.pop((connection.alias, tuple(columns)), None)
 
 
 def copy_rows(
@@ -206,7 +233,7 @@ def copy_rows(
     """``rows`` into ``table``'s columns ``names`` (quoted, in order) with one ``COPY``
     through the Django ``cursor``'s psycopg cursor, shown in Django's query log; in the
     text format whatever the layout when ``binary`` is false."""
-    layout = binary_layout(connection, columns) if binary else None
+    layout = binary_layout(connection, columns, cursor=cursor, table=table) if binary else None
     binary_rows = layout.binary_rows(rows) if layout is not None else None
     binary = binary_rows is not None
     statement = f"COPY {table} ({names}) FROM STDIN" + (" (FORMAT BINARY)" if binary else "")

@@ -5,7 +5,7 @@ module decides *how*, and must never lose a record silently. A batch goes in wit
 ``COPY`` (PostgreSQL) or multi-row ``INSERT`` built straight from the records (no model
 instance per row, no ``RETURNING`` of ids nobody reads: the writer thread's CPU is the
 server's CPU too). A binary ``COPY`` refused whole is tried once more in the text format,
-which a table whose column types drifted from the model's still takes (see
+which a table whose column types changed under the process still takes (see
 :func:`_written_as_text`). If the database refuses the batch, one bad row must not take its
 neighbours with it, so the batch is retried row by row: each row is then either written or
 counted as failed and logged (its text escaped, since it may hold what the database just
@@ -129,27 +129,29 @@ def _written_as_text(rows: Sequence[Row], alias: str, exc: Exception) -> bool:
     """Retry a batch that went to PostgreSQL in ``COPY``'s binary format in its text
     format; True when it went in.
 
-    Why: the binary format names each column's type from the model, so a table whose
-    types are not the model's (an upgrade whose migration was not applied) refuses a value
-    of another size or representation in every binary batch, where PostgreSQL parses the
-    text format into whatever type the column has. Then the table is written as text until
-    the process restarts, said once, with the fix. A batch that fails as text too is a bad
-    row's doing (or the database's): the row-by-row retry tells which.
+    Why: PostgreSQL refuses a binary value of another size or representation than its
+    column's type, and parses the text format into whatever type the column has. The
+    writer compares the table's column types with the model's before its first binary
+    ``COPY`` (:mod:`.pgcolumns`), so a refusal means the table changed since (a migration
+    applied while this process runs) or a pooler reported its own failure with the same
+    code. Either way the table is read again before the next batch, which then goes as
+    text only if the types now differ. A batch that fails as text too is a bad row's doing
+    (or the database's): the row-by-row retry tells which.
     """
     connection = connections[alias]
     columns = _columns()
     try:
         if not (_copies(connection) and pgcopy.copies_binary(connection, columns, rows)):
             return False
+        pgcopy.forget_layout(connection, columns)
         _insert(rows, alias, binary=False)
     except Exception:  # a bad row, or the database gone: the row-by-row retry tells which
         return False
-    pgcopy.use_text_from_now_on(connection, columns)
     logger.warning(
-        "django-mcp wrote a batch of request log records in COPY's text format after the "
-        "binary format was refused (%s): the columns of %s do not have the types of the "
-        "RequestLog model. Run `python manage.py migrate django_mcp`; until it restarts, "
-        "this process writes the log as text (slower, nothing is lost).",
+        "django-mcp wrote a batch of %d request log records in COPY's text format after "
+        "PostgreSQL refused its binary format (%s); the column types of %s are read again "
+        "before the next batch.",
+        len(rows),
         _describe_error(exc),
         RequestLog._meta.db_table,
     )

@@ -161,18 +161,29 @@ def test_a_long_address_text_is_not_remembered():
 
 @pytest.fixture
 def forget_layouts() -> Any:
-    """The layouts learnt in a test (a table written as text) are not the next test's."""
+    """Each test's writer reads the table afresh, and what it learnt is not the next one's."""
+    pgcopy._layouts.clear()
     yield
     pgcopy._layouts.clear()
 
 
+def alter(sql: str) -> None:
+    with connection.cursor() as cursor:
+        # The test's transaction may hold rows whose deferred foreign key checks are pending.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(f"ALTER TABLE {LOG_TABLE} {sql}")
+
+
+def drift_warnings(caplog: Any) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "do not have the types" in r.getMessage()]
+
+
 def test_a_table_whose_column_types_drifted_is_written_as_text(forget_layouts, caplog):
     """An upgrade whose migration was not applied: ``http_status`` is ``bigint`` in the
-    table and ``smallint`` in the model, so PostgreSQL refuses every binary batch and every
-    binary row. The batch goes in as text, nothing is lost, the fix is said once, and the
-    next batch goes straight in as text."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE {LOG_TABLE} ALTER COLUMN http_status TYPE bigint")
+    table and ``smallint`` in the model, which PostgreSQL would refuse in every binary
+    batch. The writer reads the table's types before its first binary ``COPY``, writes
+    text, says once which column differs and the fix, and loses nothing."""
+    alter("ALTER COLUMN http_status TYPE bigint")
     record = every_field(datetime.datetime.now(datetime.UTC), None)
 
     with caplog.at_level("WARNING", logger="django_mcp"), CaptureQueriesContext(connection) as q:
@@ -180,9 +191,9 @@ def test_a_table_whose_column_types_drifted_is_written_as_text(forget_layouts, c
         second = writer.write([record._replace(request_id="req-9")], "default")
 
     assert (first.written, first.failed, second.written, second.failed) == (2, 0, 1, 0)
-    statements = copy_statements(q)
-    assert ["BINARY" in statement for statement in statements] == [True, False, False]
+    assert ["BINARY" in statement for statement in copy_statements(q)] == [False, False]
     [warning] = [r.getMessage() for r in caplog.records if r.name == "django_mcp"]
+    assert "http_status is bigint (the model has smallint)" in warning
     assert "manage.py migrate django_mcp" in warning
     assert sorted(RequestLog.objects.values_list("request_id", "http_status")) == [
         ("req-7", 422),
@@ -191,26 +202,116 @@ def test_a_table_whose_column_types_drifted_is_written_as_text(forget_layouts, c
     ]
 
 
-def test_with_drifted_types_a_bad_row_fails_alone(forget_layouts, caplog):
-    """The binary batch is refused (the drift), the text batch too (the bad row): row by
-    row, in the text format, the good rows go in and the bad one is counted. PostgreSQL's
-    refusal of a binary value is a protocol error that psycopg raises like a lost
-    connection; it must not be taken for one, which would count the whole batch as lost."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE {LOG_TABLE} ALTER COLUMN http_status TYPE bigint")
-    good = every_field(datetime.datetime.now(datetime.UTC), None)
-    bad = good._replace(request_id="bad", method="m" * 101)  # longer than its column
-
-    batch = [good, bad, good._replace(request_id="req-8")]
-    columns = writer._columns()
-    assert pgcopy.copies_binary(connection, columns, batch)  # the batch is tried as binary
+def test_a_same_width_type_change_stores_the_right_values(forget_layouts, caplog):
+    """``error_code`` made ``real`` (four bytes, as ``integer``): PostgreSQL takes a binary
+    integer's bytes as a float without a word, so only reading the table's types first
+    keeps the stored number right (-32602, not the float those bytes spell)."""
+    alter("ALTER COLUMN error_code TYPE real")
+    record = every_field(datetime.datetime.now(datetime.UTC), None)
 
     with caplog.at_level("WARNING", logger="django_mcp"):
-        outcome = writer.write(batch, "default")
+        assert writer.write([record], "default").written == 1
 
-    assert (outcome.written, outcome.failed) == (2, 1)
+    assert RequestLog.objects.values_list("error_code", flat=True).get() == -32602
+    [warning] = drift_warnings(caplog)
+    assert "error_code is real (the model has integer)" in warning
+
+
+def test_a_missing_column_is_named_with_the_fix(forget_layouts, caplog):
+    """A column the model has and the table lacks (a migration that adds one, not applied)
+    is refused in either format: the rows are counted as failed, and the warning names
+    the column and the command that fixes it."""
+    alter("DROP COLUMN user_agent")
+    record = every_field(datetime.datetime.now(datetime.UTC), None)
+
+    with caplog.at_level("WARNING", logger="django_mcp"):
+        outcome = writer.write([record], "default")
+
+    assert (outcome.written, outcome.failed) == (0, 1)
+    [warning] = drift_warnings(caplog)
+    assert "user_agent is missing (the model has character varying)" in warning
+    assert "manage.py migrate django_mcp" in warning
+
+
+def test_matching_types_are_read_once_and_the_copy_stays_binary(forget_layouts, caplog):
+    """The catalogue is read before the first binary ``COPY`` only, and a table that
+    matches the model is written in binary without a warning."""
+    record = every_field(datetime.datetime.now(datetime.UTC), None)
+
+    with caplog.at_level("WARNING", logger="django_mcp"), CaptureQueriesContext(connection) as q:
+        writer.write([record], "default")
+        writer.write([record._replace(request_id="req-8")], "default")
+
+    catalogue = [s for s in (x["sql"] for x in q.captured_queries) if "pg_attribute" in s]
+    assert len(catalogue) == 1
+    assert ["BINARY" in statement for statement in copy_statements(q)] == [True, True]
+    assert not [r for r in caplog.records if r.name == "django_mcp"]
+
+
+def test_a_binary_refusal_with_matching_types_does_not_switch_the_process_to_text(
+    forget_layouts, monkeypatch, caplog
+):
+    """A pooler's transient ``08P01`` on a binary batch: the batch goes in as text, the
+    table is read again, and since its types match, the next batch is binary again and
+    nobody is told to run ``migrate``."""
+    from django.db import OperationalError
+
+    insert_rows = writer.insert_rows
+    attempts: list[bool] = []
+
+    def refused_once(rows: Any, alias: str, *, binary: bool = True) -> None:
+        attempts.append(binary)
+        if len(attempts) == 1:
+            insert_rows(rows, alias, binary=binary)  # the table is read, the layout kept
+            raise OperationalError("server conn crashed?") from PoolerError()
+        insert_rows(rows, alias, binary=binary)
+
+    monkeypatch.setattr(writer, "insert_rows", refused_once)
+    record = every_field(datetime.datetime.now(datetime.UTC), None)
+
+    with caplog.at_level("WARNING", logger="django_mcp"), CaptureQueriesContext(connection) as q:
+        first = writer.write([record], "default")
+        second = writer.write([record._replace(request_id="req-8")], "default")
+
+    assert (first.written, second.written) == (1, 1)
+    assert attempts == [True, False, True]
+    catalogue = [s for s in (x["sql"] for x in q.captured_queries) if "pg_attribute" in s]
+    assert len(catalogue) == 2  # read again after the refusal
+    assert ["BINARY" in s for s in copy_statements(q)][-1] is True
+    messages = [r.getMessage() for r in caplog.records if r.name == "django_mcp"]
+    [message] = messages
+    assert "read again" in message
+    assert "migrate" not in message
+
+
+def test_types_changed_under_the_process_refused_binary_then_a_bad_row_fails_alone(
+    forget_layouts, caplog
+):
+    """The table changes after the writer read it (a migration applied while this process
+    runs): the binary batch is refused, the text batch too (the bad row), and row by row,
+    in the text format, the good rows go in and the bad one is counted. PostgreSQL's
+    refusal of a binary value is a protocol error that psycopg raises like a lost
+    connection; it must not be taken for one, which would count the whole batch as lost.
+    The table is read again, so the next batch goes as text with the fix said."""
+    good = every_field(datetime.datetime.now(datetime.UTC), None)
+    assert writer.write([good._replace(request_id="first")], "default").written == 1
+    alter("ALTER COLUMN http_status TYPE bigint")
+    bad = good._replace(request_id="bad", method="m" * 101)  # longer than its column
+
+    with caplog.at_level("WARNING", logger="django_mcp"), CaptureQueriesContext(connection) as q:
+        outcome = writer.write([good, bad, good._replace(request_id="req-8")], "default")
+        after = writer.write([good._replace(request_id="req-9")], "default")
+
+    assert (outcome.written, outcome.failed, after.written) == (2, 1, 1)
     assert not any("could not reach" in r.getMessage() for r in caplog.records)
-    assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == ["req-7", "req-8"]
+    assert ["BINARY" in s for s in copy_statements(q)] == [True, False, False, False, False, False]
+    assert len(drift_warnings(caplog)) == 1
+    assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == [
+        "first",
+        "req-7",
+        "req-8",
+        "req-9",
+    ]
 
 
 class PoolerError(Exception):
