@@ -96,6 +96,18 @@ def test_arguments_over_the_size_limit_are_a_tool_error(client: Client, echo: li
     assert echo == ["x" * 50]
 
 
+def test_a_lone_surrogate_counts_toward_the_argument_size() -> None:
+    """Each lone surrogate is measured as the three bytes UTF-8 would give it, not an
+    ``UnicodeEncodeError`` (admission refuses them in ``params``; a caller in Python, such
+    as a task re-validating its arguments, may still pass one)."""
+    from django_mcp.server.limits import LimitExceeded, check_argument_size
+
+    with override_mcp(MAX_TOOL_ARGUMENT_BYTES=100):
+        check_argument_size("keep", {"value": "\udc00" * 29})  # 99 bytes
+        with pytest.raises(LimitExceeded, match=r"\(132 bytes; the limit is 100\)"):
+            check_argument_size("keep", {"value": "\udc00" * 40})
+
+
 # -- time limit --------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from .errors import InvalidParams, MCPError, MethodNotFound
 from .jsonrpc import MessageError, Notification, Request, RequestId, parse_message
 from .meta import ClientInfo, RequestMeta, complete_meta, readable_client_info, required_meta
 from .revisions import RevisionDecision, RevisionPolicy
+from .unpaired import may_hold_unpaired, unpaired_in_params
 
 
 class Catalogue(Protocol):
@@ -124,6 +125,8 @@ def admit(
         provisional = partial(RequestMeta, version, capabilities, raw=meta)
         _check_name(message.method, params, headers, catalogue, provisional, revision)
         request_meta = complete_meta(version, capabilities, meta)
+        if may_hold_unpaired(body):
+            _refuse_unpaired(params)
     except MCPError as exc:
         return Rejected(
             exc,
@@ -141,6 +144,16 @@ def _target(message: Request) -> str | None:
     field = m.NAME_FIELDS.get(message.method)
     value = (message.params or {}).get(field) if field else None
     return value if isinstance(value, str) else None
+
+
+def _refuse_unpaired(params: Mapping[str, Any]) -> None:
+    """The last step: text that is not text (see :mod:`.unpaired`)."""
+    where = unpaired_in_params(params)
+    if where is not None:
+        raise InvalidParams(
+            f"{where} holds an unpaired UTF-16 surrogate escape (\\ud800 to \\udfff), "
+            "which is not a character"
+        )
 
 
 def _require_method(method: str, catalogue: Catalogue) -> None:

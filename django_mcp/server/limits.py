@@ -41,7 +41,7 @@ def check_argument_size(name: str, arguments: Mapping[str, Any]) -> None:
     limit = mcp_settings.MAX_TOOL_ARGUMENT_BYTES
     if limit is None:
         return
-    size = len(_COMPACT(arguments).encode("utf-8"))
+    size = len(_COMPACT(arguments).encode("utf-8", "surrogatepass"))
     if size > limit:
         raise LimitExceeded(
             f"The arguments of tool {name} are too large ({size} bytes; the limit is {limit})."

@@ -1,0 +1,58 @@
+"""Unpaired UTF-16 surrogates in a request's params, found so admission can refuse them.
+
+Why: JSON's ``\\uXXXX`` escape can spell half of a surrogate pair on its own
+(``"\\ud800"``), and Python's parser turns it into a string that is not Unicode text:
+UTF-8 cannot encode it. Passed on, it fails deep inside whatever encodes it (a database
+query, a cache key, a hash), as an internal error (-32603) where the client's input was at
+fault. I-JSON (RFC 7493, section 2.1) forbids such strings. Admission refuses them in
+``params`` with -32602, naming where, before any handler sees them.
+
+``_meta`` is not looked at: its keys have rules of their own (:mod:`.meta`), and what the
+server keeps of it (the client's name and version in the request log) is made storable
+where it is stored.
+
+Cheap for every other request: every such escape starts ``\\ud`` or ``\\uD`` in the raw
+body, so only a body holding one of those (a byte search in C) is walked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+#: A character in U+D800..U+DFFF: after parsing, a valid pair is one character above U+FFFF,
+#: so any of these left in a string is unpaired.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def may_hold_unpaired(body: bytes) -> bool:
+    """Whether ``body`` has a ``\\ud``/``\\uD`` escape at all (else no walk is needed)."""
+    return b"\\ud" in body or b"\\uD" in body
+
+
+def unpaired_in_params(params: Mapping[str, Any]) -> str | None:
+    """Where a string of ``params`` (a value or a key, ``_meta`` aside) holding an unpaired
+    surrogate is, as ``params.arguments.text``, or None.
+
+    Without recursion, as :func:`.jsonrpc.depth`: a value may nest as deeply as
+    ``MAX_JSON_DEPTH`` allows, or deeper where no limit is set.
+    """
+    stack: list[tuple[Any, str]] = [
+        (value, f"params.{key}") if _SURROGATE.search(key) is None else (key, "params (a key)")
+        for key, value in params.items()
+        if key != "_meta"
+    ]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is not None:
+                return path
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if _SURROGATE.search(key) is not None:
+                    return f"{path} (a key)"
+                stack.append((item, f"{path}.{key}"))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{index}]") for index, item in enumerate(value))
+    return None
