@@ -34,6 +34,13 @@ LIST_FLAGS: Final = {
 }
 
 
+#: The most URIs or task ids one listen stream's filter may list. Each is looked up (task
+#: ids in one query, whose parameters a database bounds: SQLite's default is 32,766 and
+#: PostgreSQL's 65,535) and echoed in the acknowledgement; a client that watches more opens
+#: more streams.
+MAX_LISTED: Final = 1000
+
+
 @dataclass(frozen=True)
 class SubscriptionFilter:
     """What one listen stream asked for."""
@@ -67,6 +74,12 @@ class SubscriptionFilter:
             isinstance(task_ids, list) and all(isinstance(item, str) for item in task_ids)
         ):
             raise InvalidParams("params.notifications.taskIds must be a list of task ids")
+        for key, listed in (("resourceSubscriptions", uris), ("taskIds", task_ids)):
+            if listed is not None and len(listed) > MAX_LISTED:
+                raise InvalidParams(
+                    f"params.notifications.{key} lists {len(listed)} items; "
+                    f"one stream takes at most {MAX_LISTED}"
+                )
         return cls(
             flags["toolsListChanged"],
             flags["promptsListChanged"],

@@ -21,6 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from .strings import first_match
+
 #: A character in U+D800..U+DFFF: after parsing, a valid pair is one character above U+FFFF,
 #: so any of these left in a string is unpaired.
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -33,26 +35,6 @@ def may_hold_unpaired(body: bytes) -> bool:
 
 def unpaired_in_params(params: Mapping[str, Any]) -> str | None:
     """Where a string of ``params`` (a value or a key, ``_meta`` aside) holding an unpaired
-    surrogate is, as ``params.arguments.text``, or None.
-
-    Without recursion, as :func:`.jsonrpc.depth`: a value may nest as deeply as
-    ``MAX_JSON_DEPTH`` allows, or deeper where no limit is set.
-    """
-    stack: list[tuple[Any, str]] = [
-        (value, f"params.{key}") if _SURROGATE.search(key) is None else (key, "params (a key)")
-        for key, value in params.items()
-        if key != "_meta"
-    ]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, str):
-            if _SURROGATE.search(value) is not None:
-                return path
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if _SURROGATE.search(key) is not None:
-                    return f"{path} (a key)"
-                stack.append((item, f"{path}.{key}"))
-        elif isinstance(value, list):
-            stack.extend((item, f"{path}[{index}]") for index, item in enumerate(value))
-    return None
+    surrogate is, as ``params.arguments.text``, or None."""
+    own = {key: value for key, value in params.items() if key != "_meta"}
+    return first_match(own, "params", _SURROGATE)

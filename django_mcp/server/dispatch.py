@@ -231,9 +231,14 @@ class MCPServer:
         read, task notifications only for the caller's own tasks.
         """
         context = self.context_for(admitted, request=request)
-        wanted = listen_filter(
-            self.site, SubscriptionFilter.parse(admitted.request.params or {}), context
-        )
+        try:
+            wanted = listen_filter(
+                self.site, SubscriptionFilter.parse(admitted.request.params or {}), context
+            )
+        except MCPError:
+            raise
+        except Exception as exc:  # a database refusal, say: -32603 as for any handler
+            raise mcp_settings.exception_handler(exc, context) from exc
         offered = capabilities(self.site)
         supported = {
             "toolsListChanged": "tools" in offered,

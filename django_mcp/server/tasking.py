@@ -62,9 +62,12 @@ def runs_as_task(spec: ToolSpec, arguments: Mapping[str, Any], context: Context)
 def start(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> dict[str, Any]:
     """Create the task (after any synchronous input rounds) and return ``CreateTaskResult``."""
     spec.validate(arguments)
+    store.require_storable(arguments, "params.arguments")
+    store.require_storable(context.meta.raw, "params._meta")
     answers: dict[str, Any] = {}
     if spec.task_inputs:
         answers = pre_task_answers(spec.task_inputs, context)
+        store.require_storable(answers, "params.inputResponses")
     with transaction.atomic():
         task = store.create(
             site=context.site.name,
@@ -135,9 +138,10 @@ def listen_filter(
         return wanted
     if not proto.declares(context.meta):
         raise proto.missing_extension()
+    candidates = [task_id for task_id in wanted.task_ids if store.could_be_task_id(task_id)]
     own = set(
         MCPTask.objects.filter(
-            pk__in=list(wanted.task_ids), owner=context.principal, site=site.name
+            pk__in=candidates, owner=context.principal, site=site.name
         ).values_list("pk", flat=True)
     )
     return replace(wanted, task_ids=tuple(task_id for task_id in wanted.task_ids if task_id in own))

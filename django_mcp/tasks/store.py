@@ -10,9 +10,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -20,6 +21,7 @@ from django.utils import timezone
 
 from django_mcp.protocol import tasks as proto
 from django_mcp.protocol.errors import INTERNAL_ERROR, InvalidParams
+from django_mcp.protocol.strings import first_match
 from django_mcp.tasks.models import MCPTask
 
 WORKER_LOST = (
@@ -79,6 +81,27 @@ def create(
     )
 
 
+#: The longest task id the table holds (:func:`~.models.new_task_id` makes 43 characters).
+MAX_TASK_ID_CHARS: Final = MCPTask._meta.get_field("id").max_length or 64
+_NUL: Final = re.compile("\x00")
+
+
+def could_be_task_id(value: str) -> bool:
+    """Whether ``value`` could name a task at all. A longer one, or one holding NUL (which
+    PostgreSQL refuses to compare with text, an error rather than "no such task"), is
+    answered as unknown without a query."""
+    return len(value) <= MAX_TASK_ID_CHARS and "\x00" not in value
+
+
+def require_storable(value: Any, path: str) -> None:
+    """-32602 when ``value`` holds NUL in a string or a key, naming where: PostgreSQL keeps
+    no NUL in ``jsonb`` (nor in text), so a task made of it could not be stored, and the
+    same call is refused on every database rather than only on PostgreSQL."""
+    where = first_match(value, path, _NUL)
+    if where is not None:
+        raise InvalidParams(f"{where} holds a NUL character (\\u0000), which a task cannot keep")
+
+
 def not_found(task_id: Any) -> InvalidParams:
     return InvalidParams("Task not found", data={"taskId": task_id})
 
@@ -87,6 +110,8 @@ def lookup(task_id: Any, *, owner: str, site: str, worker_timeout: float | None)
     """The caller's live task ``task_id``, or -32602 exactly as for an unknown id."""
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId is required and must be a string")
+    if not could_be_task_id(task_id):
+        raise not_found(task_id)
     task = MCPTask.objects.filter(pk=task_id, owner=owner, site=site).first()
     if task is None:
         raise not_found(task_id)

@@ -45,6 +45,7 @@ def update_task(server: MCPServer, params: dict[str, Any], context: Context) -> 
     for key in outstanding:
         if not isinstance(responses[key], Mapping):
             raise InvalidParams(f"inputResponses.{key} must be an object", data={"key": key})
+        store.require_storable(responses[key], f"params.inputResponses.{key}")
     with transaction.atomic():
         resumed = store.answer(task.id, responses)
         if resumed:
