@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 import django_mcp
 from django_mcp import Context, ToolError
@@ -20,13 +21,31 @@ class BookOut(BaseModel):
     price: Decimal
 
 
+#: What a client may send as an ISBN: checked before any query, so garbage (a NUL, which
+#: PostgreSQL refuses in a query, or a megabyte of text) is an invalid argument, not an
+#: internal error.
+ISBN = Annotated[str, Field(pattern=r"^[0-9]{13}$", description="13-digit ISBN.")]
+
+
+def _no_nul(text: str) -> str:
+    """Refuse NUL, as Django's forms do: PostgreSQL refuses it in a query."""
+    if "\x00" in text:
+        raise ValueError("must not contain NUL characters")
+    return text
+
+
 def _out(book: Book) -> BookOut:
     return BookOut(isbn=book.isbn, title=book.title, author=book.author.name, price=book.price)
 
 
 @django_mcp.tool(read_only=True, open_world=False)
 def search_books(
-    query: Annotated[str, Field(description="Text to look for in titles.")],
+    query: Annotated[
+        str,
+        # SQLite refuses a LIKE pattern over 50,000 bytes.
+        Field(max_length=200, description="Text to look for in titles."),
+        AfterValidator(_no_nul),
+    ],
     limit: Annotated[int, Field(ge=1, le=50)] = 10,
 ) -> list[BookOut]:
     """Find books whose title contains the query."""
@@ -35,7 +54,7 @@ def search_books(
 
 
 @django_mcp.tool(read_only=True, open_world=False)
-def get_book(isbn: str) -> BookOut:
+def get_book(isbn: ISBN) -> BookOut:
     """Look up one book by its ISBN."""
     book = Book.objects.select_related("author").filter(isbn=isbn).first()
     if book is None:
@@ -45,7 +64,9 @@ def get_book(isbn: str) -> BookOut:
 
 # [docs:demo-write]
 @django_mcp.tool(idempotent=True, open_world=False, scopes_required="books:write")
-def set_price(isbn: str, price: Annotated[Decimal, Field(gt=0, decimal_places=2)]) -> BookOut:
+def set_price(
+    isbn: ISBN, price: Annotated[Decimal, Field(gt=0, max_digits=8, decimal_places=2)]
+) -> BookOut:
     """Change a book's price. Needs a token with the books:write scope."""
     book = Book.objects.select_related("author").filter(isbn=isbn).first()
     if book is None:
@@ -73,7 +94,10 @@ def about() -> str:
 
 
 def isbns_starting_with(value: str) -> list[str]:
-    """Complete an ISBN from what the user typed so far."""
+    """Complete an ISBN from what the user typed so far (nothing for what no ISBN starts
+    with: a value is any text the client sends)."""
+    if not re.fullmatch(r"[0-9]{0,13}", value):
+        return []
     return list(
         Book.objects.filter(isbn__startswith=value)
         .order_by("isbn")
@@ -84,14 +108,14 @@ def isbns_starting_with(value: str) -> list[str]:
 @django_mcp.resource(
     "books://{isbn}", mime_type="application/json", complete={"isbn": isbns_starting_with}
 )
-def book(isbn: str) -> BookOut:
+def book(isbn: ISBN) -> BookOut:
     """One book of the catalogue, as JSON."""
     return _out(Book.objects.select_related("author").get(isbn=isbn))
 
 
 @django_mcp.prompt(complete={"isbn": isbns_starting_with})
 def review_request(
-    isbn: Annotated[str, Field(description="ISBN of the book to review.")],
+    isbn: Annotated[ISBN, Field(description="ISBN of the book to review.")],
     tone: Literal["friendly", "critical", "neutral"] = "neutral",
 ) -> list[django_mcp.Message]:
     """Ask the model for a short review of one book."""
