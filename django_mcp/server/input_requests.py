@@ -199,3 +199,13 @@ class ListRoots(InputRequest):
         if not (isinstance(value, Mapping) and isinstance(value.get("roots"), list)):
             raise InvalidParams(f"inputResponses.{key} must be a roots result", data={"key": key})
         return [dict(root) for root in value["roots"] if isinstance(root, Mapping)]
+
+
+#: A request of each method as far as the shape of its answer goes: ``tasks/update``
+#: checks an answer against the stored wire form of what the task asked (no pydantic form
+#: model there: the task's own run checks the content against it when it resumes).
+SHAPES_BY_METHOD: dict[str, InputRequest] = {
+    "elicitation/create": Elicit(""),
+    "sampling/createMessage": Sample([]),
+    "roots/list": ListRoots(),
+}

@@ -118,3 +118,18 @@ def test_a_listen_filter_that_fails_unexpectedly_is_an_internal_error_not_a_500(
     response = listen(client, ["abc"])
     assert_error(response, 200, -32603)
     assert response["Content-Type"].startswith("application/json")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [{"action": "bogus"}, {"action": "accept", "content": "not an object"}, {"content": {}}],
+)
+def test_an_answer_of_the_wrong_shape_is_refused_and_the_task_waits(client, answer):
+    """tasks.md, "Task Update Requests": answers are the results of the requests the task
+    listed; one that is no elicitation result is -32602 now, as in a synchronous round
+    (basic/patterns/mrtr.mdx), rather than accepted and failing the task when it resumes."""
+    task_id = start(client, "multi_input")["taskId"]
+    run_worker()
+    response = tasks_call(client, "tasks/update", task_id, inputResponses={"first": answer})
+    assert_error(response, 200, -32602)
+    assert set(get(client, task_id)["inputRequests"]) == {"first", "second"}
