@@ -8,13 +8,28 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from django.core.exceptions import ValidationError
 from django.db.models import Field, Model
 
 from django_mcp.exceptions import ToolError
 from django_mcp.server.context import Context
+
+#: Django's integer field types (``get_internal_type``), whose ``to_python`` truncates a float.
+_INTEGER_FIELDS: Final = frozenset(
+    {
+        "AutoField",
+        "BigAutoField",
+        "SmallAutoField",
+        "IntegerField",
+        "BigIntegerField",
+        "SmallIntegerField",
+        "PositiveIntegerField",
+        "PositiveBigIntegerField",
+        "PositiveSmallIntegerField",
+    }
+)
 
 
 def reject_unknown(arguments: Mapping[str, Any], allowed: Iterable[str]) -> None:
@@ -37,6 +52,13 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
         raise ToolError(f"{name}: expected a single value")
     if isinstance(value, str):
         refuse_nul(name, value)
+    kind = target.get_internal_type()
+    # to_python is lenient where the schema is not: it would read true as 1 and 1.5 as 1,
+    # and look up a row the model did not name.
+    if isinstance(value, bool) and kind != "BooleanField":
+        raise ToolError(f"{name}: must not be a boolean")
+    if isinstance(value, float) and kind in _INTEGER_FIELDS and not value.is_integer():
+        raise ToolError(f"{name}: must be a whole number")
     try:
         return target.to_python(value)
     except ValidationError as exc:

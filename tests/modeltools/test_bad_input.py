@@ -105,6 +105,23 @@ def test_a_nul_in_a_lookup_is_a_tool_error(client: Client) -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [(True, "id: must not be a boolean"), (1.5, "id: must be a whole number")],
+)
+def test_a_lookup_the_schema_does_not_allow_finds_no_row(
+    client: Client, value: Any, message: str
+) -> None:
+    """The lookup's schema says integer; Django's ``to_python`` would read ``true`` and
+    ``1.5`` as 1 and return a row the model never named."""
+    Author.objects.create(pk=1, name="Ursula K. Le Guin")  # the row 1.5 and true would name
+
+    assert tool_error(call_tool(client, "author_get", {"id": value})) == message
+    found = result_of(call_tool(client, "author_get", {"id": 1.0}))  # JSON Schema's integer
+    assert found["structuredContent"]["name"] == "Ursula K. Le Guin"
+
+
+@pytest.mark.django_db
 def test_search_within_bounds_still_works(client: Client) -> None:
     Author.objects.create(name="Ursula K. Le Guin")
     result = result_of(call_tool(client, "author_list", {"search": "le guin", "page": 1}))
