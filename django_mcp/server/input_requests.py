@@ -68,6 +68,43 @@ def requested_schema(schema: Any) -> dict[str, Any]:
     raise TypeError("schema must be a JSON Schema object, a pydantic model or {name: type}")
 
 
+#: What each primitive type of an elicitation form takes (mcp's ``PrimitiveSchemaDefinition``).
+_FORM_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+
+
+def _check_form(key: str, content: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
+    """-32602 unless ``content`` fills the flat form ``schema``: every required field, each
+    of its primitive type (a boolean is no number) and, where listed, one of its ``enum``.
+    A pydantic form is checked by its model instead; fields the form does not name are
+    left to the handler."""
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else []:
+        if name not in content:
+            raise InvalidParams(
+                f"inputResponses.{key}.content.{name} is required by the form", data={"key": key}
+            )
+    for name, value in content.items():
+        field_schema = properties.get(name)
+        if not isinstance(field_schema, Mapping):
+            continue
+        kinds = _FORM_TYPES.get(field_schema.get("type"))  # type: ignore[arg-type]
+        wrong_type = kinds is not None and (
+            not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds)
+        )
+        enum = field_schema.get("enum")
+        if wrong_type or (isinstance(enum, list) and value not in enum):
+            raise InvalidParams(
+                f"inputResponses.{key}.content.{name} does not match the form", data={"key": key}
+            )
+
+
 @dataclass(frozen=True)
 class Elicit(InputRequest):
     """Ask the user to fill a form (``elicitation/create``, form mode)."""
@@ -107,6 +144,10 @@ class Elicit(InputRequest):
                 f"inputResponses.{key}.content must be an object", data={"key": key}
             )
         data = None
+        if value["action"] == "accept" and not (
+            isinstance(self.schema, type) and issubclass(self.schema, BaseModel)
+        ):
+            _check_form(key, content or {}, requested_schema(self.schema or {}))
         if (
             value["action"] == "accept"
             and isinstance(self.schema, type)
@@ -201,11 +242,19 @@ class ListRoots(InputRequest):
         return [dict(root) for root in value["roots"] if isinstance(root, Mapping)]
 
 
-#: A request of each method as far as the shape of its answer goes: ``tasks/update``
-#: checks an answer against the stored wire form of what the task asked (no pydantic form
-#: model there: the task's own run checks the content against it when it resumes).
-SHAPES_BY_METHOD: dict[str, InputRequest] = {
-    "elicitation/create": Elicit(""),
-    "sampling/createMessage": Sample([]),
-    "roots/list": ListRoots(),
-}
+def shape_of(asked: Any) -> InputRequest | None:
+    """The request a task listed (its stored wire form), rebuilt as far as checking the
+    shape of an answer goes: ``tasks/update`` refuses a wrong answer before it is stored.
+    An elicitation keeps its ``requestedSchema`` (a pydantic form's model is gone: the
+    task's own run checks the content against it when it resumes)."""
+    method = asked.get("method") if isinstance(asked, Mapping) else None
+    params = asked.get("params") if isinstance(asked, Mapping) else None
+    params = params if isinstance(params, Mapping) else {}
+    if method == "elicitation/create":
+        schema = params.get("requestedSchema")
+        return Elicit("", schema if isinstance(schema, Mapping) else None)
+    if method == "sampling/createMessage":
+        return Sample([])
+    if method == "roots/list":
+        return ListRoots()
+    return None

@@ -17,7 +17,7 @@ from django.db import transaction
 from django_mcp.protocol import tasks as proto
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.server import tasking
-from django_mcp.server.input_requests import SHAPES_BY_METHOD
+from django_mcp.server.input_requests import shape_of
 from django_mcp.tasks import store
 
 if TYPE_CHECKING:
@@ -48,9 +48,7 @@ def update_task(server: MCPServer, params: dict[str, Any], context: Context) -> 
             raise InvalidParams(f"inputResponses.{key} must be an object", data={"key": key})
         # An answer of the wrong shape is refused now, as in a synchronous round, rather
         # than failing the task when it resumes.
-        asked = task.input_requests[key]
-        method = asked.get("method") if isinstance(asked, Mapping) else None
-        shape = SHAPES_BY_METHOD.get(method) if isinstance(method, str) else None
+        shape = shape_of(task.input_requests[key])
         if shape is not None:
             shape.parse(key, responses[key])
         store.require_storable(responses[key], f"params.inputResponses.{key}")

@@ -1,0 +1,94 @@
+"""An accepted elicitation's ``content`` must fill the form the server asked for.
+
+basic/patterns/mrtr.mdx: the client answers each input request with the result of its
+kind; client/elicitation.mdx: an accepted form's ``content`` follows ``requestedSchema``
+(flat primitives: string, number, integer, boolean, with ``enum``). A hostile probe found
+that only a pydantic form was checked: for a ``{name: type}`` form, ``content.name`` could be
+an object, or missing, and reached the tool. Now -32602 names the field, in a synchronous
+round and in ``tasks/update`` (ext-tasks ``tasks.md``, "Task Update Requests") alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from django_mcp.protocol.errors import InvalidParams
+from django_mcp.server.input_requests import Elicit
+from tests.conformance.test_conformance_fixtures import mrtr_round
+from tests.helpers import assert_error, result_of
+from tests.tasks.support import get, run_worker, start, tasks_call
+
+pytestmark = pytest.mark.django_db
+
+NAME_FORM = "test_input_required_result_multi_round"  # asks {"name": str} under step1
+
+
+@pytest.mark.parametrize(
+    ("content", "field"),
+    [({"name": {"x": 1}}, "name"), ({"name": 7}, "name"), ({}, "name")],
+)
+def test_a_synchronous_answer_that_does_not_fill_the_form_is_invalid_params(
+    client: Any, content: dict[str, Any], field: str
+) -> None:
+    first = result_of(mrtr_round(client, NAME_FORM))
+    answer = {"step1": {"action": "accept", "content": content}}
+    error = assert_error(mrtr_round(client, NAME_FORM, answer, first["requestState"]), 200, -32602)
+    assert error["message"].startswith(f"inputResponses.step1.content.{field} ")
+
+
+def test_a_task_answer_that_does_not_fill_the_form_is_refused_and_the_task_waits(
+    client: Any,
+) -> None:
+    task_id = start(client, "multi_input")["taskId"]  # asks {"name": str, "confirm": bool}
+    run_worker()
+    answer = {"action": "accept", "content": {"name": "n", "confirm": "yes"}}
+    response = tasks_call(client, "tasks/update", task_id, inputResponses={"first": answer})
+    error = assert_error(response, 200, -32602)
+    assert error["message"] == "inputResponses.first.content.confirm does not match the form"
+    assert set(get(client, task_id)["inputRequests"]) == {"first", "second"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"age": 25, "score": 88, "status": "inactive", "ok": False, "extra": [1]},
+        {"age": 25, "score": 88.5, "status": "active", "ok": True},
+    ],
+)
+def test_a_json_schema_form_takes_what_fits(content: dict[str, Any]) -> None:
+    """A number takes an integer; fields the form does not name are the handler's."""
+    Elicit("?", FORM).parse("k", {"action": "accept", "content": content})
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"age": 25.5, "score": 1, "status": "active", "ok": True},
+        {"age": True, "score": 1, "status": "active", "ok": True},
+        {"age": 1, "score": False, "status": "active", "ok": True},
+        {"age": 1, "score": 1, "status": "gone", "ok": True},
+        {"age": 1, "score": 1, "status": "active", "ok": 1},
+        {"score": 1, "status": "active", "ok": True},
+    ],
+)
+def test_a_json_schema_form_refuses_what_does_not(content: dict[str, Any]) -> None:
+    with pytest.raises(InvalidParams, match=r"^inputResponses\.k\.content\."):
+        Elicit("?", FORM).parse("k", {"action": "accept", "content": content})
+
+
+def test_a_declined_form_carries_no_content_to_check() -> None:
+    assert Elicit("?", FORM).parse("k", {"action": "decline"}).action == "decline"
+
+
+FORM = {
+    "type": "object",
+    "properties": {
+        "age": {"type": "integer"},
+        "score": {"type": "number"},
+        "status": {"type": "string", "enum": ["active", "inactive"]},
+        "ok": {"type": "boolean"},
+    },
+    "required": ["age", "status"],
+}
