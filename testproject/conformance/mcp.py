@@ -364,7 +364,12 @@ def greet(name: str) -> str:
 
 
 @django_mcp.tool(read_only=True, task="optional")
-def slow_compute(ctx: Context, seconds: int, label: str = "job") -> str:
+def slow_compute(
+    ctx: Context,
+    # Bounded: a call asking for 10**30 seconds held a synchronous worker for good.
+    seconds: Annotated[int, Field(ge=0, le=600)],
+    label: str = "job",
+) -> str:
     """Work for ``seconds`` seconds; a task for clients that declare the extension.
 
     It checks for cancellation ten times a second, so ``tasks/cancel`` stops it promptly.

@@ -87,3 +87,11 @@ def test_a_nul_in_a_completion_value_completes_to_nothing(client, dune):
     assert result_of(mcp_post(client, "completion/complete", params))["completion"]["values"] == [
         DUNE
     ]
+
+
+@pytest.mark.timeout(20)
+def test_the_conformance_fixture_s_slow_tool_is_bounded(client):
+    """``slow_compute`` sleeps as long as it is asked: 10**30 seconds held a synchronous
+    worker for good. Bounded, the call is refused at once as invalid arguments."""
+    message = tool_error(call_tool(client, "slow_compute", {"seconds": 10**30}))
+    assert "seconds: Input should be less than or equal to 600" in message
