@@ -110,7 +110,10 @@ class StdioServer:
 
     def cancel(self, request_id: Any) -> None:
         """Cancel the in-flight request ``request_id``; an unknown or finished one is
-        ignored (the race is allowed)."""
+        ignored (the race is allowed), and so is one that is no request id at all (a list
+        would not hash, and ``true`` or ``1.0`` would be taken for the id ``1``)."""
+        if not jsonrpc.is_valid_id(request_id):
+            return
         with self._inflight_lock:
             context = self._inflight.get(request_id)
             stream = self._streams.get(request_id)

@@ -242,6 +242,22 @@ def test_a_cancelled_request_stops_and_gets_no_response(start):
     assert [line for line in rest if line.get("id") == 1] == []
 
 
+def test_a_cancellation_naming_no_request_id_is_ignored(start):
+    """basic/patterns/cancellation.mdx: ``requestId`` names a request (a string or an
+    integer). One that is a list or an object used to kill the process (it does not hash);
+    now such a notification is ignored, and the server goes on answering."""
+    process = start()
+    for odd in ([1], {"a": 1}, None):
+        process.send(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": odd}}
+        )
+    process.send(request(2, "server/discover"))
+    lines, _ = process.finish()
+
+    assert [line["id"] for line in lines] == [2]
+    assert "result" in lines[0]
+
+
 def test_listen_streams_lines_until_cancelled(start):
     """basic/patterns/subscriptions.mdx over stdio: the acknowledgement comes as a line;
     ``notifications/cancelled`` for the listen id ends the stream, and the process ends
