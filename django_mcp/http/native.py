@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
+from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.db import close_old_connections
 from django.urls import set_script_prefix
@@ -55,6 +56,7 @@ from django_mcp.http.asgi import (
     declared_length,
     mcp_match_for,
 )
+from django_mcp.http.exchange import begin
 from django_mcp.http.framing import (
     answer_failure,
     atomic,
@@ -169,6 +171,21 @@ async def on_loop(
     return rendered
 
 
+def readable_request(scope: Scope, body: bytes) -> tuple[ASGIRequest, Exception | None]:
+    """The request of ``scope``, and the refusal it earns when Django cannot read it.
+
+    A query string that is not UTF-8 makes ``ASGIRequest`` raise ``UnicodeDecodeError``,
+    which Django's own handler answers with a 400. Here the request is built again without
+    its query string (an MCP POST reads none), so that the 400 is answered in the
+    protocol's shape and recorded like any refusal, rather than escaping unanswered.
+    """
+    try:
+        return ASGIRequest(scope, io.BytesIO(body)), None
+    except UnicodeDecodeError:
+        request = ASGIRequest({**scope, "query_string": b""}, io.BytesIO(body))
+        return request, SuspiciousOperation("The query string is not UTF-8")
+
+
 class NativeMCP:
     """Serve ``POST`` on the MCP endpoints without Django's handler; everything else goes
     to ``application`` (Django's ASGI application)."""
@@ -204,9 +221,13 @@ class NativeMCP:
         except Disconnected:
             return
         set_script_prefix(get_script_prefix(scope))
-        request = ASGIRequest(scope, io.BytesIO(body))
+        request, unreadable = readable_request(scope, body)
         enter_view(request, match)
         try:
+            if unreadable is not None:
+                server = match.func.mcp_server  # type: ignore[attr-defined]
+                begin(request, server.site, server)  # so that the refusal is recorded
+                raise unreadable
             response = await self.respond(match.func, request)
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
             response = answer_failure(request, exc)
