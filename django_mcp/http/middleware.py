@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
@@ -41,13 +41,18 @@ from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import admission_response, error_response, method_not_allowed
 from django_mcp.http.throttle import rate_limited_at_all, throttle
 from django_mcp.http.unrouted import open_unrouted_exchange
-from django_mcp.protocol.errors import ForbiddenOrigin, RequestTooLarge
+from django_mcp.protocol.errors import ForbiddenOrigin, ParseError, RequestTooLarge
 from django_mcp.protocol.headers import normalise_environ
 from django_mcp.requestlog import recorder
 from django_mcp.server.outage import resolved_user
 
 if TYPE_CHECKING:
     from django_mcp.server.dispatch import MCPServer
+
+
+#: The answer to a body the server could not read to its end (a client that went away, a
+#: connection reset): a parse error, since no complete message arrived.
+UNREADABLE_BODY: Final = "The request body could not be read to its end"
 
 
 def read_body(request: HttpRequest, limit: int) -> bytes:
@@ -127,6 +132,8 @@ def before_admission(
         body = read_body(request, int(mcp_settings.MAX_REQUEST_BYTES))
     except RequestTooLarge as exc:
         return exchange, None, error_response(exc, None)
+    except OSError:  # UnreadablePostError: the client went away mid-body (its fault, not ours)
+        return exchange, None, error_response(ParseError(UNREADABLE_BODY), None)
     return exchange, body, None
 
 
