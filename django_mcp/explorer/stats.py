@@ -26,8 +26,12 @@ from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
 from django_mcp.requestlog import histogram
+from django_mcp.requestlog.filters import could_be_stored
 from django_mcp.requestlog.models import RequestLogDay, RequestLogHour, ServedRevision
 from django_mcp.requestlog.tallies import day_of, hour_of
+
+#: The longest site name the summaries' ``site`` column holds.
+_SITE_LENGTH: Final = RequestLogHour._meta.get_field("site").max_length or 0
 
 #: The windows a dashboard may show: name -> (length, bucket). Bounded on purpose.
 WINDOWS: Final[dict[str, tuple[timedelta, str]]] = {
@@ -78,6 +82,8 @@ def in_window(since: datetime, site: str | None = None, bucket: str = "hour") ->
     else:
         rows = RequestLogDay.objects.filter(day__gte=day_of(since))
     rows = rows.order_by()
+    if site and not could_be_stored(site, _SITE_LENGTH):
+        return rows.none()  # a site no row can name (a NUL from the URL): no query
     return rows.filter(site=site) if site else rows
 
 

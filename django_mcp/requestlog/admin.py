@@ -10,7 +10,7 @@ default (:mod:`.filters`), prefix search on indexed columns (docs/guides/records
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -19,13 +19,19 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
 from django_mcp.admin_readonly import ReadOnlyAdmin
-from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter
+from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter, could_be_stored
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from django_mcp.requestlog.pagination import EstimatedCountPaginator
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
     from django.http import HttpRequest
+
+#: The longest term a search can match: a prefix of the target or of the client's name.
+_SEARCHED_LENGTH: Final = max(
+    RequestLog._meta.get_field("target").max_length or 0,
+    RequestLog._meta.get_field("client_name").max_length or 0,
+)
 
 
 @admin.register(RequestLog)
@@ -107,6 +113,8 @@ class RequestLogAdmin(ReadOnlyAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
+        if not could_be_stored(term, _SEARCHED_LENGTH):
+            return queryset.none(), False
         found = queryset.filter(Q(target__startswith=term) | Q(client_name__startswith=term))
         return found, False
 

@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.utils import timezone
 
 from django_mcp.protocol import methods
+from django_mcp.requestlog.models import RequestLog
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -26,6 +27,20 @@ if TYPE_CHECKING:
     from django.http import HttpRequest
 
 #: The windows offered, newest first; ``all`` has no bound.
+#: The longest method the request log's ``method`` column holds.
+_METHOD_LENGTH: Final = RequestLog._meta.get_field("method").max_length or 0
+
+
+def could_be_stored(value: str, max_length: int) -> bool:
+    """Whether a text column of ``max_length`` could hold ``value`` as the log stores it.
+
+    A value from the URL (a filter, a search) that no row can hold matches nothing, and is
+    not sent to the database: PostgreSQL refuses NUL in a query (rows are stored with NUL
+    replaced), and SQLite refuses a ``LIKE`` pattern over 50,000 bytes.
+    """
+    return "\x00" not in value and len(value) <= max_length
+
+
 WINDOWS: Final = {
     "1h": ("Last hour", datetime.timedelta(hours=1)),
     "24h": ("Last 24 hours", datetime.timedelta(hours=24)),
@@ -101,4 +116,8 @@ class MethodFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         chosen = self.value()
-        return queryset if chosen is None else queryset.filter(method=chosen)
+        if chosen is None:
+            return queryset
+        if not could_be_stored(chosen, _METHOD_LENGTH):
+            return queryset.none()
+        return queryset.filter(method=chosen)
