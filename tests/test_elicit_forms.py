@@ -78,6 +78,50 @@ def test_a_json_schema_form_refuses_what_does_not(content: dict[str, Any]) -> No
         Elicit("?", FORM).parse("k", {"action": "accept", "content": content})
 
 
+RICH = {
+    "type": "object",
+    "properties": {
+        "nullable": {"type": ["string", "null"]},
+        "whole": {"type": "integer"},
+        "typeless": {"enum": [1, 2]},
+        "multi": {"type": "array", "items": {"enum": ["a", "b"]}},
+        "titled": {"type": "string", "oneOf": [{"const": "x", "title": "X"}]},
+        "listed": {"type": "array"},
+    },
+    "required": ["whole", 5],  # a name that is no string is no field: ignored
+}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"whole": 3.0},
+        {"whole": 3, "nullable": None},
+        {"whole": 3, "nullable": "s"},
+        {"whole": 3, "titled": "x", "multi": ["b"], "typeless": 2},
+    ],
+)
+def test_richer_forms_take_what_fits(content: dict[str, Any]) -> None:
+    """Nullable types, a whole float as an integer, titled and multi-select choices."""
+    Elicit("?", RICH).parse("k", {"action": "accept", "content": content})
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"whole": 3.5},
+        {"whole": 3, "nullable": 1},
+        {"whole": 3, "typeless": True},  # True == 1, but not the same type
+        {"whole": 3, "multi": ["a", "zzz"]},
+        {"whole": 3, "titled": "zzz"},
+        {"whole": 3, "listed": True},
+    ],
+)
+def test_richer_forms_refuse_what_does_not(content: dict[str, Any]) -> None:
+    with pytest.raises(InvalidParams, match=r"^inputResponses\.k\.content\."):
+        Elicit("?", RICH).parse("k", {"action": "accept", "content": content})
+
+
 def test_a_declined_form_carries_no_content_to_check() -> None:
     assert Elicit("?", FORM).parse("k", {"action": "decline"}).action == "decline"
 

@@ -2,32 +2,62 @@
 in a parsed JSON value, and saying where it is.
 
 Why a module: admission refuses unpaired surrogates in ``params`` (:mod:`.unpaired`) and
-the task store refuses NUL (which PostgreSQL cannot keep in text or ``jsonb``); both must
+the task store refuses what PostgreSQL cannot keep (NUL, unpaired surrogates); both must
 name the place (``params.arguments.items[2]``) and walk values as deep as a message may
 nest, without recursion (as :func:`.jsonrpc.depth`).
+
+The walk costs one step per value and builds no path until it finds a match: each step
+keeps a link to its parent (a key or an index), and only the match's path is spelt out,
+shortened, since keys are the client's and may be megabytes long. A value of a million
+items under a long key costs a million small tuples, not a million copies of the key.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final, TypeAlias
+
+#: The longest key or path segment written into a message (the rest is elided).
+MAX_SEGMENT_CHARS: Final = 64
+#: The longest path written into a message.
+MAX_PATH_CHARS: Final = 256
+
+#: A step's place: its parent's place and its own key or index (None for the root).
+_Place: TypeAlias = "tuple[_Place, str | int] | None"
 
 
-def first_match(value: Any, path: str, pattern: re.Pattern[str]) -> str | None:
-    """Where the first string in ``value`` that ``pattern`` finds something in is: its
-    path from ``path`` (``path.key``, ``path[3]``), with `` (a key)`` when it is an
-    object's key; None when there is none."""
-    stack: list[tuple[Any, str]] = [(value, path)]
+def first_match(value: Any, path: str, pattern: re.Pattern[str]) -> tuple[str, str] | None:
+    """The first string in ``value`` in which ``pattern`` finds something: its path from
+    ``path`` (``path.key``, ``path[3]``, with `` (a key)`` when it is an object's key) and
+    the text found; None when there is none."""
+    stack: list[tuple[Any, _Place]] = [(value, None)]
     while stack:
-        item, where = stack.pop()
+        item, place = stack.pop()
         if isinstance(item, str):
-            if pattern.search(item) is not None:
-                return where
+            found = pattern.search(item)
+            if found is not None:
+                return _spelt(path, place), found.group()
         elif isinstance(item, dict):
             for key, member in item.items():
-                if isinstance(key, str) and pattern.search(key) is not None:
-                    return f"{where} (a key)"
-                stack.append((member, f"{where}.{key}"))
+                if isinstance(key, str):
+                    found = pattern.search(key)
+                    if found is not None:
+                        return _spelt(path, place) + " (a key)", found.group()
+                stack.append((member, (place, str(key))))
         elif isinstance(item, list | tuple):
-            stack.extend((member, f"{where}[{index}]") for index, member in enumerate(item))
+            stack.extend((member, (place, index)) for index, member in enumerate(item))
     return None
+
+
+def _spelt(path: str, place: _Place) -> str:
+    segments: list[str] = []
+    while place is not None:
+        place, segment = place
+        if isinstance(segment, int):
+            segments.append(f"[{segment}]")
+        elif len(segment) <= MAX_SEGMENT_CHARS:
+            segments.append("." + segment)
+        else:
+            segments.append("." + segment[:MAX_SEGMENT_CHARS] + "...")
+    spelt = path + "".join(reversed(segments))
+    return spelt if len(spelt) <= MAX_PATH_CHARS else spelt[:MAX_PATH_CHARS] + "..."

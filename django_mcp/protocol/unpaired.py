@@ -7,12 +7,14 @@ query, a cache key, a hash), as an internal error (-32603) where the client's in
 fault. I-JSON (RFC 7493, section 2.1) forbids such strings. Admission refuses them in
 ``params`` with -32602, naming where, before any handler sees them.
 
-``_meta`` is not looked at: its keys have rules of their own (:mod:`.meta`), and what the
-server keeps of it (the client's name and version in the request log) is made storable
-where it is stored.
+``_meta`` is not looked at: its keys have rules of their own (:mod:`.meta`), what the
+request log keeps of it (the client's name and version) is made storable where it is
+stored, and a task, which keeps all of it, refuses one there
+(:func:`django_mcp.tasks.store.require_storable`).
 
 Cheap for every other request: every such escape starts ``\\ud`` or ``\\uD`` in the raw
-body, so only a body holding one of those (a byte search in C) is walked.
+body, so only a body holding one of those (a byte search in C) is checked, first in C
+(:func:`unpaired_in_params`), and walked only when it holds one.
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from .jsontext import encoder
 from .strings import first_match
 
 #: A character in U+D800..U+DFFF: after parsing, a valid pair is one character above U+FFFF,
 #: so any of these left in a string is unpaired.
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+#: JSON text with every character as itself (a lone surrogate stays one).
+_AS_TEXT: Final = encoder(ensure_ascii=False)
 
 
 def may_hold_unpaired(body: bytes) -> bool:
@@ -35,6 +40,16 @@ def may_hold_unpaired(body: bytes) -> bool:
 
 def unpaired_in_params(params: Mapping[str, Any]) -> str | None:
     """Where a string of ``params`` (a value or a key, ``_meta`` aside) holding an unpaired
-    surrogate is, as ``params.arguments.text``, or None."""
+    surrogate is, as ``params.arguments.text``, or None.
+
+    First in C: the params as JSON text with every character as itself, which UTF-8
+    encodes unless an unpaired surrogate is in it (valid pairs were joined by the parser).
+    Only then the walk that names the place.
+    """
     own = {key: value for key, value in params.items() if key != "_meta"}
-    return first_match(own, "params", _SURROGATE)
+    try:
+        _AS_TEXT(own).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):  # a value nested too deep to encode: walk
+        found = first_match(own, "params", _SURROGATE)
+        return found[0] if found is not None else None
+    return None

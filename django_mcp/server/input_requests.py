@@ -68,38 +68,78 @@ def requested_schema(schema: Any) -> dict[str, Any]:
     raise TypeError("schema must be a JSON Schema object, a pydantic model or {name: type}")
 
 
-#: What each primitive type of an elicitation form takes (mcp's ``PrimitiveSchemaDefinition``).
-_FORM_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-}
+def _fits_type(value: Any, kind: Any) -> bool:
+    """Whether ``value`` is of the JSON Schema ``type`` ``kind`` (a name or a list of names;
+    a boolean is no number, a whole float is an integer); an unknown kind fits anything."""
+    if isinstance(kind, list):
+        return any(_fits_type(value, one) for one in kind)
+    if kind == "null":
+        return value is None
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "integer":
+        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        return whole and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "object":
+        return isinstance(value, dict)
+    return True
+
+
+def _one_of(value: Any, choices: Any) -> bool:
+    """``value`` among ``choices`` by type and value (``True`` is not ``1``)."""
+    return any(type(choice) is type(value) and choice == value for choice in choices)
+
+
+def _fits_field(value: Any, field: Mapping[str, Any]) -> bool:
+    """The checks of an elicitation form's field (client/elicitation.mdx, "Requested Schema":
+    primitives, single-select ``enum`` or ``oneOf`` of ``const``, multi-select arrays of
+    ``items.enum`` or ``items.anyOf``)."""
+    if not _fits_type(value, field.get("type")):
+        return False
+    choices = _choices(field)
+    if choices is not None and not _one_of(value, choices):
+        return False
+    items = field.get("items")
+    if isinstance(value, list) and isinstance(items, Mapping):
+        allowed = _choices(items)
+        return allowed is None or all(_one_of(item, allowed) for item in value)
+    return True
+
+
+def _choices(schema: Mapping[str, Any]) -> list[Any] | None:
+    """The values a field allows, from ``enum`` or from ``oneOf``/``anyOf`` of ``const``."""
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    for key in ("oneOf", "anyOf"):
+        options = schema.get(key)
+        if isinstance(options, list) and all(
+            isinstance(option, Mapping) and "const" in option for option in options
+        ):
+            return [option["const"] for option in options]
+    return None
 
 
 def _check_form(key: str, content: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
     """-32602 unless ``content`` fills the flat form ``schema``: every required field, each
-    of its primitive type (a boolean is no number) and, where listed, one of its ``enum``.
-    A pydantic form is checked by its model instead; fields the form does not name are
-    left to the handler."""
+    of its type and among its choices (:func:`_fits_field`). A pydantic form is checked by
+    its model instead; fields the form does not name are left to the handler."""
     properties = schema.get("properties")
     properties = properties if isinstance(properties, Mapping) else {}
     required = schema.get("required")
     for name in required if isinstance(required, list) else []:
-        if name not in content:
+        if isinstance(name, str) and name not in content:
             raise InvalidParams(
                 f"inputResponses.{key}.content.{name} is required by the form", data={"key": key}
             )
     for name, value in content.items():
         field_schema = properties.get(name)
-        if not isinstance(field_schema, Mapping):
-            continue
-        kinds = _FORM_TYPES.get(field_schema.get("type"))  # type: ignore[arg-type]
-        wrong_type = kinds is not None and (
-            not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds)
-        )
-        enum = field_schema.get("enum")
-        if wrong_type or (isinstance(enum, list) and value not in enum):
+        if isinstance(field_schema, Mapping) and not _fits_field(value, field_schema):
             raise InvalidParams(
                 f"inputResponses.{key}.content.{name} does not match the form", data={"key": key}
             )

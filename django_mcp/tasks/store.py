@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from django_mcp.protocol import tasks as proto
 from django_mcp.protocol.errors import INTERNAL_ERROR, InvalidParams
+from django_mcp.protocol.jsontext import encoder
 from django_mcp.protocol.strings import first_match
 from django_mcp.tasks.models import MCPTask
 
@@ -83,7 +84,9 @@ def create(
 
 #: The longest task id the table holds (:func:`~.models.new_task_id` makes 43 characters).
 MAX_TASK_ID_CHARS: Final = MCPTask._meta.get_field("id").max_length or 64
-_NUL: Final = re.compile("\x00")
+_UNSTORABLE: Final = re.compile("[\x00\ud800-\udfff]")
+#: JSON text with every character as itself, NUL escaped (``\u0000``) as always.
+_AS_TEXT: Final = encoder(ensure_ascii=False)
 
 
 def could_be_task_id(value: str) -> bool:
@@ -94,12 +97,24 @@ def could_be_task_id(value: str) -> bool:
 
 
 def require_storable(value: Any, path: str) -> None:
-    """-32602 when ``value`` holds NUL in a string or a key, naming where: PostgreSQL keeps
-    no NUL in ``jsonb`` (nor in text), so a task made of it could not be stored, and the
-    same call is refused on every database rather than only on PostgreSQL."""
-    where = first_match(value, path, _NUL)
-    if where is not None:
-        raise InvalidParams(f"{where} holds a NUL character (\\u0000), which a task cannot keep")
+    """-32602 when ``value`` holds, in a string or a key, what PostgreSQL keeps in no
+    ``jsonb`` (nor text): NUL, or an unpaired surrogate (admission refuses those in
+    ``params``, but not in ``_meta``, which a task keeps too). Refused on every database
+    alike, naming where; first checked in C on the value's JSON text, then walked only if
+    it holds one."""
+    try:
+        text = _AS_TEXT(value)
+        text.encode("utf-8")
+        if "\\u0000" not in text:
+            return
+    except (UnicodeEncodeError, RecursionError):
+        pass
+    found = first_match(value, path, _UNSTORABLE)
+    if found is None:
+        return
+    where, text_found = found
+    what = "a NUL character (\\u0000)" if text_found == "\x00" else "an unpaired UTF-16 surrogate"
+    raise InvalidParams(f"{where} holds {what}, which a task cannot keep")
 
 
 def not_found(task_id: Any) -> InvalidParams:

@@ -33,7 +33,7 @@ def test_a_deep_value_is_walked_without_recursion():
     value: object = "\ud800"
     for _ in range(50_000):
         value = [value]
-    assert unpaired_in_params({"a": value}) == "params.a" + "[0]" * 50_000
+    assert unpaired_in_params({"a": value}) == ("params.a" + "[0]" * 50_000)[:256] + "..."
 
 
 @pytest.mark.parametrize("text", [chr(0xD800), chr(0xDC00), "\U0001f600"])
@@ -47,3 +47,20 @@ def test_every_surrogate_escape_passes_the_byte_filter(text):
 
 def test_a_body_without_the_escape_is_not_walked():
     assert not may_hold_unpaired(json.dumps({"v": "\u00e9 \\u plain"}, ensure_ascii=False).encode())
+
+
+def test_a_wide_value_under_a_long_key_is_walked_without_copying_the_key():
+    """The walk builds no path until it finds the match: 20,000 items under a 20,000-char
+    key once cost 400 MB of path strings. The path in the message is shortened."""
+    import tracemalloc
+
+    key = "k" * 20_000
+    params = {"arguments": {key: [0] * 20_000 + ["\ud800"]}}
+    tracemalloc.start()
+    try:
+        where = unpaired_in_params(params)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert where == "params.arguments." + "k" * 64 + "...[20000]"
+    assert peak < 20 * 2**20

@@ -133,3 +133,16 @@ def test_an_answer_of_the_wrong_shape_is_refused_and_the_task_waits(client, answ
     response = tasks_call(client, "tasks/update", task_id, inputResponses={"first": answer})
     assert_error(response, 200, -32602)
     assert set(get(client, task_id)["inputRequests"]) == {"first", "second"}
+
+
+def test_an_unpaired_surrogate_in_the_meta_of_a_task_is_refused_naming_it(client):
+    """Admission leaves ``_meta`` to its own rules, but a task keeps its ``_meta`` in a JSON
+    column, and PostgreSQL's ``jsonb`` refuses an unpaired surrogate (-32603 before)."""
+    meta = declaring()
+    meta["x-note"] = "a\ud800b"
+    response = call_tool(client, "slow_compute", {"seconds": 1}, meta=meta)
+    error = assert_error(response, 200, -32602)
+    assert error["message"] == (
+        "params._meta.x-note holds an unpaired UTF-16 surrogate, which a task cannot keep"
+    )
+    assert not MCPTask.objects.exists()
