@@ -12,7 +12,9 @@ server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to
   read while it works. Its progress and log notifications are written as lines before its
   response; a cancelled request gets no response at all. A ``subscriptions/listen``
   stream writes its acknowledgement and change notifications as lines until the server
-  ends it with its result, or the client cancels it.
+  ends it with its result, or the client cancels it. Streams run on threads of their own,
+  at most ``LISTEN_MAX_STREAMS_PER_CALLER`` at once (the process is one caller); one more
+  is refused with ``TooManyCallerStreams``, so streams never hold every request worker.
 
 Only protocol messages go to stdout; anything else a handler prints is sent to stderr.
 The caller is fixed for the process (from ``--user`` or the environment): stdio carries no
@@ -29,9 +31,10 @@ from typing import IO, TYPE_CHECKING, Any, Final, assert_never
 from django.db import close_old_connections, connections
 from django.http import HttpRequest
 
+from django_mcp.conf import mcp_settings
 from django_mcp.protocol import jsonrpc, methods
 from django_mcp.protocol.admission import Admitted, NotificationAccepted, Rejected
-from django_mcp.protocol.errors import InternalError, MCPError
+from django_mcp.protocol.errors import InternalError, MCPError, TooManyCallerStreams
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -71,6 +74,13 @@ class StdioServer:
         self._closing = threading.Event()
         self._inflight_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-stdio")
+        # Listen streams hold their thread for minutes: on a pool of their own, bounded as
+        # one HTTP caller's are, so that they never take every worker from the requests.
+        self._max_listens = max(1, int(mcp_settings.LISTEN_MAX_STREAMS_PER_CALLER))
+        self._listen_slots = threading.BoundedSemaphore(self._max_listens)
+        self._listen_pool = ThreadPoolExecutor(
+            max_workers=self._max_listens, thread_name_prefix="mcp-stdio-listen"
+        )
 
     def serve(self, lines: Iterable[bytes]) -> None:
         """Handle every line of ``lines``; return once each request has been answered."""
@@ -81,6 +91,7 @@ class StdioServer:
         finally:
             self._closing.set()  # open listen streams end; requests finish and answer
             self._pool.shutdown(wait=True)
+            self._listen_pool.shutdown(wait=True)
 
     def write(self, message: dict[str, Any]) -> None:
         """One message, one line (compact JSON never contains a raw newline)."""
@@ -102,7 +113,11 @@ class StdioServer:
                     self.cancel((admission.notification.params or {}).get("requestId"))
             case Admitted():
                 if admission.request.method == methods.SUBSCRIPTIONS_LISTEN:
-                    self._pool.submit(self.listen, admission)
+                    if self._listen_slots.acquire(blocking=False):
+                        self._listen_pool.submit(self.listen, admission)
+                    else:  # as HTTP answers a caller over its limit (there, with a 429)
+                        refusal = TooManyCallerStreams("caller")
+                        self.write(jsonrpc.error_response(refusal, admission.request.id))
                 else:
                     self._pool.submit(self.run, admission)
             case _:
@@ -127,6 +142,12 @@ class StdioServer:
         ends it (with its result), the client cancels it or the input ends. The stream
         wakes at least every ``LISTEN_KEEPALIVE_SECONDS`` (a keep-alive, not written
         here), which bounds how long a cancellation takes to notice."""
+        try:
+            self._stream(admitted)
+        finally:
+            self._listen_slots.release()
+
+    def _stream(self, admitted: Admitted) -> None:
         request_id = admitted.request.id
         try:
             listener = self.server.open_listen(admitted)

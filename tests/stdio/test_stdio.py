@@ -274,3 +274,31 @@ def test_listen_streams_lines_until_cancelled(start):
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert ack["params"]["notifications"] == {"toolsListChanged": True}
     assert rest == []
+
+
+def test_listen_streams_never_take_the_workers_from_requests(start):
+    """A hostile probe found 8 open streams left no worker for ``tools/list`` (it waited
+    for ``LISTEN_MAX_SECONDS``). Streams run on threads of their own, at most
+    ``LISTEN_MAX_STREAMS_PER_CALLER`` (5) at once, as for one HTTP caller; one more is
+    refused with the same error (-31000, ``data.limit``), and requests are still answered."""
+    process = start()
+    lines = process.lines()
+    listen = {"notifications": {"toolsListChanged": True}}
+    for stream in range(1, 9):
+        process.send(request(stream, "subscriptions/listen", listen))
+    process.send(request(99, "server/discover"))
+    seen = [next(lines) for _ in range(9)]  # 5 acknowledgements, 3 refusals, 1 answer
+    for stream in range(1, 9):
+        process.send(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": stream}}
+        )
+    process.finish()
+
+    acknowledged = [
+        m for m in seen if m.get("method") == "notifications/subscriptions/acknowledged"
+    ]
+    refused = [m for m in seen if "error" in m]
+    assert len(acknowledged) == 5
+    assert [m["error"]["code"] for m in refused] == [-31000] * 3
+    assert refused[0]["error"]["data"] == {"limit": "caller"}
+    assert any(m.get("id") == 99 and "result" in m for m in seen)
