@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit, urlunsplit
 
-from django.http import HttpRequest, HttpResponseBase, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.urls import path
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_http_methods
 
 from django_mcp.conf import mcp_settings
 
@@ -99,14 +99,29 @@ def document(request: HttpRequest, mcp_path: str, scopes: Iterable[str]) -> dict
 ScopeSource = Callable[[], Iterable[str]]
 
 
+def preflight() -> HttpResponse:
+    """The answer to a browser's CORS preflight: a browser-based client that reads the
+    metadata with a header of its own (``MCP-Protocol-Version``, say) asks first, and a 405
+    would fail its discovery. Any origin, any header: the document is public and read
+    without credentials."""
+    response = HttpResponse(status=204)
+    response["Access-Control-Allow-Origin"] = "*"
+    response["Access-Control-Allow-Methods"] = "GET, HEAD, OPTIONS"
+    response["Access-Control-Allow-Headers"] = "*"
+    response["Access-Control-Max-Age"] = "86400"
+    return response
+
+
 def metadata_view(
     mcp_path: str, scopes: ScopeSource = tuple
 ) -> Callable[[HttpRequest], HttpResponseBase]:
     """A GET view serving the document of the endpoint at ``mcp_path``; ``scopes`` gives
     ``scopes_supported`` when the ``SCOPES_SUPPORTED`` setting is None."""
 
-    @require_safe
+    @require_http_methods(["GET", "HEAD", "OPTIONS"])
     def view(request: HttpRequest) -> HttpResponseBase:
+        if request.method == "OPTIONS":
+            return preflight()
         response = JsonResponse(document(request, mcp_path, scopes()))
         response["Access-Control-Allow-Origin"] = "*"  # public metadata (RFC 9728 section 3)
         return response

@@ -140,6 +140,29 @@ def test_the_metadata_is_served_at_both_well_known_uris(
     }
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"],
+)
+def test_a_browser_preflight_for_the_metadata_is_allowed(
+    client: Client, auth_site: MCPSite, url: str
+) -> None:
+    """A browser-based client that reads the metadata with a header of its own asks with
+    a CORS preflight first; a 405 failed its discovery (a hostile probe's finding). The
+    document is public (RFC 9728 section 3): any origin, any header, no credentials."""
+    response = client.options(
+        url,
+        HTTP_ORIGIN="https://inspector.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="mcp-protocol-version",
+    )
+    assert response.status_code == 204
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "GET" in response["Access-Control-Allow-Methods"]
+    assert response["Access-Control-Allow-Headers"] == "*"
+    assert client.post(url).status_code == 405
+
+
 def test_the_metadata_follows_the_settings(client: Client, auth_site: MCPSite) -> None:
     settings = {
         "RESOURCE": "https://api.example.com/mcp",
