@@ -17,13 +17,32 @@ from __future__ import annotations
 import re
 from typing import Any, Final, TypeAlias
 
+from .jsontext import encoder
+
 #: The longest key or path segment written into a message (the rest is elided).
 MAX_SEGMENT_CHARS: Final = 64
 #: The longest path written into a message.
 MAX_PATH_CHARS: Final = 256
 
+#: JSON text with every character as itself: a lone surrogate stays one, NUL is ``\u0000``.
+_AS_TEXT: Final = encoder(ensure_ascii=False)
+
 #: A step's place: its parent's place and its own key or index (None for the root).
 _Place: TypeAlias = "tuple[_Place, str | int] | None"
+
+
+def may_hold(value: Any, *, nul: bool) -> bool:
+    """Whether ``value`` may hold an unpaired surrogate (or, with ``nul``, a NUL) in a
+    string or a key, checked in C before any walk: its JSON text with every character as
+    itself, which UTF-8 encodes unless an unpaired surrogate is in it (the parser joins
+    valid pairs), and in which a NUL is written ``\u0000``. False is certain; True means
+    :func:`first_match` must look (also for a value nested too deep to encode)."""
+    try:
+        text = _AS_TEXT(value)
+        text.encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):
+        return True
+    return nul and "\\u0000" in text
 
 
 def first_match(value: Any, path: str, pattern: re.Pattern[str]) -> tuple[str, str] | None:

@@ -23,14 +23,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .jsontext import encoder
-from .strings import first_match
+from .strings import first_match, may_hold
 
 #: A character in U+D800..U+DFFF: after parsing, a valid pair is one character above U+FFFF,
 #: so any of these left in a string is unpaired.
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
-#: JSON text with every character as itself (a lone surrogate stays one).
-_AS_TEXT: Final = encoder(ensure_ascii=False)
 
 
 def may_hold_unpaired(body: bytes) -> bool:
@@ -42,14 +39,9 @@ def unpaired_in_params(params: Mapping[str, Any]) -> str | None:
     """Where a string of ``params`` (a value or a key, ``_meta`` aside) holding an unpaired
     surrogate is, as ``params.arguments.text``, or None.
 
-    First in C: the params as JSON text with every character as itself, which UTF-8
-    encodes unless an unpaired surrogate is in it (valid pairs were joined by the parser).
-    Only then the walk that names the place.
+    First in C (:func:`.strings.may_hold`), then, only if one may be there, the walk that
+    names the place.
     """
     own = {key: value for key, value in params.items() if key != "_meta"}
-    try:
-        _AS_TEXT(own).encode("utf-8")
-    except (UnicodeEncodeError, RecursionError):  # a value nested too deep to encode: walk
-        found = first_match(own, "params", _SURROGATE)
-        return found[0] if found is not None else None
-    return None
+    found = first_match(own, "params", _SURROGATE) if may_hold(own, nul=False) else None
+    return found[0] if found is not None else None

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
     from django.http import HttpRequest
 
-#: The windows offered, newest first; ``all`` has no bound.
 #: The longest method the request log's ``method`` column holds.
 _METHOD_LENGTH: Final = RequestLog._meta.get_field("method").max_length or 0
 
@@ -41,6 +40,7 @@ def could_be_stored(value: str, max_length: int) -> bool:
     return "\x00" not in value and len(value) <= max_length
 
 
+#: The windows offered, newest first; ``all`` has no bound.
 WINDOWS: Final = {
     "1h": ("Last hour", datetime.timedelta(hours=1)),
     "24h": ("Last 24 hours", datetime.timedelta(hours=24)),

@@ -184,21 +184,17 @@ class Elicit(InputRequest):
                 f"inputResponses.{key}.content must be an object", data={"key": key}
             )
         data = None
-        if value["action"] == "accept" and not (
-            isinstance(self.schema, type) and issubclass(self.schema, BaseModel)
-        ):
-            _check_form(key, content or {}, requested_schema(self.schema or {}))
-        if (
-            value["action"] == "accept"
-            and isinstance(self.schema, type)
-            and issubclass(self.schema, BaseModel)
-        ):
-            try:
-                data = self.schema.model_validate(content or {})
-            except ValueError as exc:
-                raise InvalidParams(
-                    f"inputResponses.{key}.content does not match the form", data={"key": key}
-                ) from exc
+        if value["action"] == "accept":
+            if isinstance(self.schema, type) and issubclass(self.schema, BaseModel):
+                try:
+                    data = self.schema.model_validate(content or {})
+                except ValueError as exc:
+                    raise InvalidParams(
+                        f"inputResponses.{key}.content does not match the form",
+                        data={"key": key},
+                    ) from exc
+            else:
+                _check_form(key, content or {}, requested_schema(self.schema or {}))
         return ElicitResult(value["action"], dict(content) if content is not None else None, data)
 
 

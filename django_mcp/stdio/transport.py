@@ -76,10 +76,10 @@ class StdioServer:
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-stdio")
         # Listen streams hold their thread for minutes: on a pool of their own, bounded as
         # one HTTP caller's are, so that they never take every worker from the requests.
-        self._max_listens = max(1, int(mcp_settings.LISTEN_MAX_STREAMS_PER_CALLER))
-        self._listen_slots = threading.BoundedSemaphore(self._max_listens)
+        max_listens = max(1, int(mcp_settings.LISTEN_MAX_STREAMS_PER_CALLER))
+        self._listen_slots = threading.BoundedSemaphore(max_listens)
         self._listen_pool = ThreadPoolExecutor(
-            max_workers=self._max_listens, thread_name_prefix="mcp-stdio-listen"
+            max_workers=max_listens, thread_name_prefix="mcp-stdio-listen"
         )
 
     def serve(self, lines: Iterable[bytes]) -> None:

@@ -21,8 +21,7 @@ from django.utils import timezone
 
 from django_mcp.protocol import tasks as proto
 from django_mcp.protocol.errors import INTERNAL_ERROR, InvalidParams
-from django_mcp.protocol.jsontext import encoder
-from django_mcp.protocol.strings import first_match
+from django_mcp.protocol.strings import first_match, may_hold
 from django_mcp.tasks.models import MCPTask
 
 WORKER_LOST = (
@@ -85,8 +84,6 @@ def create(
 #: The longest task id the table holds (:func:`~.models.new_task_id` makes 43 characters).
 MAX_TASK_ID_CHARS: Final = MCPTask._meta.get_field("id").max_length or 64
 _UNSTORABLE: Final = re.compile("[\x00\ud800-\udfff]")
-#: JSON text with every character as itself, NUL escaped (``\u0000``) as always.
-_AS_TEXT: Final = encoder(ensure_ascii=False)
 
 
 def could_be_task_id(value: str) -> bool:
@@ -102,13 +99,8 @@ def require_storable(value: Any, path: str) -> None:
     ``params``, but not in ``_meta``, which a task keeps too). Refused on every database
     alike, naming where; first checked in C on the value's JSON text, then walked only if
     it holds one."""
-    try:
-        text = _AS_TEXT(value)
-        text.encode("utf-8")
-        if "\\u0000" not in text:
-            return
-    except (UnicodeEncodeError, RecursionError):
-        pass
+    if not may_hold(value, nul=True):
+        return
     found = first_match(value, path, _UNSTORABLE)
     if found is None:
         return
