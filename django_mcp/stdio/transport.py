@@ -16,6 +16,10 @@ server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to
   at most ``LISTEN_MAX_STREAMS_PER_CALLER`` at once (the process is one caller); one more
   is refused with ``TooManyCallerStreams``, so streams never hold every request worker.
 
+A line over ``MAX_REQUEST_BYTES`` is read no further than that: its rest is discarded up to
+the next newline, and it gets ``RequestTooLarge`` (-32600) without an id, as HTTP refuses
+such a body before reading it, so one endless line cannot take the process's memory.
+
 Only protocol messages go to stdout; anything else a handler prints is sent to stderr.
 The caller is fixed for the process (from ``--user`` or the environment): stdio carries no
 credentials of its own.
@@ -26,7 +30,7 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, TYPE_CHECKING, Any, Final, assert_never
+from typing import IO, TYPE_CHECKING, Any, Final, assert_never, final
 
 from django.db import close_old_connections, connections
 from django.http import HttpRequest
@@ -34,10 +38,15 @@ from django.http import HttpRequest
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol import jsonrpc, methods
 from django_mcp.protocol.admission import Admitted, NotificationAccepted, Rejected
-from django_mcp.protocol.errors import InternalError, MCPError, TooManyCallerStreams
+from django_mcp.protocol.errors import (
+    InternalError,
+    MCPError,
+    RequestTooLarge,
+    TooManyCallerStreams,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from django_mcp.server.context import Context
     from django_mcp.server.dispatch import MCPServer
@@ -47,6 +56,34 @@ logger = logging.getLogger("django_mcp.stdio")
 #: Requests (and listen streams) handled at once; further ones wait for a free worker.
 MAX_WORKERS: Final = 8
 _DATA: Final = b"data:"
+#: How much of an over-long line's rest is read (and dropped) at a time.
+_DISCARD_CHUNK: Final = 64 * 1024
+
+
+@final
+class OversizedLine:
+    """Stands for a line longer than the limit, whose bytes were discarded unread."""
+
+
+OVERSIZED: Final = OversizedLine()
+
+
+def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[bytes | OversizedLine]:
+    """The lines of ``stream`` until it ends, newline included, each at most ``limit``
+    bytes; a longer one is :data:`OVERSIZED`, and at most ``limit + 1`` bytes of it are
+    ever held: the rest is read in small chunks and dropped up to its newline."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or (len(line) == limit + 1 and line.endswith(b"\n")):
+            yield line  # the newline is not part of the message
+            continue
+        while not line.endswith(b"\n"):
+            line = stream.readline(_DISCARD_CHUNK)
+            if not line:
+                break
+        yield OVERSIZED
 
 
 def stdio_request(user: Any) -> HttpRequest:
@@ -82,11 +119,13 @@ class StdioServer:
             max_workers=max_listens, thread_name_prefix="mcp-stdio-listen"
         )
 
-    def serve(self, lines: Iterable[bytes]) -> None:
+    def serve(self, lines: Iterable[bytes | OversizedLine]) -> None:
         """Handle every line of ``lines``; return once each request has been answered."""
         try:
             for line in lines:
-                if line.strip():
+                if isinstance(line, OversizedLine):  # unread: no id to answer with
+                    self.write(jsonrpc.error_response(RequestTooLarge(), None))
+                elif line.strip():
                     self.receive(line.strip())
         finally:
             self._closing.set()  # open listen streams end; requests finish and answer

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from django.core.management.base import BaseCommand
 
 from django_mcp.cli.identity import USER_ENVIRONMENT, resolve_user, site_named
+from django_mcp.conf import mcp_settings
 from django_mcp.server.dispatch import MCPServer
-from django_mcp.stdio.transport import StdioServer
+from django_mcp.stdio.transport import StdioServer, bounded_lines
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -36,4 +37,4 @@ class Command(BaseCommand):
         protocol_out = sys.stdout.buffer
         server = StdioServer(MCPServer(site), protocol_out, user=user)
         with contextlib.redirect_stdout(sys.stderr):  # a stray print() must not corrupt
-            server.serve(iter(sys.stdin.buffer.readline, b""))
+            server.serve(bounded_lines(sys.stdin.buffer, int(mcp_settings.MAX_REQUEST_BYTES)))
