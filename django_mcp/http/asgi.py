@@ -15,7 +15,10 @@ Django at most ``MAX_REQUEST_BYTES`` plus one message of body: with a declared
 for body messages once the limit is passed and tells Django the body ended. Django then
 holds more than the limit, so ``MCPMiddleware`` answers 413 with its usual JSON-RPC error
 and records the exchange, as for any other refused request. The rest of the body is never
-read: the server discards it or closes the connection. Other paths pass through untouched.
+read: the server discards it or closes the connection. A client that disconnects before
+its body ends is recorded too (400, -32700), where Django alone would drop the request
+without a trace (:data:`~django_mcp.http.body.CLIENT_GONE`). Other paths pass through
+untouched.
 
 This bounds what the application reads. It cannot bound what an ASGI server buffers before
 calling the application: uvicorn and hypercorn read a body only as the application asks
@@ -32,6 +35,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.conf import mcp_settings
+from django_mcp.http.body import CLIENT_GONE
 from django_mcp.http.routes import mcp_match_at
 
 if TYPE_CHECKING:
@@ -70,8 +74,14 @@ def declared_length(scope: Scope) -> int | None:
     return None
 
 
-def bounded_receive(receive: Receive, limit: int, declared: int | None) -> Receive:
-    """``receive`` that ends the body once more than ``limit`` bytes have arrived."""
+def bounded_receive(
+    receive: Receive, limit: int, declared: int | None, *, scope: Scope | None = None
+) -> Receive:
+    """``receive`` that ends the body once more than ``limit`` bytes have arrived. With
+    ``scope``, a disconnect before the body's end also ends the body there and marks
+    ``scope`` with :data:`~django_mcp.http.body.CLIENT_GONE` (Django would drop the request
+    unrecorded); the disconnect itself is then never passed on, so Django goes on to
+    answer, and the middleware to record, the refusal."""
     received = 0
     state = "body"  # "body", then "passed" (the real end) or "cut" (ended here)
 
@@ -87,6 +97,10 @@ def bounded_receive(receive: Receive, limit: int, declared: int | None) -> Recei
             state = "cut"
             return {"type": "http.request", "body": b"", "more_body": False}
         message = await receive()
+        if message["type"] == "http.disconnect" and scope is not None:
+            scope[CLIENT_GONE] = True
+            state = "cut"
+            return {"type": "http.request", "body": b"", "more_body": False}
         if message["type"] != "http.request":
             return message
         received += len(message.get("body", b""))
@@ -110,5 +124,5 @@ class BodyLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http" and is_mcp_path(scope):
             limit = int(mcp_settings.MAX_REQUEST_BYTES)
-            receive = bounded_receive(receive, limit, declared_length(scope))
+            receive = bounded_receive(receive, limit, declared_length(scope), scope=scope)
         await self.application(scope, receive, send)

@@ -9,18 +9,33 @@ the WSGI "input terminated" extension); for them the body is read from ``wsgi.in
 directly, never more than ``limit`` bytes. Under ASGI the body arrives in messages and
 Django's request stream already holds all of it (bounded by
 :class:`django_mcp.http.asgi.BodyLimit`).
+
+A client that disconnects mid-body makes Django's ASGI handler give up before any
+middleware runs, so nothing would record the exchange. ``BodyLimit`` ends such a body
+where it stopped and marks the scope with :data:`CLIENT_GONE`; reading it then fails as a
+reset connection does under WSGI (:func:`read_at_most`), and the exchange is refused and
+recorded the same way.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from django.http import UnreadablePostError
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
+#: The ASGI scope key ``BodyLimit`` sets when the client disconnected before its body ended.
+CLIENT_GONE: Final = "django_mcp.client_gone"
+
 
 def read_at_most(request: HttpRequest, size: int) -> bytes:
-    """Up to ``size`` bytes of the body of ``request`` (less only at the body's end)."""
+    """Up to ``size`` bytes of the body of ``request`` (less only at the body's end).
+    Raises ``UnreadablePostError`` (an ``OSError``) when the client went away mid-body."""
+    scope = getattr(request, "scope", None)  # an ASGIRequest's
+    if scope is not None and scope.get(CLIENT_GONE):
+        raise UnreadablePostError("The client disconnected before its body ended")
     meta = request.META
     stream: Any = meta.get("wsgi.input")
     if meta.get("CONTENT_LENGTH") or stream is None or not meta.get("wsgi.input_terminated"):

@@ -21,7 +21,9 @@ database), the view runs in a pooled worker thread (user code may use the ORM) o
 ``async def`` tool admitted on the loop, the call is awaited right here (:func:`on_loop`),
 the exchange is recorded (:func:`~django_mcp.http.middleware.record`) and the response is sent.
 Streams (SSE progress, ``subscriptions/listen``) are the view's own, sent here, and
-cancelled when the client disconnects, as Django's handler does.
+cancelled when the client disconnects, as Django's handler does. A client that disconnects
+before its body ends is recorded as WSGI records a reset connection (400, -32700), and
+nothing is sent.
 
 Only ``POST`` takes this path. Anything else on an MCP URL (405, a browser's page) and
 every other URL go to Django unchanged; an MCP URL's body is still bounded there, as
@@ -80,6 +82,18 @@ CHUNK_BYTES: Final = 2**16
 
 class Disconnected(Exception):
     """The client went away before its request body was read."""
+
+
+class ClientGone(io.BytesIO):
+    """The body of a request whose client went away before sending all of it. Reading it
+    fails as a reset connection does under WSGI, so the middleware refuses it the same
+    way (a 400 parse error) and the exchange is recorded, though nobody hears the answer."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        raise ConnectionResetError("The client disconnected before its body ended")
+
+    def readline(self, size: int | None = -1) -> bytes:
+        raise ConnectionResetError("The client disconnected before its body ended")
 
 
 async def read_body(receive: Receive, limit: int, declared: int | None) -> bytes:
@@ -171,7 +185,7 @@ async def on_loop(
     return rendered
 
 
-def readable_request(scope: Scope, body: bytes) -> tuple[ASGIRequest, Exception | None]:
+def readable_request(scope: Scope, body: io.BytesIO) -> tuple[ASGIRequest, Exception | None]:
     """The request of ``scope``, and the refusal it earns when Django cannot read it.
 
     A query string that is not UTF-8 makes ``ASGIRequest`` raise ``UnicodeDecodeError``,
@@ -180,9 +194,9 @@ def readable_request(scope: Scope, body: bytes) -> tuple[ASGIRequest, Exception 
     protocol's shape and recorded like any refusal, rather than escaping unanswered.
     """
     try:
-        return ASGIRequest(scope, io.BytesIO(body)), None
+        return ASGIRequest(scope, body), None
     except UnicodeDecodeError:
-        request = ASGIRequest({**scope, "query_string": b""}, io.BytesIO(body))
+        request = ASGIRequest({**scope, "query_string": b""}, body)
         return request, SuspiciousOperation("The query string is not UTF-8")
 
 
@@ -216,10 +230,11 @@ class NativeMCP:
     async def serve(self, match: ResolverMatch, scope: Scope, receive: Receive, send: Send) -> None:
         """One MCP POST, from its body to the end of its response."""
         limit = int(mcp_settings.MAX_REQUEST_BYTES)
+        gone = False
         try:
-            body = await read_body(receive, limit, declared_length(scope))
-        except Disconnected:
-            return
+            body: io.BytesIO = io.BytesIO(await read_body(receive, limit, declared_length(scope)))
+        except Disconnected:  # still recorded: a request the log never saw is lost
+            body, gone = ClientGone(), True
         set_script_prefix(get_script_prefix(scope))
         request, unreadable = readable_request(scope, body)
         enter_view(request, match)
@@ -234,6 +249,8 @@ class NativeMCP:
         else:
             log_refusal(request, response)
         record_best_effort(self.record, request, response, on_event_loop=True)
+        if gone:
+            return  # nobody is there to read the answer
         if response.streaming:
             await send_stream(response, send, receive)
         else:
