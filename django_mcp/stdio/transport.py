@@ -17,8 +17,10 @@ server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to
   is refused with ``TooManyCallerStreams``, so streams never hold every request worker.
 
 A line over ``MAX_REQUEST_BYTES`` is read no further than that: its rest is discarded up to
-the next newline, and it gets ``RequestTooLarge`` (-32600) without an id, as HTTP refuses
-such a body before reading it, so one endless line cannot take the process's memory.
+the next newline, so one endless line cannot take the process's memory, and it gets
+``RequestTooLarge`` (-32600), as HTTP refuses such a body before reading it. Its ``id``,
+when the part read shows it, goes with the error: on stdio nothing else tells the client
+which request was refused.
 
 Only protocol messages go to stdout; anything else a handler prints is sent to stderr.
 The caller is fixed for the process (from ``--user`` or the environment): stdio carries no
@@ -30,6 +32,7 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Final, assert_never, final
 
 from django.db import close_old_connections, connections
@@ -44,6 +47,7 @@ from django_mcp.protocol.errors import (
     RequestTooLarge,
     TooManyCallerStreams,
 )
+from django_mcp.protocol.leading_id import leading_id
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -61,29 +65,39 @@ _DISCARD_CHUNK: Final = 64 * 1024
 
 
 @final
+@dataclass(frozen=True, slots=True)
 class OversizedLine:
-    """Stands for a line longer than the limit, whose bytes were discarded unread."""
+    """Stands for a line longer than the limit, whose bytes were discarded unread but for
+    its beginning, where its ``id`` was looked for (:func:`leading_id`)."""
 
-
-OVERSIZED: Final = OversizedLine()
+    request_id: jsonrpc.RequestId | None
 
 
 def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[bytes | OversizedLine]:
-    """The lines of ``stream`` until it ends, newline included, each at most ``limit``
-    bytes; a longer one is :data:`OVERSIZED`, and at most ``limit + 1`` bytes of it are
-    ever held: the rest is read in small chunks and dropped up to its newline."""
+    """The lines of ``stream`` until it ends, each holding at most ``limit`` bytes before
+    its line ending (``\\n`` or ``\\r\\n``, which it keeps); a longer one is an
+    :class:`OversizedLine`, and at most ``limit + 2`` bytes of it are ever held: the rest
+    is read in small chunks and dropped up to its newline."""
     while True:
-        line = stream.readline(limit + 1)
+        line = stream.readline(limit + 2)
         if not line:
             return
-        if len(line) <= limit or (len(line) == limit + 1 and line.endswith(b"\n")):
-            yield line  # the newline is not part of the message
+        if _content_length(line) <= limit:
+            yield line
             continue
+        oversized = OversizedLine(leading_id(line))
         while not line.endswith(b"\n"):
             line = stream.readline(_DISCARD_CHUNK)
             if not line:
                 break
-        yield OVERSIZED
+        yield oversized
+
+
+def _content_length(line: bytes) -> int:
+    """How many bytes of ``line`` come before its line ending."""
+    if line.endswith(b"\r\n"):
+        return len(line) - 2
+    return len(line) - 1 if line.endswith(b"\n") else len(line)
 
 
 def stdio_request(user: Any) -> HttpRequest:
@@ -123,8 +137,8 @@ class StdioServer:
         """Handle every line of ``lines``; return once each request has been answered."""
         try:
             for line in lines:
-                if isinstance(line, OversizedLine):  # unread: no id to answer with
-                    self.write(jsonrpc.error_response(RequestTooLarge(), None))
+                if isinstance(line, OversizedLine):
+                    self.write(jsonrpc.error_response(RequestTooLarge(), line.request_id))
                 elif line.strip():
                     self.receive(line.strip())
         finally:

@@ -1,11 +1,11 @@
-"""The stdio transport's line reader (basic/transports/stdio.mdx: one message per line),
-which never holds more than the size limit of one line."""
+"""The stdio transport's line reader (basic/transports/stdio.mdx: one message per line,
+newline-delimited), which never holds more than the size limit of one line."""
 
 from __future__ import annotations
 
 import io
 
-from django_mcp.stdio.transport import OVERSIZED, bounded_lines
+from django_mcp.stdio.transport import OversizedLine, bounded_lines
 
 
 class CountingStream(io.BytesIO):
@@ -25,9 +25,25 @@ def test_lines_within_the_limit_are_yielded_whole():
     assert list(bounded_lines(stream, 10)) == [b"12345\n", b"1234567890\n", b"abc"]
 
 
+def test_the_limit_counts_the_message_not_its_line_ending():
+    """A message of exactly the limit is accepted whether the line ends in LF or CRLF."""
+    stream = CountingStream(b"1234567890\r\n1234567890\n12345678901\r\n")
+    assert list(bounded_lines(stream, 10)) == [
+        b"1234567890\r\n",
+        b"1234567890\n",
+        OversizedLine(None),
+    ]
+
+
 def test_a_longer_line_is_oversized_and_the_next_line_is_intact():
     stream = CountingStream(b"a" * 1_000_000 + b"\nnext\n" + b"b" * 11)
-    assert list(bounded_lines(stream, 10)) == [OVERSIZED, b"next\n", OVERSIZED]
+    assert list(bounded_lines(stream, 10)) == [OversizedLine(None), b"next\n", OversizedLine(None)]
+
+
+def test_an_oversized_request_keeps_the_id_its_beginning_shows():
+    line = b'{"jsonrpc":"2.0","id":"r-7","method":"tools/call","params":{"x":"' + b"y" * 500
+    stream = CountingStream(line + b'"}}\n{"jsonrpc":"2.0","id":8}\n')
+    assert list(bounded_lines(stream, 100)) == [OversizedLine("r-7"), b'{"jsonrpc":"2.0","id":8}\n']
 
 
 def test_no_read_asks_for_more_than_the_limit_or_the_discard_chunk():

@@ -307,9 +307,10 @@ def test_listen_streams_never_take_the_workers_from_requests(start):
 def test_a_line_over_the_size_limit_is_refused_unread_and_the_next_is_served(start):
     """basic/transports/stdio.mdx frames one message per line; as the HTTP transport
     refuses a body over ``MAX_REQUEST_BYTES`` (4 MiB here) before reading it, a longer
-    line gets -32600 with no id (it was never parsed), its rest is dropped up to the
-    newline, and the next line is served. Before, the whole line was read into memory
-    and answered as a normal request."""
+    line gets -32600 with the id its beginning shows (on stdio nothing else matches an
+    answer to its request), its rest is dropped up to the newline, and the next line is
+    served. Before, the whole line was read into memory and answered as a normal
+    request."""
     process = start()
     huge = "x" * (4 * 1024 * 1024)
     process.send(request(1, "tools/call", {"name": "noisy", "arguments": {"pad": huge}}))
@@ -318,7 +319,7 @@ def test_a_line_over_the_size_limit_is_refused_unread_and_the_next_is_served(sta
 
     assert len(lines) == 2
     refused, answered = lines
-    assert "id" not in refused  # the schema's error without an id: omitted, never null
+    assert refused["id"] == 1  # read from the line's beginning: stdio has no other way
     assert refused["error"]["code"] == -32600
     assert refused["error"]["message"] == "Request body is too large"
     assert answered["id"] == 2

@@ -1,0 +1,37 @@
+"""``leading_id``: the id of a request too large to read, from the part that was read.
+basic/transports/stdio.mdx frames one message per line on one shared stream, so an
+error is matched to its request only by its ``id`` (basic/index.mdx: a response carries
+the id of the request it answers; RequestId is a string or an integer)."""
+
+from __future__ import annotations
+
+import pytest
+
+from django_mcp.protocol.leading_id import leading_id
+
+PARAMS_CUT = b'"params":{"arguments":{"text":"aaaaaaaaaaaaaaaa'
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected"),
+    [
+        (b'{"jsonrpc":"2.0","id":7,"method":"tools/call",' + PARAMS_CUT, 7),
+        (b' { "id" : "abc" , "method":"x",' + PARAMS_CUT, "abc"),
+        (b'{"jsonrpc":"2.0","method":"tools/call","id":-3,' + PARAMS_CUT, -3),
+        (b'{"method":"t","params":{"id":5},"id":6,' + PARAMS_CUT, 6),  # not the nested one
+        (b'{"jsonrpc":"2.0","method":"tools/call",' + PARAMS_CUT + b'","id":9}', None),
+        (b'{"method":"t","params":{"id":5},' + PARAMS_CUT, None),
+        (b'{"id":1.5,' + PARAMS_CUT, None),  # not a request id
+        (b'{"id":true,' + PARAMS_CUT, None),
+        (b'{"id":null,' + PARAMS_CUT, None),
+        (b'{"id":"' + b"x" * 300 + b'",' + PARAMS_CUT, None),  # too long to echo
+        (b'{"id":12', None),  # cut inside the id: 12 may be 123
+        (b'{"id":"ab', None),
+        (b'[{"id":1}', None),
+        (b"not json", None),
+        (b"", None),
+        (b'{"a":' + b"[" * 100_000, None),
+    ],
+)
+def test_the_top_level_id_is_found_only_when_whole(prefix: bytes, expected: object) -> None:
+    assert leading_id(prefix) == expected
