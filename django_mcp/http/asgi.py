@@ -15,10 +15,11 @@ Django at most ``MAX_REQUEST_BYTES`` plus one message of body: with a declared
 for body messages once the limit is passed and tells Django the body ended. Django then
 holds more than the limit, so ``MCPMiddleware`` answers 413 with its usual JSON-RPC error
 and records the exchange, as for any other refused request. The rest of the body is never
-read: the server discards it or closes the connection. A client that disconnects before
-its body ends is recorded too (400, -32700), where Django alone would drop the request
-without a trace (:data:`~django_mcp.http.body.CLIENT_GONE`). Other paths pass through
-untouched.
+read: the server discards it or closes the connection. A client that disconnects is
+recorded too, where Django alone would drop the request without a trace: before its body
+ended, as a 400 with -32700 (:data:`~django_mcp.http.body.CLIENT_GONE`); after it, with
+the answer the request got, though nobody reads it (see :func:`guard`). Other paths pass
+through untouched.
 
 This bounds what the application reads. It cannot bound what an ASGI server buffers before
 calling the application: uvicorn and hypercorn read a body only as the application asks
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http.body import CLIENT_GONE
@@ -74,33 +75,52 @@ def declared_length(scope: Scope) -> int | None:
     return None
 
 
-def bounded_receive(
-    receive: Receive, limit: int, declared: int | None, *, scope: Scope | None = None
-) -> Receive:
-    """``receive`` that ends the body once more than ``limit`` bytes have arrived. With
-    ``scope``, a disconnect before the body's end also ends the body there and marks
-    ``scope`` with :data:`~django_mcp.http.body.CLIENT_GONE` (Django would drop the request
-    unrecorded); the disconnect itself is then never passed on, so Django goes on to
-    answer, and the middleware to record, the refusal."""
+#: The end of a body that was cut short here (past the limit, or by a disconnect).
+_END: Final[Message] = {"type": "http.request", "body": b"", "more_body": False}
+
+
+def guard(receive: Receive, send: Send, limit: int, declared: int | None) -> tuple[Receive, Send]:
+    """``receive`` and ``send`` for one MCP request handed to Django's ASGI application:
+
+    - the body ends once more than ``limit`` bytes have arrived (nothing is read when the
+      declared length is already over it), so the middleware answers 413;
+    - a disconnect before the body's end ends the body there and sets
+      :data:`~django_mcp.http.body.CLIENT_GONE`, so the middleware refuses the request
+      (400, -32700) and records it, where Django would drop it without a trace;
+    - a disconnect after the body is held back until the response has started. Django
+      would cancel the request at once, and the middleware would never record it, while
+      the sync view runs on to its end in its thread (a plain-JSON request has no stream
+      to close, docs/guides/streaming.md). A stream starts its response first, so its
+      disconnect still cancels it as soon as it comes.
+    """
     received = 0
     state = "body"  # "body", then "passed" (the real end) or "cut" (ended here)
+    started = asyncio.Event()
 
-    async def bounded() -> Message:
+    async def guarded_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            started.set()
+        await send(message)
+
+    async def guarded_receive() -> Message:
         nonlocal received, state
         if state == "cut":
             # The body was cut short: reading on would pull the rest of it. Django only
             # listens for a disconnect here, and stops listening when the response is sent.
             await asyncio.Event().wait()
         if state == "passed":
-            return await receive()
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                await started.wait()
+            return message
         if declared is not None and declared > limit:
             state = "cut"
-            return {"type": "http.request", "body": b"", "more_body": False}
+            return _END
         message = await receive()
-        if message["type"] == "http.disconnect" and scope is not None:
-            scope[CLIENT_GONE] = True
+        if message["type"] == "http.disconnect":
+            CLIENT_GONE.set(True)  # in this request's context, which Django's tasks copy
             state = "cut"
-            return {"type": "http.request", "body": b"", "more_body": False}
+            return _END
         if message["type"] != "http.request":
             return message
         received += len(message.get("body", b""))
@@ -111,7 +131,7 @@ def bounded_receive(
             state = "passed"
         return message
 
-    return bounded
+    return guarded_receive, guarded_send
 
 
 class BodyLimit:
@@ -124,5 +144,5 @@ class BodyLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http" and is_mcp_path(scope):
             limit = int(mcp_settings.MAX_REQUEST_BYTES)
-            receive = bounded_receive(receive, limit, declared_length(scope), scope=scope)
+            receive, send = guard(receive, send, limit, declared_length(scope))
         await self.application(scope, receive, send)

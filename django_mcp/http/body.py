@@ -12,30 +12,26 @@ Django's request stream already holds all of it (bounded by
 
 A client that disconnects mid-body makes Django's ASGI handler give up before any
 middleware runs, so nothing would record the exchange. ``BodyLimit`` ends such a body
-where it stopped and marks the scope with :data:`CLIENT_GONE`; reading it then fails as a
-reset connection does under WSGI (:func:`read_at_most`), and the exchange is refused and
-recorded the same way.
+where it stopped and sets :data:`CLIENT_GONE`; the middleware then refuses it as a reset
+connection is refused under WSGI, and records it the same way.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
-
-from django.http import UnreadablePostError
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
-#: The ASGI scope key ``BodyLimit`` sets when the client disconnected before its body ended.
-CLIENT_GONE: Final = "django_mcp.client_gone"
+#: Set by ``BodyLimit`` when the client disconnected before its body ended: in the
+#: request's own context, which every task and thread Django runs it in copies (a scope
+#: key would be lost by an ASGI middleware that copies the scope).
+CLIENT_GONE: Final[ContextVar[bool]] = ContextVar("django_mcp_client_gone", default=False)
 
 
 def read_at_most(request: HttpRequest, size: int) -> bytes:
-    """Up to ``size`` bytes of the body of ``request`` (less only at the body's end).
-    Raises ``UnreadablePostError`` (an ``OSError``) when the client went away mid-body."""
-    scope = getattr(request, "scope", None)  # an ASGIRequest's
-    if scope is not None and scope.get(CLIENT_GONE):
-        raise UnreadablePostError("The client disconnected before its body ended")
+    """Up to ``size`` bytes of the body of ``request`` (less only at the body's end)."""
     meta = request.META
     stream: Any = meta.get("wsgi.input")
     if meta.get("CONTENT_LENGTH") or stream is None or not meta.get("wsgi.input_terminated"):

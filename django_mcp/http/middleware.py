@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponseBase, UnreadablePostError
 from django.utils.functional import SimpleLazyObject, empty
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import auth
-from django_mcp.http.body import read_at_most
+from django_mcp.http.body import CLIENT_GONE, read_at_most
 from django_mcp.http.browser import endpoint_page
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.hosts import check_host
@@ -56,7 +56,11 @@ UNREADABLE_BODY: Final = "The request body could not be read to its end"
 
 
 def read_body(request: HttpRequest, limit: int) -> bytes:
-    """The request body, read once, refusing anything over ``limit`` bytes."""
+    """The request body, read once, refusing anything over ``limit`` bytes. Raises
+    ``UnreadablePostError`` (an ``OSError``) when the client went away mid-body, also
+    when an earlier middleware already read what had arrived."""
+    if CLIENT_GONE.get():
+        raise UnreadablePostError("The client disconnected before its body ended")
     if hasattr(request, "_body"):
         body: bytes = request.body
     else:

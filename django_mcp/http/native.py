@@ -54,8 +54,8 @@ from django_mcp.http.asgi import (
     Receive,
     Scope,
     Send,
-    bounded_receive,
     declared_length,
+    guard,
     mcp_match_for,
 )
 from django_mcp.http.exchange import begin
@@ -222,8 +222,8 @@ class NativeMCP:
             await self.application(scope, receive, send)
         elif scope.get("method") != "POST":
             limit = int(mcp_settings.MAX_REQUEST_BYTES)
-            bounded = bounded_receive(receive, limit, declared_length(scope))
-            await self.application(scope, bounded, send)
+            guarded, send = guard(receive, send, limit, declared_length(scope))
+            await self.application(scope, guarded, send)
         else:
             await self.serve(match, scope, receive, send)
 

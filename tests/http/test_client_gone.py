@@ -24,6 +24,7 @@ import pytest
 from django.core.asgi import get_asgi_application
 
 from django_mcp.http.asgi import BodyLimit
+from django_mcp.http.middleware import UNREADABLE_BODY
 from django_mcp.http.native import NativeMCP
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
@@ -41,33 +42,47 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 class Client:
-    """Sends the first half of its body, then disconnects; or, when it ``stays``, sends
-    the whole body and waits for the answer."""
+    """Sends ``sent`` bytes of its body (by default half), then disconnects; or, when it
+    ``stays``, sends the whole body and waits for the answer; or, with ``leaves_after``
+    seconds, sends the whole body and disconnects that long after."""
 
-    def __init__(self, body: bytes, *, stays: bool = False) -> None:
-        if stays:
+    def __init__(
+        self,
+        body: bytes,
+        *,
+        stays: bool = False,
+        sent: int | None = None,
+        leaves_after: float | None = None,
+    ) -> None:
+        self.leaves_after = leaves_after
+        if stays or leaves_after is not None:
             self.messages = [{"type": "http.request", "body": body, "more_body": False}]
         else:
-            half = body[: len(body) // 2]
+            part = body[: len(body) // 2 if sent is None else sent]
             self.messages = [
-                {"type": "http.request", "body": half, "more_body": True},
+                {"type": "http.request", "body": part, "more_body": True},
                 {"type": "http.disconnect"},
             ]
         self.stays = stays
         self.sent: list[dict[str, Any]] = []
 
     async def receive(self) -> dict[str, Any]:
-        if len(self.messages) > 1 or (self.messages and self.stays):
+        if len(self.messages) > 1 or (
+            self.messages and self.messages[0]["type"] != "http.disconnect"
+        ):
             return self.messages.pop(0)
         if self.stays:
             await asyncio.Event().wait()  # connected until the answer is read
+        if self.leaves_after is not None:
+            await asyncio.sleep(self.leaves_after)
+            return {"type": "http.disconnect"}
         return self.messages[0]  # a server repeats the disconnect to every later receive
 
     async def send(self, message: dict[str, Any]) -> None:
         self.sent.append(message)
 
 
-def scope(body: bytes, message: dict[str, Any]) -> dict[str, Any]:
+def scope(body: bytes, message: dict[str, Any], method: str = "POST") -> dict[str, Any]:
     headers = {"host": "testserver", "content-type": "application/json"}
     headers |= {name.lower(): value for name, value in mcp_headers(message).items()}
     headers["content-length"] = str(len(body))
@@ -75,7 +90,7 @@ def scope(body: bytes, message: dict[str, Any]) -> dict[str, Any]:
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
-        "method": "POST",
+        "method": method,
         "scheme": "http",
         "path": "/mcp",
         "raw_path": b"/mcp",
@@ -116,6 +131,91 @@ def test_a_complete_body_is_served_as_before() -> None:
     assert list(RequestLog.objects.values_list("http_status", "error_code")) == [(200, None)]
 
 
+class ReadsTheBody:
+    """A project middleware before ``MCPMiddleware`` that reads the body (an audit log)."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        request.body  # noqa: B018
+        return self.get_response(request)
+
+
+class CopiesTheScope:
+    """An ASGI middleware between ``BodyLimit`` and Django that passes a copy of the scope."""
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.application(dict(scope), receive, send)
+
+
+def test_a_whole_message_cut_off_by_a_disconnect_is_refused_however_it_is_read(settings):
+    """The bytes that arrived before the disconnect may be a whole JSON-RPC message (the
+    declared body was longer). It is still refused as unread: when a middleware before
+    ``MCPMiddleware`` already read the body, and when an ASGI middleware between
+    ``BodyLimit`` and Django copied the scope (a review's finding: both were served)."""
+    message = mcp_body("tools/list", {})
+    whole = json.dumps(message).encode()
+    body = whole + b" " * 10  # the declared length counts padding that never comes
+    settings.MIDDLEWARE = ["tests.http.test_client_gone.ReadsTheBody", *settings.MIDDLEWARE]
+    for app in (
+        BodyLimit(get_asgi_application()),
+        BodyLimit(CopiesTheScope(get_asgi_application())),
+    ):
+        client = Client(body, sent=len(whole))
+        asyncio.run(app(scope(body, message), client.receive, client.send))
+        assert client.sent[0]["status"] == 400
+
+    recorder.flush()
+    rows = list(RequestLog.objects.values_list("http_status", "error_code", "error_message"))
+    assert rows == [(400, -32700, UNREADABLE_BODY)] * 2
+
+
+def test_a_client_that_leaves_while_its_tool_runs_is_recorded(mcp_site):
+    """A plain-JSON request has no stream to close, so its sync tool runs to its end
+    (docs/guides/streaming.md); Django's handler stopped waiting for it on the
+    disconnect, and the exchange was never recorded (a review's finding). ``BodyLimit``
+    now holds the disconnect back until the answer starts: the row tells what was done."""
+    finished: list[str] = []
+
+    @mcp_site.tool
+    def slow_write() -> str:
+        time.sleep(0.5)
+        finished.append("written")
+        return "written"
+
+    message = mcp_body("tools/call", {"name": "slow_write", "arguments": {}})
+    body = json.dumps(message).encode()
+    client = Client(body, leaves_after=0.05)
+
+    asyncio.run(
+        BodyLimit(get_asgi_application())(scope(body, message), client.receive, client.send)
+    )
+
+    assert finished == ["written"]
+    recorder.flush()
+    rows = list(RequestLog.objects.values_list("http_status", "error_code", "target"))
+    assert rows == [(200, None, "slow_write")]
+
+
+def test_a_non_post_cut_off_on_the_native_path_is_recorded() -> None:
+    """The native path hands a ``GET`` to Django with the same guard as ``BodyLimit``
+    (the review found it dropped unrecorded there): 405, recorded."""
+    message = mcp_body("tools/list", {})
+    body = json.dumps(message).encode()
+    client = Client(body)
+
+    asyncio.run(
+        NativeMCP(get_asgi_application())(scope(body, message, "GET"), client.receive, client.send)
+    )
+
+    recorder.flush()
+    assert list(RequestLog.objects.values_list("http_status", flat=True)) == [405]
+
+
 LOGGED_SETTINGS = "tests.http.logged_limits_settings"  # the request log on, a SQLite file
 WAIT = 30.0  # a bound on waiting for the server's writer thread, not a measurement
 
@@ -133,6 +233,19 @@ def refusals(database: Path) -> list[tuple[int, int | None]]:
                 "SELECT http_status, error_code FROM django_mcp_requestlog WHERE http_status >= 400"
             )
             rows = connection.execute(query).fetchall()
+    return rows
+
+
+def rows_for(database: Path, target: str) -> list[tuple[int, int | None]]:
+    """The live server's rows for calls of ``target``, once it holds one (polled, with a
+    bound, as :func:`refusals`)."""
+    deadline = time.monotonic() + WAIT
+    rows: list[tuple[int, int | None]] = []
+    while not rows and time.monotonic() < deadline:
+        time.sleep(0.1)
+        with closing(sqlite3.connect(database, timeout=WAIT)) as connection:
+            query = "SELECT http_status, error_code FROM django_mcp_requestlog WHERE target = ?"
+            rows = connection.execute(query, (target,)).fetchall()
     return rows
 
 
@@ -171,4 +284,37 @@ def test_a_real_client_that_hangs_up_mid_body_is_recorded(
         with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
             sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[: len(body) // 2])
         assert refusals(database) == [(400, -32700)]
+        assert server.is_running()
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(
+    ("kind", "application"),
+    [("uvicorn", APPLICATION), ("uvicorn", NATIVE_APPLICATION), ("daphne", APPLICATION)],
+)
+def test_a_real_client_that_hangs_up_while_its_tool_runs_is_recorded(
+    tmp_path: Path, kind: str, application: str
+) -> None:
+    """Through uvicorn and Daphne: a whole ``tools/call`` of a one-second tool, then the
+    socket is closed while it runs. The tool's answer is what the row records."""
+    database = tmp_path / "db.sqlite3"
+    env = {"DJANGO_MCP_SQLITE": str(database), "DJANGO_MCP_DB": "sqlite"}
+    migrate(LOGGED_SETTINGS, env)
+    message = mcp_body("tools/call", {"name": "slow_compute", "arguments": {"seconds": 1}})
+    body = json.dumps(message).encode()
+    head = [
+        "POST /mcp HTTP/1.1",
+        "Host: 127.0.0.1",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"Content-Length: {len(body)}",
+        *(f"{name}: {value}" for name, value in mcp_headers(message).items()),
+    ]
+    with live_server(
+        LOGGED_SETTINGS, tmp_path, kind=kind, application=application, env=env
+    ) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
+            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+            time.sleep(0.2)  # the tool is running
+        assert rows_for(database, "slow_compute") == [(200, None)]
         assert server.is_running()
