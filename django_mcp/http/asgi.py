@@ -18,7 +18,7 @@ and records the exchange, as for any other refused request. The rest of the body
 read: the server discards it or closes the connection. A client that disconnects is
 recorded too, where Django alone would drop the request without a trace: before its body
 ended, as a 400 with -32700 (:data:`~django_mcp.http.body.CLIENT_GONE`); after it, with
-the answer the request got, though nobody reads it (see :func:`guard`). Other paths pass
+the answer the request got, though nobody reads it (see :class:`Guard`). Other paths pass
 through untouched.
 
 This bounds what the application reads. It cannot bound what an ASGI server buffers before
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http.body import CLIENT_GONE
@@ -75,12 +75,8 @@ def declared_length(scope: Scope) -> int | None:
     return None
 
 
-#: The end of a body that was cut short here (past the limit, or by a disconnect).
-_END: Final[Message] = {"type": "http.request", "body": b"", "more_body": False}
-
-
-def guard(receive: Receive, send: Send, limit: int, declared: int | None) -> tuple[Receive, Send]:
-    """``receive`` and ``send`` for one MCP request handed to Django's ASGI application:
+class Guard:
+    """The ``receive`` and ``send`` of one MCP request handed to Django's ASGI application:
 
     - the body ends once more than ``limit`` bytes have arrived (nothing is read when the
       declared length is already over it), so the middleware answers 413;
@@ -90,48 +86,81 @@ def guard(receive: Receive, send: Send, limit: int, declared: int | None) -> tup
     - a disconnect after the body is held back until the response has started. Django
       would cancel the request at once, and the middleware would never record it, while
       the sync view runs on to its end in its thread (a plain-JSON request has no stream
-      to close, docs/guides/streaming.md). A stream starts its response first, so its
-      disconnect still cancels it as soon as it comes.
+      to close, docs/guides/streaming.md). A stream's response starts when the stream
+      opens (a progress stream: at its first notification), and from then on its
+      disconnect cancels it as soon as it comes.
+
+    :func:`run` applies it, and scopes ``CLIENT_GONE`` to the one request.
     """
-    received = 0
-    state = "body"  # "body", then "passed" (the real end) or "cut" (ended here)
-    started = asyncio.Event()
 
-    async def guarded_send(message: Message) -> None:
+    def __init__(self, receive: Receive, send: Send, limit: int, declared: int | None) -> None:
+        self._receive, self._send = receive, send
+        self._limit, self._declared = limit, declared
+        self._received = 0
+        self._state = "body"  # "body", then "passed" (the real end) or "cut" (ended here)
+        self._started = asyncio.Event()
+        self._abandoned = False
+
+    async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start":
-            started.set()
-        await send(message)
+            self._started.set()
+        await self._send(message)
 
-    async def guarded_receive() -> Message:
-        nonlocal received, state
-        if state == "cut":
+    async def receive(self) -> Message:
+        if self._state == "cut":
             # The body was cut short: reading on would pull the rest of it. Django only
             # listens for a disconnect here, and stops listening when the response is sent.
             await asyncio.Event().wait()
-        if state == "passed":
-            message = await receive()
+        if self._state == "passed":
+            message = await self._receive()
             if message["type"] == "http.disconnect":
-                await started.wait()
+                await self._started.wait()
+                if self._abandoned:  # the server stopped the request: end without a word
+                    raise asyncio.CancelledError
             return message
-        if declared is not None and declared > limit:
-            state = "cut"
-            return _END
-        message = await receive()
+        if self._declared is not None and self._declared > self._limit:
+            return self._cut()
+        message = await self._receive()
         if message["type"] == "http.disconnect":
             CLIENT_GONE.set(True)  # in this request's context, which Django's tasks copy
-            state = "cut"
-            return _END
+            return self._cut()
         if message["type"] != "http.request":
             return message
-        received += len(message.get("body", b""))
-        if received > limit:
-            state = "cut"
+        self._received += len(message.get("body", b""))
+        if self._received > self._limit:
+            self._state = "cut"
             return {**message, "more_body": False}
         if not message.get("more_body", False):
-            state = "passed"
+            self._state = "passed"
         return message
 
-    return guarded_receive, guarded_send
+    def abandon(self) -> None:
+        """The server cancelled the application (Daphne does, some seconds after the
+        client left): let a disconnect still held back go, as a cancellation of Django's
+        listener, which nobody will wait for now (its ``RequestAborted`` would be logged
+        as an exception never retrieved)."""
+        self._abandoned = True
+        self._started.set()
+
+    def _cut(self) -> Message:
+        self._state = "cut"
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+
+async def run(application: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    """Serve ``scope`` with ``application`` through a :class:`Guard`, with
+    ``CLIENT_GONE`` unset before and restored after: a caller that drives the
+    application through ``async_to_sync`` gets the request's context changes copied back
+    into its own, so the flag would outlive the request there."""
+    guard = Guard(receive, send, limit, declared_length(scope))
+    token = CLIENT_GONE.set(False)
+    try:
+        await application(scope, guard.receive, guard.send)
+    except asyncio.CancelledError:
+        guard.abandon()
+        raise
+    finally:
+        CLIENT_GONE.reset(token)
 
 
 class BodyLimit:
@@ -143,6 +172,6 @@ class BodyLimit:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http" and is_mcp_path(scope):
-            limit = int(mcp_settings.MAX_REQUEST_BYTES)
-            receive, send = guard(receive, send, limit, declared_length(scope))
-        await self.application(scope, receive, send)
+            await run(self.application, scope, receive, send, int(mcp_settings.MAX_REQUEST_BYTES))
+        else:
+            await self.application(scope, receive, send)

@@ -55,8 +55,8 @@ from django_mcp.http.asgi import (
     Scope,
     Send,
     declared_length,
-    guard,
     mcp_match_for,
+    run,
 )
 from django_mcp.http.exchange import begin
 from django_mcp.http.framing import (
@@ -221,9 +221,7 @@ class NativeMCP:
         if match is None:
             await self.application(scope, receive, send)
         elif scope.get("method") != "POST":
-            limit = int(mcp_settings.MAX_REQUEST_BYTES)
-            guarded, send = guard(receive, send, limit, declared_length(scope))
-            await self.application(scope, guarded, send)
+            await run(self.application, scope, receive, send, int(mcp_settings.MAX_REQUEST_BYTES))
         else:
             await self.serve(match, scope, receive, send)
 

@@ -6,30 +6,51 @@ one stream, so an error without an id answers nobody, and a client without a tim
 would wait for its request forever. The first bytes of the line are in memory anyway;
 clients write ``id`` near the start (before ``params``), so it can usually be found
 there, at the top level of the object, without parsing what follows.
+
+An id is echoed only when it is certain: a wrong one would answer another request the
+client still waits for. So the look is strict where the full parse is strict (no
+``NaN``, valid UTF-8), an id must be followed by ``,`` or ``}`` (``1.`` may be the start
+of ``1.5``), and a second top-level ``"id"`` within reach (the full parse takes the last)
+means none. Only the first :data:`LOOK_BYTES` are looked at, so the look costs little
+however long the line.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Final
+import re
+from typing import Any, Final
 
 from django_mcp.protocol.jsonrpc import RequestId, is_oversized, is_valid_id
 
-_DECODER: Final = json.JSONDecoder()
-_WHITESPACE: Final = " \t\n\r"
+#: How much of the line's beginning is looked at.
+LOOK_BYTES: Final = 64 * 1024
+#: The longest a UTF-8 character can be cut short at the end of the look.
+_MAX_CUT_CHAR: Final = 3
+_WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def leading_id(prefix: bytes) -> RequestId | None:
-    """The top-level ``id`` of the JSON object ``prefix`` begins, when it is a valid id
-    that ``prefix`` holds whole and that comes before any member ``prefix`` cuts off;
-    otherwise None. Each member before it is decoded (and skipped) whole, so a nested
-    ``"id"`` is never taken for the request's."""
-    text = prefix.decode("utf-8", errors="replace")
+    """The top-level ``id`` of the JSON object ``prefix`` begins, when the look at its
+    beginning shows it whole and alone; otherwise None. Each member before it is decoded
+    (and skipped) whole, so a nested ``"id"`` is never taken for the request's."""
+    text = _text(prefix[:LOOK_BYTES])
+    if text is None:
+        return None
     position = _skip(text, 0)
     if not text.startswith("{", position):
         return None
-    position += 1
+    found: RequestId | None = None
+    seen = False
     try:
+        position += 1
         while True:
             key, position = _DECODER.raw_decode(text, _skip(text, position))
             position = _skip(text, position)
@@ -37,19 +58,31 @@ def leading_id(prefix: bytes) -> RequestId | None:
                 return None
             value, position = _DECODER.raw_decode(text, _skip(text, position + 1))
             position = _skip(text, position)
-            if key == "id":  # whole only if something follows it: 12 may be the start of 123
-                whole = position < len(text)
-                valid = whole and is_valid_id(value) and not is_oversized(value)
-                return value if valid else None
-            if not text.startswith(",", position):
-                return None
+            follows = text[position : position + 1]
+            if key == "id":
+                if seen or follows not in (",", "}"):  # a second id, or one maybe cut
+                    return None
+                seen = True
+                found = value if is_valid_id(value) and not is_oversized(value) else None
+            if follows != ",":
+                return found
             position += 1
-    except (ValueError, RecursionError):  # a member the prefix cuts off, or not JSON
-        return None
+    except (ValueError, RecursionError):  # a member the look cuts off, or not JSON
+        return found
+
+
+def _text(data: bytes) -> str | None:
+    """``data`` as UTF-8, allowing only its last character to be cut short; None when it
+    is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.reason != "unexpected end of data" or error.start < len(data) - _MAX_CUT_CHAR:
+            return None
+        return data[: error.start].decode("utf-8")
 
 
 def _skip(text: str, position: int) -> int:
     """The first position at or after ``position`` that is not JSON whitespace."""
-    while position < len(text) and text[position] in _WHITESPACE:
-        position += 1
-    return position
+    match = _WHITESPACE.match(text, position)
+    return match.end() if match else position

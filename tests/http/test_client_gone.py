@@ -12,6 +12,8 @@ is listening.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 import socket
 import sqlite3
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.core.asgi import get_asgi_application
 
 from django_mcp.http.asgi import BodyLimit
@@ -214,6 +217,63 @@ def test_a_non_post_cut_off_on_the_native_path_is_recorded() -> None:
 
     recorder.flush()
     assert list(RequestLog.objects.values_list("http_status", flat=True)) == [405]
+
+
+def test_the_gone_flag_ends_with_its_request(client) -> None:
+    """A caller that drives the ASGI application through ``async_to_sync`` gets the
+    request's context changes copied back; the flag set for a client that left stayed set
+    in that thread, and every later request there, WSGI ones included, was refused as
+    unread (a review's finding). It is now scoped to its request."""
+    message = mcp_body("tools/list", {})
+    body = json.dumps(message).encode()
+    app = async_to_sync(BodyLimit(get_asgi_application()))
+    leaving, staying = Client(body), Client(body, stays=True)
+
+    app(scope(body, message), leaving.receive, leaving.send)
+    app(scope(body, message), staying.receive, staying.send)
+    over_wsgi = client.post(
+        "/mcp", json.dumps(message), content_type="application/json", headers=mcp_headers(message)
+    )
+
+    assert leaving.sent[0]["status"] == 400
+    assert staying.sent[0]["status"] == 200
+    assert over_wsgi.status_code == 200
+
+
+# Django's handler, cancelled, leaves its spooled body file to the collector: its own.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_request_the_server_stops_after_its_client_left_ends_quietly(mcp_site) -> None:
+    """Daphne cancels an application some seconds after its client left. The disconnect
+    ``BodyLimit`` held back for Django's listener is then let go as a cancellation: as a
+    disconnect it made the listener raise ``RequestAborted`` once the orphaned view
+    answered, which asyncio logged as an exception never retrieved (a review's finding)."""
+
+    @mcp_site.tool
+    def slow_write() -> str:
+        time.sleep(0.3)
+        return "written"
+
+    message = mcp_body("tools/call", {"name": "slow_write", "arguments": {}})
+    body = json.dumps(message).encode()
+    client = Client(body, leaves_after=0.05)
+    reported: list[dict[str, Any]] = []
+
+    async def serve_then_stop() -> None:
+        asyncio.get_running_loop().set_exception_handler(
+            lambda loop, context: reported.append(context)
+        )
+        app = BodyLimit(get_asgi_application())
+        served = asyncio.ensure_future(app(scope(body, message), client.receive, client.send))
+        await asyncio.sleep(0.15)  # the client has left; the tool runs on in its thread
+        served.cancel()  # what Daphne does after application_close_timeout
+        with contextlib.suppress(asyncio.CancelledError):
+            await served
+        await asyncio.sleep(0.5)  # the tool answers, to nobody
+        gc.collect()  # an unretrieved task exception is reported when the task is freed
+
+    asyncio.run(serve_then_stop())
+
+    assert [context.get("exception") for context in reported] == []
 
 
 LOGGED_SETTINGS = "tests.http.logged_limits_settings"  # the request log on, a SQLite file

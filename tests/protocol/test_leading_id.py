@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from django_mcp.protocol.leading_id import leading_id
+from django_mcp.protocol.leading_id import LOOK_BYTES, leading_id
 
 PARAMS_CUT = b'"params":{"arguments":{"text":"aaaaaaaaaaaaaaaa'
 
@@ -31,7 +31,29 @@ PARAMS_CUT = b'"params":{"arguments":{"text":"aaaaaaaaaaaaaaaa'
         (b"not json", None),
         (b"", None),
         (b'{"a":' + b"[" * 100_000, None),
+        # A review's findings: a number the cut may have shortened ("1." of "1.5")...
+        (b'{"method":"t","id":1.', None),
+        (b'{"method":"t","id":1e', None),
+        (b'{"method":"t","id":1E+', None),
+        # ...a second top-level id (the full parse takes the last)...
+        (b'{"id":1,"method":"t","id":2,' + PARAMS_CUT, None),
+        (b'{"id":1,"method":"t","params":{"id":2},' + PARAMS_CUT, 1),
+        # ...what the full parse refuses: NaN, text that is not UTF-8...
+        (b'{"x":NaN,"id":3,' + PARAMS_CUT, None),
+        (b'{"id":"a\xffb",' + PARAMS_CUT, None),
+        # ...while a character cut at the end of the look is no reason to give up.
+        ('{"id":"é","p":"é'.encode()[:-1], "é"),
     ],
 )
 def test_the_top_level_id_is_found_only_when_whole(prefix: bytes, expected: object) -> None:
     assert leading_id(prefix) == expected
+
+
+def test_only_the_beginning_is_looked_at() -> None:
+    """The look is bounded (a review measured 2 s of CPU for 4 MiB of members): an id
+    past :data:`LOOK_BYTES` is not found, and a long prefix costs one short look."""
+    members = b"".join(b'"k%d":%d,' % (n, n) for n in range(20_000))  # about 200 KB
+    assert len(members) > LOOK_BYTES
+    assert leading_id(b"{" + members + b'"id":5,' + PARAMS_CUT) is None
+    assert leading_id(b'{"id":5,' + members + PARAMS_CUT) == 5
+    assert leading_id(b"{" + b" " * (4 << 20) + b'"id":6,' + PARAMS_CUT) is None
