@@ -280,6 +280,19 @@ LOGGED_SETTINGS = "tests.http.logged_limits_settings"  # the request log on, a S
 WAIT = 30.0  # a bound on waiting for the server's writer thread, not a measurement
 
 
+def http_head(message: dict[str, Any], length: int) -> bytes:
+    """The request line and headers of a ``POST`` of ``message`` declaring ``length``."""
+    head = [
+        "POST /mcp HTTP/1.1",
+        "Host: 127.0.0.1",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"Content-Length: {length}",
+        *(f"{name}: {value}" for name, value in mcp_headers(message).items()),
+    ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode()
+
+
 def refusals(database: Path) -> list[tuple[int, int | None]]:
     """The refusals in the live server's request log (the server's start was answered
     and recorded too), once it holds one: it writes from a background thread, so this
@@ -330,19 +343,11 @@ def test_a_real_client_that_hangs_up_mid_body_is_recorded(
     migrate(LOGGED_SETTINGS, env)
     message = mcp_body("tools/list", {})
     body = json.dumps(message).encode()
-    head = [
-        "POST /mcp HTTP/1.1",
-        "Host: 127.0.0.1",
-        "Content-Type: application/json",
-        "Accept: application/json, text/event-stream",
-        f"Content-Length: {len(body)}",
-        *(f"{name}: {value}" for name, value in mcp_headers(message).items()),
-    ]
     with live_server(
         LOGGED_SETTINGS, tmp_path, kind=kind, application=application, env=env
     ) as server:
         with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
-            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body[: len(body) // 2])
+            sock.sendall(http_head(message, len(body)) + body[: len(body) // 2])
         assert refusals(database) == [(400, -32700)]
         assert server.is_running()
 
@@ -362,19 +367,11 @@ def test_a_real_client_that_hangs_up_while_its_tool_runs_is_recorded(
     migrate(LOGGED_SETTINGS, env)
     message = mcp_body("tools/call", {"name": "slow_compute", "arguments": {"seconds": 1}})
     body = json.dumps(message).encode()
-    head = [
-        "POST /mcp HTTP/1.1",
-        "Host: 127.0.0.1",
-        "Content-Type: application/json",
-        "Accept: application/json, text/event-stream",
-        f"Content-Length: {len(body)}",
-        *(f"{name}: {value}" for name, value in mcp_headers(message).items()),
-    ]
     with live_server(
         LOGGED_SETTINGS, tmp_path, kind=kind, application=application, env=env
     ) as server:
         with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
-            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+            sock.sendall(http_head(message, len(body)) + body)
             time.sleep(0.2)  # the tool is running
         assert rows_for(database, "slow_compute") == [(200, None)]
         assert server.is_running()
