@@ -58,21 +58,26 @@ UNREADABLE_BODY: Final = "The request body could not be read to its end"
 def read_body(request: HttpRequest, limit: int) -> bytes:
     """The request body, read once, refusing anything over ``limit`` bytes. Raises
     ``UnreadablePostError`` (an ``OSError``) when the client went away mid-body, also
-    when an earlier middleware already read what had arrived."""
+    when an earlier middleware already read what had arrived, and when the body ended
+    short of its declared ``Content-Length`` (a WSGI server whose read comes up short
+    rather than failing): what arrived may happen to be a whole message, but it is not
+    the one the client sent."""
     if CLIENT_GONE.get():
         raise UnreadablePostError("The client disconnected before its body ended")
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
     if hasattr(request, "_body"):
         body: bytes = request.body
     else:
-        try:
-            declared = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            declared = 0
         if declared > limit:
             raise RequestTooLarge()
         body = read_at_most(request, limit + 1)
     if len(body) > limit:
         raise RequestTooLarge()
+    if len(body) < declared:
+        raise UnreadablePostError("The body ended before its declared length")
     return body
 
 
