@@ -72,11 +72,12 @@ def _finite_float(text: str) -> float:
     return value
 
 
-#: Built once: ``json.loads`` with hooks builds a new decoder on every call.
-_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+#: Built once: ``json.loads`` with hooks builds a new decoder on every call. Public for
+#: what decodes part of a message by the same rules (:mod:`.leading_id`).
+STRICT_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 #: The decoder's own scanner, for documents with no whitespace around them (typeshed does
 #: not declare the attribute ``JSONDecoder.__init__`` sets).
-_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = STRICT_DECODER.scan_once  # type: ignore[attr-defined]
 
 
 #: Built once (see :mod:`.jsontext`): ``json.dumps`` with options builds a new encoder on
@@ -91,14 +92,14 @@ def decode_json(body: bytes) -> Any:
         text = body.decode("utf-8")
         if text.startswith("\ufeff"):  # what json.loads refuses: a byte order mark
             raise ValueError("Unexpected UTF-8 BOM")
-        # What _DECODER.decode does, without its two whitespace matches when the document
+        # What STRICT_DECODER.decode does, without its two whitespace matches when the document
         # fills the text exactly (as clients send it); anything else takes the full path,
         # which accepts and refuses exactly as before.
         try:
             document, end = _SCAN(text, 0)
         except StopIteration:
-            return _DECODER.decode(text)
-        return document if end == len(text) else _DECODER.decode(text)
+            return STRICT_DECODER.decode(text)
+        return document if end == len(text) else STRICT_DECODER.decode(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(ParseError()) from exc
 

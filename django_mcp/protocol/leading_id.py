@@ -8,33 +8,25 @@ clients write ``id`` near the start (before ``params``), so it can usually be fo
 there, at the top level of the object, without parsing what follows.
 
 An id is echoed only when it is certain: a wrong one would answer another request the
-client still waits for. So the look is strict where the full parse is strict (no
-``NaN``, valid UTF-8), an id must be followed by ``,`` or ``}`` (``1.`` may be the start
-of ``1.5``), and a second top-level ``"id"`` within reach (the full parse takes the last)
-means none. Only the first :data:`LOOK_BYTES` are looked at, so the look costs little
-however long the line.
+client still waits for. So the look decodes as the full parse does (with its
+:data:`~.jsonrpc.STRICT_DECODER`: no ``NaN``, no float out of range; valid UTF-8), an
+id must be followed by ``,`` or ``}`` (``1.`` may be the start of ``1.5``), and a second
+top-level ``"id"`` within reach (the full parse takes the last) means none. Only the
+first :data:`LOOK_BYTES` are looked at, so the look costs little however long the line.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Final
+from typing import Final
 
-from django_mcp.protocol.jsonrpc import RequestId, is_oversized, is_valid_id
+from django_mcp.protocol.jsonrpc import STRICT_DECODER, RequestId, is_oversized, is_valid_id
 
 #: How much of the line's beginning is looked at.
 LOOK_BYTES: Final = 64 * 1024
 #: The longest a UTF-8 character can be cut short at the end of the look.
 _MAX_CUT_CHAR: Final = 3
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def leading_id(prefix: bytes) -> RequestId | None:
@@ -52,11 +44,11 @@ def leading_id(prefix: bytes) -> RequestId | None:
     try:
         position += 1
         while True:
-            key, position = _DECODER.raw_decode(text, _skip(text, position))
+            key, position = STRICT_DECODER.raw_decode(text, _skip(text, position))
             position = _skip(text, position)
             if not isinstance(key, str) or not text.startswith(":", position):
                 return None
-            value, position = _DECODER.raw_decode(text, _skip(text, position + 1))
+            value, position = STRICT_DECODER.raw_decode(text, _skip(text, position + 1))
             position = _skip(text, position)
             follows = text[position : position + 1]
             if key == "id":

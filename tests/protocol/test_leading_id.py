@@ -40,6 +40,7 @@ PARAMS_CUT = b'"params":{"arguments":{"text":"aaaaaaaaaaaaaaaa'
         (b'{"id":1,"method":"t","params":{"id":2},' + PARAMS_CUT, 1),
         # ...what the full parse refuses: NaN, text that is not UTF-8...
         (b'{"x":NaN,"id":3,' + PARAMS_CUT, None),
+        (b'{"x":1e999,"id":3,' + PARAMS_CUT, None),  # out of range, as the full parse says
         (b'{"id":"a\xffb",' + PARAMS_CUT, None),
         # ...while a character cut at the end of the look is no reason to give up.
         ('{"id":"é","p":"é'.encode()[:-1], "é"),
