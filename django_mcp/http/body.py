@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 #: request's own context, which every task and thread Django runs it in copies (a scope
 #: key would be lost by an ASGI middleware that copies the scope).
 CLIENT_GONE: Final[ContextVar[bool]] = ContextVar("django_mcp_client_gone", default=False)
+#: Why such a body cannot be read (the exception's text, for logs; the client is told
+#: ``middleware.UNREADABLE_BODY``).
+CLIENT_GONE_REASON: Final = "The client disconnected before its body ended"
 
 
 def read_at_most(request: HttpRequest, size: int) -> bytes:

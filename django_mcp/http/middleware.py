@@ -33,7 +33,7 @@ from django.utils.module_loading import import_string
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import auth
-from django_mcp.http.body import CLIENT_GONE, read_at_most
+from django_mcp.http.body import CLIENT_GONE, CLIENT_GONE_REASON, read_at_most
 from django_mcp.http.browser import endpoint_page
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.hosts import check_host
@@ -63,7 +63,7 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
     rather than failing): what arrived may happen to be a whole message, but it is not
     the one the client sent."""
     if CLIENT_GONE.get():
-        raise UnreadablePostError("The client disconnected before its body ended")
+        raise UnreadablePostError(CLIENT_GONE_REASON)
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:

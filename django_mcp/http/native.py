@@ -58,6 +58,7 @@ from django_mcp.http.asgi import (
     mcp_match_for,
     run,
 )
+from django_mcp.http.body import CLIENT_GONE_REASON
 from django_mcp.http.exchange import begin
 from django_mcp.http.framing import (
     answer_failure,
@@ -90,10 +91,10 @@ class ClientGone(io.BytesIO):
     way (a 400 parse error) and the exchange is recorded, though nobody hears the answer."""
 
     def read(self, size: int | None = -1) -> bytes:
-        raise ConnectionResetError("The client disconnected before its body ended")
+        raise ConnectionResetError(CLIENT_GONE_REASON)
 
     def readline(self, size: int | None = -1) -> bytes:
-        raise ConnectionResetError("The client disconnected before its body ended")
+        raise ConnectionResetError(CLIENT_GONE_REASON)
 
 
 async def read_body(receive: Receive, limit: int, declared: int | None) -> bytes:
