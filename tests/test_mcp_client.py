@@ -17,6 +17,7 @@ from asgiref.sync import async_to_sync
 from pydantic import BaseModel
 
 from django_mcp import Context, MCPHeader, ToolError, notify_tools_changed
+from django_mcp.auth.models import AccessToken
 from django_mcp.protocol import errors
 from django_mcp.test import (
     AsyncMCPClient,
@@ -179,15 +180,18 @@ def test_force_authenticate_makes_the_user_the_caller(mcp, mcp_site, django_user
     assert mcp.call_tool("whoami").text == "anonymous"
 
 
-def test_credentials_send_a_bearer_token(mcp, mcp_site):
-    """basic/authorization.mdx: ``Authorization: Bearer <token>`` on every request."""
+def test_credentials_send_a_bearer_token(mcp, mcp_site, django_user_model):
+    """basic/authorization.mdx: ``Authorization: Bearer <token>`` on every request (a
+    token this site issued: one it cannot validate would be refused)."""
 
     @mcp_site.tool
     def auth(ctx: Context) -> str:
         return ctx.request.headers.get("Authorization", "none")
 
-    mcp.credentials(token="s3cret")
-    assert mcp.call_tool("auth").text == "Bearer s3cret"
+    user = django_user_model.objects.create_user("ada")
+    _, token = AccessToken.objects.issue(user)
+    mcp.credentials(token=token)
+    assert mcp.call_tool("auth").text == f"Bearer {token}"
     mcp.credentials()
     assert mcp.call_tool("auth").text == "none"
 

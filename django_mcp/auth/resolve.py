@@ -2,7 +2,8 @@
 
 The authenticators named in ``DJANGO_MCP["AUTHENTICATORS"]`` are tried in order; the first
 that recognises credentials wins, and one that finds them invalid ends the search with
-:class:`~.base.AuthenticationFailed` (a 401, never a fall back to anonymous). The caller is
+:class:`~.base.AuthenticationFailed` (a 401, never a fall back to anonymous). So does a
+bearer token that none of them accepted (:func:`refuse_unclaimed_bearer`). The caller is
 attached to the request (:func:`caller_of`) so everything later in the request, the
 ``Context`` included, sees the same identity without authenticating again.
 """
@@ -16,8 +17,9 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
-from django_mcp.auth.base import Authenticator
+from django_mcp.auth.base import AuthenticationFailed, Authenticator
 from django_mcp.auth.caller import Caller
+from django_mcp.auth.header import presented
 from django_mcp.conf import mcp_settings
 
 if TYPE_CHECKING:
@@ -62,13 +64,36 @@ def has_credentials(request: HttpRequest) -> bool:
 def authenticate(request: HttpRequest) -> Caller:
     """The caller of ``request``, attached to it; may query the database (run it off the
     event loop). Raises :class:`~.base.AuthenticationFailed`."""
-    caller = None
     for auth in authenticators():
         if auth.has_credentials(request):
             caller = auth.authenticate(request)
             if caller is not None:
-                break
-    return attach(request, caller or anonymous())
+                return attach(request, caller)
+    return attach_anonymous(request)
+
+
+def attach_anonymous(request: HttpRequest) -> Caller:
+    """Make ``request`` anonymous, as one without credentials is, after
+    :func:`refuse_unclaimed_bearer`; no database."""
+    refuse_unclaimed_bearer(request)
+    return attach(request, anonymous())
+
+
+def refuse_unclaimed_bearer(request: HttpRequest) -> None:
+    """Raise :class:`~.base.AuthenticationFailed` when ``request`` presents a bearer token
+    and no authenticator accepted it: a token from another server, or of a kind no
+    configured authenticator checks.
+
+    Why not serve it as anonymous: a token this server cannot validate is an invalid
+    token, and invalid tokens MUST receive a 401 (``basic/authorization.mdx``, "Token
+    Handling"; RFC 6750 section 3.1, ``invalid_token``); only tokens issued for this
+    server are accepted. Served anonymously, a client would take anonymous answers for its
+    user's and never learn that it must sign in again. ``Basic`` and other schemes are
+    left alone (a staging site behind a proxy's password sends ``Basic``). With no
+    authenticator configured the site checks no credentials at all, so nothing is refused.
+    """
+    if presented(request) is not None and authenticators():
+        raise AuthenticationFailed("The access token is not valid for this server.")
 
 
 def attach(request: HttpRequest, caller: Caller) -> Caller:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from django_mcp.auth.base import AuthenticationFailed, Authenticator
 from django_mcp.auth.caller import Caller
+from django_mcp.auth.header import presented
 from django_mcp.auth.models import TOKEN_PREFIX, AccessToken, digest
 from django_mcp.conf import mcp_settings
 
@@ -27,13 +28,8 @@ if TYPE_CHECKING:
 
 
 def bearer_token(request: HttpRequest) -> str | None:
-    """The token of an ``Authorization: Bearer`` header, or None (scheme is
-    case-insensitive, RFC 7235 section 2.1)."""
-    header: str = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, token = header.strip().partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return token.strip() or None
+    """The token of an ``Authorization: Bearer`` header, or None."""
+    return presented(request) or None
 
 
 class TokenAuthenticator(Authenticator):

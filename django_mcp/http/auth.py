@@ -54,7 +54,7 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
         if needs_database(request):
             caller = resolve.authenticate(request)
         else:
-            caller = resolve.attach(request, resolve.anonymous())
+            caller = resolve.attach_anonymous(request)
     except DatabaseError as exc:
         outage.log_unresolved_caller(exc)
         return None

@@ -74,6 +74,16 @@ def test_drf_refusing_credentials_is_a_401_with_its_challenge(
     assert 'Basic realm="api"' in value
 
 
+def test_a_bearer_token_drf_does_not_take_is_a_401(client: Client, auth_site: MCPSite) -> None:
+    """DRF's ``BasicAuthentication`` answers nothing for a ``Bearer`` header, and no other
+    authenticator takes the token: it is refused as invalid (basic/authorization.mdx,
+    "Token Handling"), not served as anonymous."""
+    with override_mcp(**DRF):
+        response = call_tool(client, "whoami", {}, headers=bearer("opaque-from-elsewhere"))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert 'error="invalid_token"' in response["WWW-Authenticate"]
+
+
 def test_a_denied_name_does_the_same_work_as_an_unknown_one(
     client: Client, auth_site: MCPSite, user: Any
 ) -> None:

@@ -3,15 +3,28 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.core.management import call_command
+from django.test import AsyncClient
 
 from django_mcp.auth.models import AccessToken, digest
 from django_mcp.protocol import errors
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog
 from tests.auth.conftest import bearer
-from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, result_of
+from tests.helpers import (
+    assert_error,
+    call_tool,
+    mcp_body,
+    mcp_headers,
+    mcp_post,
+    override_mcp,
+    result_of,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -118,12 +131,56 @@ def test_the_command_prints_the_token_once(user: Any, capsys: Any) -> None:
     assert token not in err
 
 
-def test_a_bearer_token_that_is_not_ours_is_left_to_other_authenticators(
+@pytest.mark.parametrize("token", ["eyJhbGciOi.foreign.token", "opaque-from-elsewhere", ""])
+def test_a_bearer_token_no_authenticator_accepts_is_a_401_never_anonymous(
+    client: Client, auth_site: Any, token: str
+) -> None:
+    """A token this server cannot validate is an invalid token: "Invalid or expired tokens
+    MUST receive a HTTP 401 response", and servers accept only tokens issued for them
+    (basic/authorization.mdx, "Token Handling"; RFC 6750 section 3.1). Here no configured
+    authenticator takes the token (not ``mcp_...``, no OAuth validator), and it is refused
+    with a challenge, not served as anonymous; the refusal is recorded."""
+    response = call_tool(client, "whoami", {}, headers={"Authorization": f"Bearer {token}"})
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    value = challenge(response)
+    assert f'resource_metadata="{METADATA}"' in value
+    assert 'error="invalid_token"' in value
+    recorder.flush()
+    rows = RequestLog.objects.values_list("http_status", "error_code", "user")
+    assert list(rows) == [(401, errors.INVALID_REQUEST, None)]
+
+
+def test_a_foreign_bearer_token_is_refused_under_asgi_too(auth_site: Any) -> None:
+    """Through Django's ASGI handler, where no authenticator claiming the request means
+    authentication needs no database (``http.auth.needs_database``): the unclaimed token
+    is refused all the same."""
+    response = async_to_sync(AsyncClient().post)(
+        "/mcp",
+        json.dumps(mcp_body("tools/call", {"name": "whoami", "arguments": {}})),
+        content_type="application/json",
+        headers={
+            **mcp_headers(mcp_body("tools/call", {"name": "whoami", "arguments": {}})),
+            "Authorization": "Bearer opaque-from-elsewhere",
+        },
+    )
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert 'error="invalid_token"' in challenge(response)
+
+
+def test_other_schemes_are_not_bearer_tokens(client: Client, auth_site: Any) -> None:
+    """``Basic`` (a staging site behind a proxy's password) is not a credential of this
+    site: the request is anonymous."""
+    response = call_tool(client, "whoami", {}, headers={"Authorization": "Basic YTpi"})
+    assert text_of(response) == "anonymous anonymous -"
+
+
+def test_with_no_authenticator_a_bearer_token_is_not_looked_at(
     client: Client, auth_site: Any
 ) -> None:
-    """Nothing claims a foreign bearer token here, so it is anonymous; with an OAuth
-    validator configured, that validator decides."""
-    response = call_tool(client, "whoami", {}, headers=bearer("eyJhbGciOi.foreign"))
+    """A site that checks no credentials at all (``AUTHENTICATORS`` empty) has no token to
+    refuse: the request is anonymous."""
+    with override_mcp(AUTHENTICATORS=[]):
+        response = call_tool(client, "whoami", {}, headers=bearer("opaque-from-elsewhere"))
     assert text_of(response) == "anonymous anonymous -"
 
 

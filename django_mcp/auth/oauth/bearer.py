@@ -1,30 +1,15 @@
-"""The bearer token of a request, from the ``Authorization`` header only.
-
-RFC 6750 also defines form-body and query-string tokens; ``basic/authorization.mdx``
-forbids tokens in the query string, and the MCP body is JSON-RPC, so the header is the one
-place a token is read from.
-"""
+"""The bearer token an OAuth validator takes, from the ``Authorization`` header only
+(:func:`~django_mcp.auth.header.presented`), and what every such validator shares."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from django_mcp.auth.base import AuthenticationFailed, Authenticator
+from django_mcp.auth.header import presented
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
-
-
-def presented(request: HttpRequest) -> str | None:
-    """What follows ``Bearer`` in the ``Authorization`` header (stripped, perhaps empty or
-    malformed), None when the header is absent or of another scheme. Never raises: the
-    validators' ``has_credentials`` decide from it, without the database, whether the
-    request needs authenticating at all."""
-    header: str = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, token = header.strip().partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return token.strip()
 
 
 def bearer_token(request: HttpRequest) -> str | None:

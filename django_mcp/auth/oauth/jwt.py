@@ -15,12 +15,8 @@ from jwt.exceptions import PyJWTError
 
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
-from django_mcp.auth.oauth.bearer import (
-    BearerAuthenticator,
-    bearer_token,
-    is_single_token,
-    presented,
-)
+from django_mcp.auth.header import presented
+from django_mcp.auth.oauth.bearer import BearerAuthenticator, bearer_token, is_single_token
 from django_mcp.auth.oauth.claims import require_audience
 from django_mcp.auth.oauth.config import OAuthConfig, oauth_config
 from django_mcp.auth.oauth.jwks import key_set
