@@ -27,11 +27,16 @@ from django.utils import timezone
 
 from django_mcp.requestlog import histogram
 from django_mcp.requestlog.filters import could_be_stored
-from django_mcp.requestlog.models import RequestLogDay, RequestLogHour, ServedRevision
+from django_mcp.requestlog.models import (
+    RequestLogDay,
+    RequestLogHour,
+    ServedRevision,
+    column_length,
+)
 from django_mcp.requestlog.tallies import day_of, hour_of
 
 #: The longest site name the summaries' ``site`` column holds.
-_SITE_LENGTH: Final = RequestLogHour._meta.get_field("site").max_length or 0
+_SITE_LENGTH: Final = column_length(RequestLogHour, "site") or 0
 
 #: The windows a dashboard may show: name -> (length, bucket). Bounded on purpose.
 WINDOWS: Final[dict[str, tuple[timedelta, str]]] = {

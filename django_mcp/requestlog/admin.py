@@ -20,7 +20,7 @@ from django.utils.html import format_html
 
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter, could_be_stored
-from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
 from django_mcp.requestlog.pagination import EstimatedCountPaginator
 
 if TYPE_CHECKING:
@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
 #: The longest term a search can match: a prefix of the target or of the client's name.
 _SEARCHED_LENGTH: Final = max(
-    RequestLog._meta.get_field("target").max_length or 0,
-    RequestLog._meta.get_field("client_name").max_length or 0,
+    column_length(RequestLog, "target") or 0, column_length(RequestLog, "client_name") or 0
 )
 
 

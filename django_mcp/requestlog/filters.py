@@ -16,7 +16,7 @@ from django.contrib import admin
 from django.utils import timezone
 
 from django_mcp.protocol import methods
-from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.models import RequestLog, column_length
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from django.http import HttpRequest
 
 #: The longest method the request log's ``method`` column holds.
-_METHOD_LENGTH: Final = RequestLog._meta.get_field("method").max_length or 0
+_METHOD_LENGTH: Final = column_length(RequestLog, "method") or 0
 
 
 def could_be_stored(value: str, max_length: int) -> bool:

@@ -240,3 +240,12 @@ class RequestLogDay(LogSummary):
                 name="django_mcp_rlday_key",
             ),
         )
+
+
+def column_length(model: type[models.Model], name: str) -> int | None:
+    """The longest text ``model``'s column ``name`` holds, None when unbounded (a
+    ``TextField``). Every place that must know a column's size (the record's gate, the
+    summaries' keys, the admin's search and filters) reads it here, from the model, so a
+    migration that widens a column needs no other change."""
+    field = model._meta.get_field(name)
+    return field.max_length if isinstance(field, models.CharField) else None

@@ -51,7 +51,7 @@ from django.db import DatabaseError, connections, router
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import summaries, writer
-from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
 from django_mcp.requestlog.records import RequestRecord, Row
 from django_mcp.requestlog.sanitise import all_sanitised, clean_text
 from django_mcp.requestlog.served import ServedKey, ServedTally, upsert_served
@@ -64,8 +64,7 @@ logger = logging.getLogger("django_mcp")
 _SHUTDOWN_JOIN_SECONDS: Final = 5.0
 #: The columns of a best-effort tally's key (revision, client name, client version).
 _KEY_LIMITS: Final = tuple(
-    getattr(ServedRevision._meta.get_field(name), "max_length", None)
-    for name in ("revision", "client_name", "client_version")
+    column_length(ServedRevision, name) for name in ("revision", "client_name", "client_version")
 )
 
 _BEST_EFFORT: Final = ServedHow.BEST_EFFORT.value

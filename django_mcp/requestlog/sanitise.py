@@ -32,9 +32,7 @@ from itertools import islice
 from operator import attrgetter, itemgetter, le
 from typing import Any, Final
 
-from django.db.models import CharField
-
-from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.models import RequestLog, column_length
 from django_mcp.requestlog.records import FIELD_INDEX, RequestRecord, Row
 
 REPLACEMENT: Final = "\ufffd"
@@ -59,16 +57,8 @@ _TEXT_FIELDS: Final = (
 )
 
 
-def _column_limits() -> dict[str, int | None]:
-    """The longest text each column stores (None: unbounded, a ``TextField``)."""
-    limits: dict[str, int | None] = {}
-    for name in _TEXT_FIELDS:
-        field = RequestLog._meta.get_field(name)
-        limits[name] = field.max_length if isinstance(field, CharField) else None
-    return limits
-
-
-_LIMITS: Final = _column_limits()
+#: The longest text each column stores (None: unbounded, a ``TextField``).
+_LIMITS: Final = {name: column_length(RequestLog, name) for name in _TEXT_FIELDS}
 
 
 def clean_text(text: str, max_length: int | None = None) -> str:

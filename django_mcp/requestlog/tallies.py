@@ -12,7 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.requestlog import histogram
-from django_mcp.requestlog.models import LogSummary
+from django_mcp.requestlog.models import LogSummary, column_length
 from django_mcp.requestlog.records import FIELD_INDEX, Row
 from django_mcp.requestlog.sanitise import clean_text
 
@@ -111,9 +111,7 @@ def tally(records: Iterable[Row]) -> dict[Key, Tally]:
 
 
 #: The summary's text columns' lengths (the request log's own: a logged key fits both).
-_LIMITS: Final = {
-    name: getattr(LogSummary._meta.get_field(name), "max_length", None) for name in KEY[:3]
-}
+_LIMITS: Final = {name: column_length(LogSummary, name) for name in KEY[:3]}
 
 
 def _storable(raw: dict[tuple[Any, ...], Tally]) -> dict[Key, Tally]:

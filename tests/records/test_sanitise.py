@@ -13,6 +13,7 @@ import tracemalloc
 
 import pytest
 
+from django_mcp.requestlog.models import RequestLog, column_length
 from django_mcp.requestlog.sanitise import (
     _LIMITS,
     _TEXT_FIELDS,
@@ -121,3 +122,11 @@ def test_a_hostile_character_after_the_first_chunk_of_texts_is_found():
 
     assert not all_storable(batch)
     assert all_sanitised(batch)[900].request_id == f"9{REPLACEMENT}"
+
+
+def test_column_length_reads_the_model():
+    """Every size check reads a column's length from the model, via one function."""
+    assert column_length(RequestLog, "method") == RequestLog._meta.get_field("method").max_length
+    assert column_length(RequestLog, "params") is None  # a TextField: unbounded
+    assert _LIMITS["target"] == RequestLog._meta.get_field("target").max_length
+    assert _LIMITS["params"] is None
