@@ -9,7 +9,7 @@ anonymous).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -40,6 +40,14 @@ class InsufficientScope(Exception):
 class Authenticator:
     """Base class of the classes named in ``DJANGO_MCP["AUTHENTICATORS"]``."""
 
+    #: Whether this authenticator may accept a request by its ``Authorization: Bearer``
+    #: token. A request that presents a bearer token is authenticated by one that does, or
+    #: refused (:func:`~django_mcp.auth.resolve.refuse_unclaimed_bearer`): a session cookie
+    #: beside a token this server cannot validate does not get it served. True by default,
+    #: so that an authenticator of your own that reads bearer tokens keeps working;
+    #: ``SessionAuthenticator`` says False.
+    accepts_bearer_tokens: ClassVar[bool] = True
+
     def authenticate(self, request: HttpRequest) -> Caller | None:
         """The caller behind ``request``'s credentials of this kind, None when there are
         none, or raise :class:`AuthenticationFailed`."""
@@ -52,6 +60,7 @@ class Authenticator:
     def has_credentials(self, request: HttpRequest) -> bool:
         """Whether ``request`` may carry credentials of this kind, decided from headers
         and cookies alone (no database). When no authenticator says yes, the request is
-        anonymous without calling :meth:`authenticate`, so under ASGI it needs no thread.
-        The default, True, is always safe."""
+        anonymous without calling :meth:`authenticate` (or refused, if it presents a
+        bearer token), so under ASGI it needs no thread. The default, True, is always
+        safe."""
         return True

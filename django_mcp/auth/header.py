@@ -21,7 +21,9 @@ def presented(request: HttpRequest) -> str | None:
     case-insensitive, RFC 7235 section 2.1). Never raises and never queries: deciding
     whether a request carries credentials must cost nothing."""
     header: str = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, token = header.strip().partition(" ")
+    scheme, *rest = header.split(None, 1) or [""]
     if scheme.lower() != "bearer":
         return None
-    return token.strip()
+    # Any whitespace after the scheme, as DRF's parser takes it: a tab must not make a
+    # token invisible to the refusal while another authenticator reads it.
+    return rest[0].strip() if rest else ""

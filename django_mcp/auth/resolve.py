@@ -64,7 +64,10 @@ def has_credentials(request: HttpRequest) -> bool:
 def authenticate(request: HttpRequest) -> Caller:
     """The caller of ``request``, attached to it; may query the database (run it off the
     event loop). Raises :class:`~.base.AuthenticationFailed`."""
+    bearer = presented(request) is not None
     for auth in authenticators():
+        if bearer and not auth.accepts_bearer_tokens:
+            continue  # a session does not vouch for a token beside it
         if auth.has_credentials(request):
             caller = auth.authenticate(request)
             if caller is not None:
@@ -82,7 +85,9 @@ def attach_anonymous(request: HttpRequest) -> Caller:
 def refuse_unclaimed_bearer(request: HttpRequest) -> None:
     """Raise :class:`~.base.AuthenticationFailed` when ``request`` presents a bearer token
     and no authenticator accepted it: a token from another server, or of a kind no
-    configured authenticator checks.
+    configured authenticator checks. Authenticators that do not take bearer tokens
+    (``accepts_bearer_tokens``, the session's) are not asked then, so a session cookie
+    beside such a token does not get it served either.
 
     Why not serve it as anonymous: a token this server cannot validate is an invalid
     token, and invalid tokens MUST receive a 401 (``basic/authorization.mdx``, "Token

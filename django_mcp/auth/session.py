@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 class SessionAuthenticator(Authenticator):
     """``request.user`` as ``AuthenticationMiddleware`` resolved it from the session."""
 
+    accepts_bearer_tokens = False  # a cookie does not vouch for a token beside it
+
     def has_credentials(self, request: HttpRequest) -> bool:
         cookies = request.COOKIES
         # No cookies at all (MCP clients rarely send any): no settings read needed.

@@ -18,12 +18,14 @@ from django.db import DatabaseError
 
 from django_mcp.auth import resolve
 from django_mcp.auth.base import AuthenticationFailed
+from django_mcp.auth.header import presented
 from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
-from django_mcp.http.responses import error_response
+from django_mcp.http.responses import error_response, reply_response
 from django_mcp.protocol import errors
 from django_mcp.protocol.admission import Admission, Admitted
 from django_mcp.server import outage
 from django_mcp.server.authorization import declared_scopes, missing_scopes
+from django_mcp.server.dispatch import Reply
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
@@ -38,7 +40,8 @@ if TYPE_CHECKING:
 
 def needs_database(request: HttpRequest) -> bool:
     """Whether authenticating ``request`` may query the database (it carries something
-    that looks like credentials); otherwise the caller is anonymous at no cost."""
+    that looks like credentials); otherwise the caller is anonymous at no cost, or
+    refused at no cost if it presents a bearer token no authenticator claims."""
     return resolve.has_credentials(request)
 
 
@@ -48,8 +51,12 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
     With the database down the caller cannot be known: no caller is attached, so whatever
     needs it meets the database error again where it is answered as -32603 (admission's
     permission lookups, the handler), while malformed requests are still refused
-    (:mod:`django_mcp.server.outage`). It is never served as anonymous.
+    (:mod:`django_mcp.server.outage`). It is never served as anonymous: a request that
+    presents a bearer token, which could not be checked, is marked so that
+    :func:`authorize` answers it -32603 with its id once admitted (with no user to
+    evaluate later, it would otherwise run as nobody).
     """
+    site = exchange.site
     try:
         if needs_database(request):
             caller = resolve.authenticate(request)
@@ -57,13 +64,15 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
             caller = resolve.attach_anonymous(request)
     except DatabaseError as exc:
         outage.log_unresolved_caller(exc)
+        exchange.token_unchecked = presented(request) is not None
         return None
     except AuthenticationFailed as exc:
         resolve.attach(request, resolve.anonymous())
         exchange.caller = resolve.caller_of(request)
-        return unauthorized(request, error=exc.error, description=exc.description)
+        return unauthorized(
+            request, scopes=declared_scopes(site), error=exc.error, description=exc.description
+        )
     exchange.caller = caller
-    site = exchange.site
     if not caller.is_authenticated:  # nobody's permissions to preload
         if site.requires_authentication:
             return unauthorized(request, scopes=declared_scopes(site))
@@ -91,9 +100,13 @@ def authorize(
     request: HttpRequest, exchange: Exchange, admission: Admission
 ) -> HttpResponse | None:
     """401/403 when the admitted request targets a declaration whose scopes the caller
-    lacks; None to go on."""
+    lacks; -32603 when its bearer token could not be checked (see :func:`authenticate`);
+    None to go on."""
     if not isinstance(admission, Admitted):
         return None
+    if exchange.token_unchecked:
+        exchange.reply = reply = Reply(admission.request.id, error=errors.InternalError())
+        return reply_response(reply)
     built: list[Context] = []
 
     def context() -> Context:  # built at most once, and only if the check needs it

@@ -70,6 +70,9 @@ class Exchange:
     #: Another middleware answered before admission (:mod:`django_mcp.http.unrouted`): its
     #: response is not django-mcp's, so its body is not read for a JSON-RPC error.
     refused_upstream: bool = False
+    #: The request presented a bearer token that could not be checked (the database is
+    #: down): :func:`~django_mcp.http.auth.authorize` answers it -32603 once admitted.
+    token_unchecked: bool = False
 
     def admit_deferred(self) -> HttpResponseBase | None:
         """Run the admission the middleware deferred, if any (once): a refusal's response,

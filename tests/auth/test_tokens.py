@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.test import AsyncClient
 
 from django_mcp.auth.models import AccessToken, digest
+from django_mcp.http import middleware
 from django_mcp.protocol import errors
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from django.test import Client
+
+    from django_mcp.sites import MCPSite
 
 pytestmark = pytest.mark.django_db
 
@@ -150,21 +153,82 @@ def test_a_bearer_token_no_authenticator_accepts_is_a_401_never_anonymous(
     assert list(rows) == [(401, errors.INVALID_REQUEST, None)]
 
 
-def test_a_foreign_bearer_token_is_refused_under_asgi_too(auth_site: Any) -> None:
-    """Through Django's ASGI handler, where no authenticator claiming the request means
-    authentication needs no database (``http.auth.needs_database``): the unclaimed token
-    is refused all the same."""
-    response = async_to_sync(AsyncClient().post)(
+def post_async(name: str, headers: dict[str, str]) -> Any:
+    """``tools/call name`` through Django's ASGI handler."""
+    body = mcp_body("tools/call", {"name": name, "arguments": {}})
+    return async_to_sync(AsyncClient().post)(
         "/mcp",
-        json.dumps(mcp_body("tools/call", {"name": "whoami", "arguments": {}})),
+        json.dumps(body),
         content_type="application/json",
-        headers={
-            **mcp_headers(mcp_body("tools/call", {"name": "whoami", "arguments": {}})),
-            "Authorization": "Bearer opaque-from-elsewhere",
-        },
+        headers={**mcp_headers(body), **headers},
     )
+
+
+@pytest.mark.parametrize("gated", [False, True], ids=["on-the-loop", "in-the-view-thread"])
+def test_a_foreign_bearer_token_is_refused_under_asgi_too(
+    mcp_site: MCPSite, monkeypatch: pytest.MonkeyPatch, gated: bool
+) -> None:
+    """Through Django's ASGI handler, on both of its admission paths: on the event loop
+    (nothing claims the request and no declaration is gated, so no thread is needed) and
+    deferred to the view's thread (a gated declaration needs the caller's permissions)."""
+
+    @mcp_site.tool
+    def hello() -> str:
+        return "hello"
+
+    if gated:
+
+        @mcp_site.tool(permission_required="books.view_book")
+        def secret() -> str:
+            return "secret"
+
+    needs_thread: list[bool] = []
+    original = middleware.admission_needs_thread
+
+    def spy(*args: Any) -> bool:
+        needs_thread.append(original(*args))
+        return needs_thread[-1]
+
+    monkeypatch.setattr(middleware, "admission_needs_thread", spy)
+    response = post_async("hello", {"Authorization": "Bearer opaque-from-elsewhere"})
     assert_error(response, 401, errors.INVALID_REQUEST)
     assert 'error="invalid_token"' in challenge(response)
+    assert needs_thread == [gated]
+
+
+def test_a_tab_after_the_scheme_still_presents_the_token(client: Client, auth_site: Any) -> None:
+    """Parsers differ on the space after ``Bearer`` (DRF splits on any whitespace): a
+    token after a tab is still a token, and still refused when nobody accepts it."""
+    response = call_tool(client, "whoami", {}, headers={"Authorization": "Bearer\tforeign"})
+    assert_error(response, 401, errors.INVALID_REQUEST)
+
+
+def test_the_refusal_names_the_scopes_the_site_needs(client: Client, auth_site: Any) -> None:
+    """The 401's challenge SHOULD carry ``scope`` (basic/authorization.mdx, "Scope
+    Selection Strategy"), so a client signing in again asks for enough."""
+    response = call_tool(client, "whoami", {}, headers=bearer("opaque-from-elsewhere"))
+    assert 'scope="books:read books:write prompts:use"' in challenge(response)
+
+
+def test_a_session_does_not_vouch_for_a_bearer_token_beside_it(
+    client: Client, auth_site: Any, user: Any, issue: Callable[..., str]
+) -> None:
+    """A signed-in browser session plus a token this server cannot validate is refused,
+    as the token alone is, in either order of the authenticators: the session
+    authenticator is not asked when a bearer token is presented."""
+    client.force_login(user)
+    response = call_tool(client, "whoami", {}, headers=bearer("opaque-from-elsewhere"))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    revoked = issue()
+    AccessToken.objects.get(digest=digest(revoked)).revoke()
+    session_first = [
+        "django_mcp.auth.session.SessionAuthenticator",
+        "django_mcp.auth.tokens.TokenAuthenticator",
+    ]
+    with override_mcp(AUTHENTICATORS=session_first):
+        response = call_tool(client, "whoami", {}, headers=bearer(revoked))
+        assert_error(response, 401, errors.INVALID_REQUEST)
+        assert text_of(call_tool(client, "whoami", {})) == f"session user:{user.pk} -"
 
 
 def test_other_schemes_are_not_bearer_tokens(client: Client, auth_site: Any) -> None:

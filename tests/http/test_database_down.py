@@ -184,3 +184,32 @@ def test_the_requests_of_an_outage_are_written_when_the_database_returns(site, s
     assert [row.error_code for row in rows] == codes
     assert {(row.user_id, row.username) for row in rows} == {(None, "")}
     assert recorder.stats().failed == 0
+
+
+@pytest.mark.parametrize("token", ["mcp_forged", "opaque-from-elsewhere"])
+def test_a_bearer_token_that_cannot_be_checked_is_not_served(site, token):
+    """basic/authorization.mdx, "Token Handling": tokens are validated on every request.
+    With the database down an ``mcp_`` token cannot be, and it must not run as nobody:
+    the request is answered -32603, with its id, before the tool runs, and never with a
+    401, which would tell the client to drop a token that may be good. It is recorded
+    when the database returns."""
+    client = Client(raise_request_exception=False)
+    ran: list[str] = []
+
+    @site.tool
+    def spy() -> str:
+        ran.append("ran")
+        return "ran"
+
+    with database_down("driver-error"):
+        response = call_tool(client, "spy", {}, headers={"Authorization": f"Bearer {token}"})
+    if token.startswith("mcp_"):
+        assert_error(response, 200, INTERNAL_ERROR)
+        assert response.json()["id"] == 1
+        assert ran == []
+        _assert_no_database_address(response)
+        recorder.flush()
+        rows = RequestLog.objects.values_list("http_status", "error_code", "target")
+        assert list(rows) == [(200, INTERNAL_ERROR, "spy")]
+    else:  # nothing to look up: refused as invalid whatever the database's state
+        assert_error(response, 401, INVALID_REQUEST)

@@ -109,7 +109,7 @@ def test_a_jwt_for_another_audience_gets_the_invalid_token_challenge(
     response = call_tool(client, "whoami", {}, headers=bearer(token))
     assert_error(response, 401, errors.INVALID_REQUEST)
     assert response["WWW-Authenticate"] == (
-        f'Bearer resource_metadata="{METADATA}", error="invalid_token", '
+        f'Bearer resource_metadata="{METADATA}", scope="books:write", error="invalid_token", '
         'error_description="The token was not issued for this resource (audience)."'
     )
     document = client.get("/.well-known/oauth-protected-resource/mcp").json()
