@@ -15,6 +15,7 @@ from django.utils.module_loading import import_string
 
 from django_mcp.auth.base import AuthenticationFailed, Authenticator
 from django_mcp.auth.caller import Caller
+from django_mcp.auth.header import presented
 from django_mcp.conf import mcp_settings
 
 if TYPE_CHECKING:
@@ -39,10 +40,14 @@ class DRFAuthenticator(Authenticator):
 
     def authenticate(self, request: HttpRequest) -> Caller | None:
         from rest_framework import exceptions
+        from rest_framework.authentication import SessionAuthentication
         from rest_framework.request import Request
 
         drf_request = Request(request)
+        bearer = presented(request) is not None
         for cls in authentication_classes():
+            if bearer and issubclass(cls, SessionAuthentication):
+                continue  # a session does not vouch for a token beside it
             try:
                 found = cls().authenticate(drf_request)
             except exceptions.AuthenticationFailed as exc:

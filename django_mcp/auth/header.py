@@ -9,7 +9,8 @@ them accepted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -21,9 +22,20 @@ def presented(request: HttpRequest) -> str | None:
     case-insensitive, RFC 7235 section 2.1). Never raises and never queries: deciding
     whether a request carries credentials must cost nothing."""
     header: str = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, *rest = header.split(None, 1) or [""]
+    if not header:
+        return None
+    scheme, *rest = _BLANKS.split(header.strip(" \t"), 1)
     if scheme.lower() != "bearer":
         return None
-    # Any whitespace after the scheme, as DRF's parser takes it: a tab must not make a
-    # token invisible to the refusal while another authenticator reads it.
-    return rest[0].strip() if rest else ""
+    return rest[0] if rest else ""
+
+
+#: The blanks HTTP allows between a scheme and its credentials (RFC 9110 section 5.6.3:
+#: spaces and tabs): a tab must not hide a token from the refusal of unclaimed tokens
+#: while another parser (DRF's) reads it, and nothing else (a no-break space) separates.
+_BLANKS: Final = re.compile(r"[ \t]+")
+
+
+def has_blank(token: str) -> bool:
+    """Whether ``token`` holds a space or a tab: a malformed header, not one token."""
+    return " " in token or "\t" in token

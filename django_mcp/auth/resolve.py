@@ -35,10 +35,25 @@ def authenticators() -> tuple[Authenticator, ...]:
     return tuple(import_string(path)() for path in mcp_settings.AUTHENTICATORS)
 
 
+@cache
+def _bearer_tokens_checked() -> bool:
+    """Whether some authenticator in ``AUTHENTICATORS`` takes bearer tokens."""
+    return any(auth.accepts_bearer_tokens for auth in authenticators())
+
+
 @receiver(setting_changed)
 def _forget_authenticators(*, setting: str, **kwargs: object) -> None:
     if setting == "DJANGO_MCP":
         authenticators.cache_clear()
+        _bearer_tokens_checked.cache_clear()
+
+
+def presents_checked_bearer(request: HttpRequest) -> bool:
+    """Whether ``request`` presents a bearer token and this site checks bearer tokens
+    (some authenticator takes them). Then only such authenticators are asked, and the
+    token is refused if none accepts it; a site that takes no bearer tokens at all (an
+    empty ``AUTHENTICATORS``, sessions only) does not look at the header."""
+    return presented(request) is not None and _bearer_tokens_checked()
 
 
 def anonymous() -> Caller:
@@ -64,7 +79,7 @@ def has_credentials(request: HttpRequest) -> bool:
 def authenticate(request: HttpRequest) -> Caller:
     """The caller of ``request``, attached to it; may query the database (run it off the
     event loop). Raises :class:`~.base.AuthenticationFailed`."""
-    bearer = presented(request) is not None
+    bearer = presents_checked_bearer(request)
     for auth in authenticators():
         if bearer and not auth.accepts_bearer_tokens:
             continue  # a session does not vouch for a token beside it
@@ -94,10 +109,11 @@ def refuse_unclaimed_bearer(request: HttpRequest) -> None:
     Handling"; RFC 6750 section 3.1, ``invalid_token``); only tokens issued for this
     server are accepted. Served anonymously, a client would take anonymous answers for its
     user's and never learn that it must sign in again. ``Basic`` and other schemes are
-    left alone (a staging site behind a proxy's password sends ``Basic``). With no
-    authenticator configured the site checks no credentials at all, so nothing is refused.
+    left alone (a staging site behind a proxy's password sends ``Basic``). A site whose
+    authenticators take no bearer tokens (none configured, or sessions only) does not
+    check them, so nothing is refused.
     """
-    if presented(request) is not None and authenticators():
+    if presents_checked_bearer(request):
         raise AuthenticationFailed("The access token is not valid for this server.")
 
 

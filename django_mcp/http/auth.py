@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import DatabaseError
 
 from django_mcp.auth import resolve
 from django_mcp.auth.base import AuthenticationFailed
-from django_mcp.auth.header import presented
 from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
 from django_mcp.http.responses import error_response, reply_response
 from django_mcp.protocol import errors
@@ -48,13 +48,12 @@ def needs_database(request: HttpRequest) -> bool:
 def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | None:
     """Resolve the caller into ``exchange``; a 401 response when it may not go on.
 
-    With the database down the caller cannot be known: no caller is attached, so whatever
-    needs it meets the database error again where it is answered as -32603 (admission's
-    permission lookups, the handler), while malformed requests are still refused
-    (:mod:`django_mcp.server.outage`). It is never served as anonymous: a request that
-    presents a bearer token, which could not be checked, is marked so that
-    :func:`authorize` answers it -32603 with its id once admitted (with no user to
-    evaluate later, it would otherwise run as nobody).
+    With the database down the caller cannot be known: no caller is attached, and the
+    exchange is marked (``caller_unknown``) so that :func:`authorize` answers it -32603
+    with its id once admitted, whatever the credentials were (a session, a token, DRF's),
+    while malformed requests are still refused (:mod:`django_mcp.server.outage`). It is
+    never served as anonymous, nor as nobody: a request without credentials needs no
+    database here and is served as usual.
     """
     site = exchange.site
     try:
@@ -64,7 +63,8 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
             caller = resolve.attach_anonymous(request)
     except DatabaseError as exc:
         outage.log_unresolved_caller(exc)
-        exchange.token_unchecked = presented(request) is not None
+        exchange.caller_unknown = type(exc).__name__
+        request.user = outage.unresolvable_user(exc)
         return None
     except AuthenticationFailed as exc:
         resolve.attach(request, resolve.anonymous())
@@ -100,12 +100,15 @@ def authorize(
     request: HttpRequest, exchange: Exchange, admission: Admission
 ) -> HttpResponse | None:
     """401/403 when the admitted request targets a declaration whose scopes the caller
-    lacks; -32603 when its bearer token could not be checked (see :func:`authenticate`);
+    lacks; -32603 when its credentials could not be checked (see :func:`authenticate`);
     None to go on."""
     if not isinstance(admission, Admitted):
         return None
-    if exchange.token_unchecked:
-        exchange.reply = reply = Reply(admission.request.id, error=errors.InternalError())
+    if exchange.caller_unknown is not None:
+        # As the exception handler answers a database error: with DEBUG, its class only.
+        data = {"exception": exchange.caller_unknown} if settings.DEBUG else None
+        error = errors.InternalError(data=data)
+        exchange.reply = reply = Reply(admission.request.id, error=error)
         return reply_response(reply)
     built: list[Context] = []
 

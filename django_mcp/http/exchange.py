@@ -70,9 +70,10 @@ class Exchange:
     #: Another middleware answered before admission (:mod:`django_mcp.http.unrouted`): its
     #: response is not django-mcp's, so its body is not read for a JSON-RPC error.
     refused_upstream: bool = False
-    #: The request presented a bearer token that could not be checked (the database is
-    #: down): :func:`~django_mcp.http.auth.authorize` answers it -32603 once admitted.
-    token_unchecked: bool = False
+    #: The class name of the database error that kept authentication from knowing the
+    #: caller (the database is down): :func:`~django_mcp.http.auth.authorize` answers the
+    #: admitted request -32603, so credentials that could not be checked are never served.
+    caller_unknown: str | None = None
 
     def admit_deferred(self) -> HttpResponseBase | None:
         """Run the admission the middleware deferred, if any (once): a refusal's response,

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
+from django.utils.functional import SimpleLazyObject
 
 from django_mcp.protocol.errors import InternalError
 
@@ -53,6 +54,19 @@ def resolved_user(request: HttpRequest | Any) -> AbstractBaseUser | AnonymousUse
         log_unresolved_caller(exc)
         return None
     return user
+
+
+def unresolvable_user(exc: DatabaseError) -> Any:
+    """A ``request.user`` that raises ``exc`` again whenever it is read, for a request
+    whose credentials could not be checked: as a session's lazy user does with the
+    database down, so every check that needs the caller (a permission lookup during
+    admission) meets the outage where it is answered -32603, instead of finding an
+    anonymous user and answering as if for one."""
+
+    def again() -> Any:
+        raise exc
+
+    return SimpleLazyObject(again)
 
 
 @contextmanager

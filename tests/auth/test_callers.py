@@ -84,6 +84,32 @@ def test_a_bearer_token_drf_does_not_take_is_a_401(client: Client, auth_site: MC
     assert 'error="invalid_token"' in response["WWW-Authenticate"]
 
 
+def test_drf_session_authentication_does_not_vouch_for_a_bearer_token(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    """DRF's ``SessionAuthentication`` (in DRF's default classes) is a session too: it is
+    not asked when a bearer token is presented, so the token no one accepts is refused."""
+    client.force_login(user)
+    drf_session = {
+        **DRF,
+        "DRF_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    }
+    with override_mcp(**drf_session):
+        response = call_tool(client, "whoami", {}, headers=bearer("opaque-from-elsewhere"))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+
+
+def test_a_site_that_takes_no_bearer_tokens_does_not_look_at_them(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    """Sessions only: no authenticator takes bearer tokens, so a token (a gateway's) is
+    neither refused nor in the way of the session user."""
+    client.force_login(user)
+    with override_mcp(AUTHENTICATORS=["django_mcp.auth.session.SessionAuthenticator"]):
+        response = call_tool(client, "whoami", {}, headers=bearer("opaque-from-elsewhere"))
+    assert text_of(response) == f"session user:{user.pk} -"
+
+
 def test_a_denied_name_does_the_same_work_as_an_unknown_one(
     client: Client, auth_site: MCPSite, user: Any
 ) -> None:

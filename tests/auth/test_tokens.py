@@ -196,11 +196,29 @@ def test_a_foreign_bearer_token_is_refused_under_asgi_too(
     assert needs_thread == [gated]
 
 
-def test_a_tab_after_the_scheme_still_presents_the_token(client: Client, auth_site: Any) -> None:
-    """Parsers differ on the space after ``Bearer`` (DRF splits on any whitespace): a
-    token after a tab is still a token, and still refused when nobody accepts it."""
+def test_a_tab_after_the_scheme_still_presents_the_token(
+    client: Client, auth_site: Any, issue: Callable[..., str], user: Any
+) -> None:
+    """HTTP separates a scheme from its credentials with spaces or tabs (RFC 9110 section
+    5.6.3), and DRF's parser takes a tab: a token after a tab is a token, accepted when
+    valid and refused when nobody accepts it."""
     response = call_tool(client, "whoami", {}, headers={"Authorization": "Bearer\tforeign"})
     assert_error(response, 401, errors.INVALID_REQUEST)
+    token = issue()
+    response = call_tool(client, "whoami", {}, headers={"Authorization": f"Bearer\t{token}"})
+    assert text_of(response).startswith(f"token user:{user.pk}")
+
+
+@pytest.mark.parametrize("blank", ["\xa0", "\x85", "\x1c"])
+def test_no_other_blank_separates_a_token(
+    client: Client, auth_site: Any, issue: Callable[..., str], blank: str
+) -> None:
+    """A no-break space (or another character Python counts as whitespace) is not an
+    HTTP separator: ``Bearer<NBSP>mcp_...`` is no bearer header at all."""
+    token = issue()
+    header = f"Bearer{blank}{token}"
+    response = call_tool(client, "whoami", {}, headers={"Authorization": header})
+    assert text_of(response) == "anonymous anonymous -"
 
 
 def test_the_refusal_names_the_scopes_the_site_needs(client: Client, auth_site: Any) -> None:

@@ -15,6 +15,7 @@ exceptions, so a 500 is seen as a real client would see it.
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 from collections.abc import Iterator
@@ -186,14 +187,44 @@ def test_the_requests_of_an_outage_are_written_when_the_database_returns(site, s
     assert recorder.stats().failed == 0
 
 
-@pytest.mark.parametrize("token", ["mcp_forged", "opaque-from-elsewhere"])
-def test_a_bearer_token_that_cannot_be_checked_is_not_served(site, token):
-    """basic/authorization.mdx, "Token Handling": tokens are validated on every request.
-    With the database down an ``mcp_`` token cannot be, and it must not run as nobody:
-    the request is answered -32603, with its id, before the tool runs, and never with a
-    401, which would tell the client to drop a token that may be good. It is recorded
-    when the database returns."""
-    client = Client(raise_request_exception=False)
+DRF_BASIC = {
+    "AUTHENTICATORS": [
+        "django_mcp.auth.tokens.TokenAuthenticator",
+        "django_mcp.auth.drf.DRFAuthenticator",
+    ],
+    "DRF_AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
+}
+BASIC = "Basic " + base64.b64encode(b"ada:pw").decode()
+
+
+@pytest.mark.parametrize(
+    "tool", ["spy", "secret", "scoped"], ids=["ungated", "permission-gated", "scope-gated"]
+)
+@pytest.mark.parametrize(
+    ("credentials", "settings_"),
+    [
+        ({"Authorization": "Bearer mcp_forged"}, {}),
+        ({"Authorization": BASIC}, DRF_BASIC),
+        ("session", {}),
+    ],
+    ids=["mcp-token", "drf-basic", "session"],
+)
+def test_credentials_that_cannot_be_checked_are_never_served(
+    site, settings, credentials, settings_, tool
+):
+    """basic/authorization.mdx, "Token Handling": credentials are validated on every
+    request. With the database down they cannot be, and the request must not run as
+    anonymous or as nobody. It is answered -32603 with its id before anything runs: a
+    permission-gated tool too (an anonymous caller would be told it is unknown), and a
+    scope-gated one (whose check needs the caller before the view; it used to be an HTML
+    500). Never a 401, which would tell the client to drop a token that may be good. The
+    request is recorded when the database returns."""
+    client = (
+        signed_in_client(settings)
+        if credentials == "session"
+        else Client(raise_request_exception=False)
+    )
+    headers = {} if credentials == "session" else credentials
     ran: list[str] = []
 
     @site.tool
@@ -201,15 +232,43 @@ def test_a_bearer_token_that_cannot_be_checked_is_not_served(site, token):
         ran.append("ran")
         return "ran"
 
+    @site.tool(scopes_required=["books:write"])
+    def scoped() -> str:
+        ran.append("ran")
+        return "ran"
+
+    with override_mcp(**settings_), database_down("driver-error"):
+        response = call_tool(client, tool, {}, headers=headers, id=9)
+    assert_error(response, 200, INTERNAL_ERROR)
+    assert response.json()["id"] == 9
+    assert ran == []
+    _assert_no_database_address(response)
+    recorder.flush()
+    rows = RequestLog.objects.values_list("http_status", "error_code", "target", "user")
+    assert list(rows) == [(200, INTERNAL_ERROR, tool, None)]
+
+
+def test_a_site_that_requires_authentication_serves_nobody_it_could_not_check(mcp_site):
+    """``require_authentication``: wrong DRF credentials during an outage are not served
+    (the check that would refuse them needs the database)."""
+    mcp_site.require_authentication = True
+
+    @mcp_site.tool
+    def private() -> str:
+        return "private"
+
+    client = Client(raise_request_exception=False)
+    wrong = "Basic " + base64.b64encode(b"nobody:wrong").decode()
+    with override_mcp(**DRF_BASIC), database_down("driver-error"):
+        response = call_tool(client, "private", {}, headers={"Authorization": wrong})
+    assert_error(response, 200, INTERNAL_ERROR)
+
+
+def test_a_foreign_bearer_token_needs_no_database_to_be_refused(site):
+    """No authenticator would look it up, so the outage does not matter: 401."""
+    client = Client(raise_request_exception=False)
     with database_down("driver-error"):
-        response = call_tool(client, "spy", {}, headers={"Authorization": f"Bearer {token}"})
-    if token.startswith("mcp_"):
-        assert_error(response, 200, INTERNAL_ERROR)
-        assert response.json()["id"] == 1
-        assert ran == []
-        _assert_no_database_address(response)
-        recorder.flush()
-        rows = RequestLog.objects.values_list("http_status", "error_code", "target")
-        assert list(rows) == [(200, INTERNAL_ERROR, "spy")]
-    else:  # nothing to look up: refused as invalid whatever the database's state
-        assert_error(response, 401, INVALID_REQUEST)
+        response = call_tool(
+            client, "hello", {}, headers={"Authorization": "Bearer opaque-from-elsewhere"}
+        )
+    assert_error(response, 401, INVALID_REQUEST)

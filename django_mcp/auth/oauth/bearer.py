@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django_mcp.auth.base import AuthenticationFailed, Authenticator
-from django_mcp.auth.header import presented
+from django_mcp.auth.header import has_blank, presented
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -18,7 +18,7 @@ def bearer_token(request: HttpRequest) -> str | None:
     token = presented(request)
     if token is None:
         return None
-    if not token or " " in token:
+    if not token or has_blank(token):
         raise AuthenticationFailed("The Authorization header has no single bearer token.")
     return token
 
@@ -26,7 +26,7 @@ def bearer_token(request: HttpRequest) -> str | None:
 def is_single_token(value: str) -> bool:
     """Whether ``value`` (from :func:`presented`) is one well-formed token; a malformed
     header is still this validator's business, so that it is refused with a 401."""
-    return bool(value) and " " not in value
+    return bool(value) and not has_blank(value)
 
 
 class BearerAuthenticator(Authenticator):
