@@ -50,7 +50,9 @@ class DRFAuthenticator(Authenticator):
                 continue  # a session does not vouch for a token beside it
             try:
                 found = cls().authenticate(drf_request)
-            except exceptions.AuthenticationFailed as exc:
+            except exceptions.APIException as exc:
+                # AuthenticationFailed, and PermissionDenied from SessionAuthentication's
+                # CSRF check: credentials this request may not use, a 401 (never a 500).
                 raise AuthenticationFailed(str(exc.detail)) from exc
             if found is not None:
                 user, auth = found

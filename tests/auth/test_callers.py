@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from django_mcp.protocol import errors
@@ -17,8 +18,6 @@ from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, resul
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from django.test import Client
 
     from django_mcp.sites import MCPSite
 
@@ -97,6 +96,24 @@ def test_drf_session_authentication_does_not_vouch_for_a_bearer_token(
     with override_mcp(**drf_session):
         response = call_tool(client, "whoami", {}, headers=bearer("opaque-from-elsewhere"))
     assert_error(response, 401, errors.INVALID_REQUEST)
+
+
+def test_drf_refusing_a_session_for_its_csrf_check_is_a_401(auth_site: MCPSite, user: Any) -> None:
+    """DRF's ``SessionAuthentication`` enforces CSRF and raises ``PermissionDenied``, not
+    ``AuthenticationFailed``: that refusal is a 401 with DRF's reason, never a 500."""
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    client.force_login(user)
+    drf_session = {
+        **DRF,
+        "DRF_AUTHENTICATION_CLASSES": [
+            "rest_framework.authentication.SessionAuthentication",
+            "rest_framework.authentication.BasicAuthentication",
+        ],
+    }
+    with override_mcp(**drf_session):
+        response = call_tool(client, "whoami", {}, headers=basic("reader", "pw"))
+    error = assert_error(response, 401, errors.INVALID_REQUEST)
+    assert "CSRF" in error["message"]
 
 
 def test_a_site_that_takes_no_bearer_tokens_does_not_look_at_them(
