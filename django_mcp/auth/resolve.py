@@ -80,6 +80,11 @@ def authenticate(request: HttpRequest) -> Caller:
     """The caller of ``request``, attached to it; may query the database (run it off the
     event loop). Raises :class:`~.base.AuthenticationFailed`."""
     bearer = presents_checked_bearer(request)
+    if bearer and not (presented(request) or "").isascii():
+        # RFC 6750's b64token is ASCII: anything else is no token of anyone's, and the
+        # validators would fail to encode it (a digest, a JWT, a form post) rather than
+        # refuse it.
+        raise AuthenticationFailed("The Authorization header holds no valid bearer token.")
     for auth in authenticators():
         if bearer and not auth.accepts_bearer_tokens:
             continue  # a session does not vouch for a token beside it

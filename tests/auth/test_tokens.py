@@ -209,6 +209,17 @@ def test_a_tab_after_the_scheme_still_presents_the_token(
     assert text_of(response).startswith(f"token user:{user.pk}")
 
 
+@pytest.mark.parametrize("token", ["mcp_\udc80abc", "mcp_caf\xe9"], ids=["surrogate", "latin-1"])
+def test_a_token_that_is_not_ascii_is_refused_not_a_500(
+    client: Client, auth_site: Any, token: str
+) -> None:
+    """RFC 6750 section 2.1: a bearer token is a b64token, ASCII. A header decoded as
+    Latin-1 (as WSGI and ASGI servers decode header bytes) or, through the test client,
+    a lone surrogate, is refused as invalid before any validator has to encode it."""
+    response = call_tool(client, "whoami", {}, headers={"Authorization": f"Bearer {token}"})
+    assert_error(response, 401, errors.INVALID_REQUEST)
+
+
 @pytest.mark.parametrize("blank", ["\xa0", "\x85", "\x1c"])
 def test_no_other_blank_separates_a_token(
     client: Client, auth_site: Any, issue: Callable[..., str], blank: str
