@@ -24,18 +24,19 @@ def presented(request: HttpRequest) -> str | None:
     header: str = request.META.get("HTTP_AUTHORIZATION", "")
     if not header:
         return None
-    scheme, *rest = _BLANKS.split(header.strip(" \t"), 1)
+    scheme, *rest = _BLANKS.split(header.strip(" \t\n\r\x0b\x0c"), 1)
     if scheme.lower() != "bearer":
         return None
     return rest[0] if rest else ""
 
 
-#: The blanks HTTP allows between a scheme and its credentials (RFC 9110 section 5.6.3:
-#: spaces and tabs): a tab must not hide a token from the refusal of unclaimed tokens
-#: while another parser (DRF's) reads it, and nothing else (a no-break space) separates.
-_BLANKS: Final = re.compile(r"[ \t]+")
+#: The blanks that separate a scheme from its credentials: HTTP's (RFC 9110 section
+#: 5.6.3: spaces and tabs) and the other ASCII whitespace DRF's parser splits on
+#: (``bytes.split()``), so that no character hides a token from the refusal of unclaimed
+#: tokens while another parser reads it. Nothing else (a no-break space) separates.
+_BLANKS: Final = re.compile(r"[ \t\n\r\x0b\x0c]+")
 
 
 def has_blank(token: str) -> bool:
-    """Whether ``token`` holds a space or a tab: a malformed header, not one token."""
-    return " " in token or "\t" in token
+    """Whether ``token`` holds a blank: a malformed header, not one token."""
+    return _BLANKS.search(token) is not None

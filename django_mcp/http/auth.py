@@ -11,8 +11,9 @@ basic/authorization.mdx, "Error Handling"). Both answers carry a JSON-RPC error 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Final
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -20,8 +21,9 @@ from django.db import DatabaseError
 from django_mcp.auth import resolve
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
+from django_mcp.conf import mcp_settings
 from django_mcp.http.responses import error_response, reply_response
-from django_mcp.protocol import errors
+from django_mcp.protocol import errors, jsonrpc
 from django_mcp.protocol.admission import Admission, Admitted
 from django_mcp.server import outage
 from django_mcp.server.authorization import declared_scopes, missing_scopes
@@ -64,7 +66,6 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
     except DatabaseError as exc:
         outage.log_unresolved_caller(exc)
         exchange.caller_unknown = type(exc).__name__
-        request.user = outage.unresolvable_user(exc)
         return None
     except AuthenticationFailed as exc:
         resolve.attach(request, resolve.anonymous())
@@ -80,6 +81,49 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
     if site.varies_by_caller():
         preload_permissions(caller)
     return None
+
+
+def refuse_unknown_caller(exchange: Exchange, body: bytes) -> HttpResponse | None:
+    """On a site that requires authentication, the answer to a request whose credentials
+    could not be checked (see :func:`authenticate`), before admission looks anything up:
+    an anonymous caller gets a 401 before its body is read, so an unchecked one must not
+    learn from admission which names exist. -32603 with the request's id, a refusal
+    without a body for a notification, the usual answer to a malformed message; None on
+    other sites, where :func:`unknown_caller_admitting` and :func:`authorize` apply."""
+    if exchange.caller_unknown is None or not exchange.site.requires_authentication:
+        return None
+    try:
+        message = jsonrpc.parse_message(body, max_depth=int(mcp_settings.MAX_JSON_DEPTH))
+    except jsonrpc.MessageError as exc:
+        return error_response(exc.error, exc.request_id, is_notification=exc.is_notification)
+    if isinstance(message, jsonrpc.Notification):
+        return error_response(errors.InternalError(), None, is_notification=True)
+    return error_response(errors.InternalError(), message.id)
+
+
+@contextmanager
+def unknown_caller_admitting(request: HttpRequest, exchange: Exchange) -> Iterator[None]:
+    """While admission runs, the ``request.user`` of a request whose credentials could not
+    be checked is one that raises a database error when read
+    (:func:`~django_mcp.server.outage.unresolvable_user`), so a permission lookup meets
+    the outage (-32603 with the id) instead of an anonymous user (an "unknown" name for a
+    good token). Put back afterwards: :func:`authorize` answers the admitted request, and
+    nothing after the response (another middleware, the log) must meet it."""
+    if exchange.caller_unknown is None:
+        yield
+        return
+    saved = request.__dict__.get("user", _NO_USER)
+    request.user = outage.unresolvable_user(exchange.caller_unknown)
+    try:
+        yield
+    finally:
+        if saved is _NO_USER:
+            request.__dict__.pop("user", None)
+        else:
+            request.user = saved
+
+
+_NO_USER: Final = object()
 
 
 def preload_permissions(caller: Caller) -> None:

@@ -98,7 +98,7 @@ def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: b
     try:
         if mcp_settings.REQUEST_LOG == "off":
             return
-        if exchange.user is None:
+        if exchange.user is None and exchange.caller_unknown is None:  # unknown: logged
             user = getattr(request, "user", None)
             if not (on_event_loop or exchange.refused_upstream):
                 exchange.user = resolved_user(request)
@@ -179,13 +179,14 @@ def admission_needs_thread(request: HttpRequest, exchange: Exchange) -> bool:
 def admit(exchange: Exchange, request: HttpRequest, body: bytes) -> HttpResponseBase | None:
     """Authenticate (401), count against the rate limits (429), admit, then check the
     target's scopes (401/403); None when the view must run."""
-    refused = auth.authenticate(request, exchange)
+    refused = auth.authenticate(request, exchange) or auth.refuse_unknown_caller(exchange, body)
     if refused is not None:
         return refused
     limited = throttle(request, exchange, body)
     if limited is not None:
         return limited
-    admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
+    with auth.unknown_caller_admitting(request, exchange):
+        admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
     exchange.admission = admission  # sealed: the view only reads it
     answered = admission_response(admission)
     return answered or auth.authorize(request, exchange, admission)

@@ -220,6 +220,18 @@ def test_a_token_that_is_not_ascii_is_refused_not_a_500(
     assert_error(response, 401, errors.INVALID_REQUEST)
 
 
+@pytest.mark.parametrize("blank", ["\x0b", "\x0c"], ids=["VT", "FF"])
+def test_whitespace_drf_splits_on_separates_a_token_too(
+    client: Client, auth_site: Any, user: Any, blank: str
+) -> None:
+    """DRF splits the header on any ASCII whitespace: a vertical tab or form feed after
+    ``Bearer`` must not hide a token from the refusal (the session beside it does not
+    vouch for it)."""
+    client.force_login(user)
+    response = call_tool(client, "whoami", {}, headers={"Authorization": f"Bearer{blank}x"})
+    assert_error(response, 401, errors.INVALID_REQUEST)
+
+
 @pytest.mark.parametrize("blank", ["\xa0", "\x85", "\x1c"])
 def test_no_other_blank_separates_a_token(
     client: Client, auth_site: Any, issue: Callable[..., str], blank: str

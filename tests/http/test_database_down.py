@@ -31,7 +31,7 @@ from django_mcp.protocol.errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ER
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.sites import MCPSite
-from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, post_raw
+from tests.helpers import assert_error, call_tool, mcp_post, notify, override_mcp, post_raw
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -248,9 +248,33 @@ def test_credentials_that_cannot_be_checked_are_never_served(
     assert list(rows) == [(200, INTERNAL_ERROR, tool, None)]
 
 
+def test_the_unresolvable_user_does_not_outlive_admission(site, caplog):
+    """Only admission meets the outage through ``request.user``: afterwards the request's
+    own user is back, so a middleware that reads it after the response (a logging one,
+    say) does not turn the -32603 into Django's 500 page."""
+    client = Client(raise_request_exception=False)
+    with database_down("driver-error"):
+        response = call_tool(client, "secret", {}, headers={"Authorization": "Bearer mcp_forged"})
+    assert_error(response, 200, INTERNAL_ERROR)
+    assert response.wsgi_request.user.is_authenticated is False  # no DatabaseError
+
+
+def test_a_caller_that_could_not_be_resolved_is_logged_once(site, settings, caplog):
+    """The request log does not try the session again (and log it again) for a request
+    whose authentication already met the outage."""
+    client = signed_in_client(settings)
+    with override_mcp(REQUEST_LOG="all"), database_down("driver-error"):
+        response = call_tool(client, "hello", {})
+    assert_error(response, 200, INTERNAL_ERROR)
+    logged = [r for r in caplog.records if "could not resolve the caller" in r.getMessage()]
+    assert len(logged) == 1
+
+
 def test_a_site_that_requires_authentication_serves_nobody_it_could_not_check(mcp_site):
     """``require_authentication``: wrong DRF credentials during an outage are not served
-    (the check that would refuse them needs the database)."""
+    (the check that would refuse them needs the database), and learn nothing of the
+    catalogue an anonymous caller could not see: an unknown name is -32603 too, not
+    "Unknown tool", and a notification gets no body."""
     mcp_site.require_authentication = True
 
     @mcp_site.tool
@@ -258,10 +282,15 @@ def test_a_site_that_requires_authentication_serves_nobody_it_could_not_check(mc
         return "private"
 
     client = Client(raise_request_exception=False)
-    wrong = "Basic " + base64.b64encode(b"nobody:wrong").decode()
+    wrong = {"Authorization": "Basic " + base64.b64encode(b"nobody:wrong").decode()}
     with override_mcp(**DRF_BASIC), database_down("driver-error"):
-        response = call_tool(client, "private", {}, headers={"Authorization": wrong})
-    assert_error(response, 200, INTERNAL_ERROR)
+        answers = [call_tool(client, name, {}, headers=wrong) for name in ("private", "nope")]
+        notified = notify(client, "notifications/cancelled", {"requestId": 1}, headers=wrong)
+    for response in answers:
+        assert_error(response, 200, INTERNAL_ERROR)
+        assert response.json()["id"] == 1
+    assert notified.status_code >= 400
+    assert notified.content == b""
 
 
 def test_a_foreign_bearer_token_needs_no_database_to_be_refused(site):
