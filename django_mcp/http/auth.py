@@ -11,9 +11,8 @@ basic/authorization.mdx, "Error Handling"). Both answers carry a JSON-RPC error 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -22,9 +21,9 @@ from django_mcp.auth import resolve
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
 from django_mcp.conf import mcp_settings
-from django_mcp.http.responses import error_response, reply_response
-from django_mcp.protocol import errors, jsonrpc
-from django_mcp.protocol.admission import Admission, Admitted
+from django_mcp.http.responses import admission_response, error_response, reply_response
+from django_mcp.protocol import errors
+from django_mcp.protocol.admission import Admission, Admitted, refuse_unverified
 from django_mcp.server import outage
 from django_mcp.server.authorization import declared_scopes, missing_scopes
 from django_mcp.server.dispatch import Reply
@@ -50,12 +49,14 @@ def needs_database(request: HttpRequest) -> bool:
 def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | None:
     """Resolve the caller into ``exchange``; a 401 response when it may not go on.
 
-    With the database down the caller cannot be known: no caller is attached, and the
-    exchange is marked (``caller_unknown``) so that :func:`authorize` answers it -32603
-    with its id once admitted, whatever the credentials were (a session, a token, DRF's),
-    while malformed requests are still refused (:mod:`django_mcp.server.outage`). It is
-    never served as anonymous, nor as nobody: a request without credentials needs no
-    database here and is served as usual.
+    With the database down (while authenticating, or preloading the caller's
+    permissions) the caller cannot be known: the exchange is marked (``caller_unknown``),
+    whatever the credentials were (a session, a token, DRF's), and the request is
+    answered -32603 with its id, before admission where admission would need the caller
+    (:func:`refuse_unknown_caller`), else once admitted (:func:`authorize`); malformed
+    requests are still refused (:mod:`django_mcp.server.outage`). It is never served as
+    anonymous, nor as nobody: a request without credentials needs no database here and
+    is served as usual.
     """
     site = exchange.site
     try:
@@ -63,6 +64,8 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
             caller = resolve.authenticate(request)
         else:
             caller = resolve.attach_anonymous(request)
+        if caller.is_authenticated and site.varies_by_caller():
+            preload_permissions(caller)
     except DatabaseError as exc:
         outage.log_unresolved_caller(exc)
         exchange.caller_unknown = type(exc).__name__
@@ -74,56 +77,37 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
             request, scopes=declared_scopes(site), error=exc.error, description=exc.description
         )
     exchange.caller = caller
-    if not caller.is_authenticated:  # nobody's permissions to preload
-        if site.requires_authentication:
-            return unauthorized(request, scopes=declared_scopes(site))
-        return None
-    if site.varies_by_caller():
-        preload_permissions(caller)
+    if not caller.is_authenticated and site.requires_authentication:
+        return unauthorized(request, scopes=declared_scopes(site))
     return None
 
 
 def refuse_unknown_caller(exchange: Exchange, body: bytes) -> HttpResponse | None:
-    """On a site that requires authentication, the answer to a request whose credentials
-    could not be checked (see :func:`authenticate`), before admission looks anything up:
-    an anonymous caller gets a 401 before its body is read, so an unchecked one must not
-    learn from admission which names exist. -32603 with the request's id, a refusal
-    without a body for a notification, the usual answer to a malformed message; None on
-    other sites, where :func:`unknown_caller_admitting` and :func:`authorize` apply."""
-    if exchange.caller_unknown is None or not exchange.site.requires_authentication:
-        return None
-    try:
-        message = jsonrpc.parse_message(body, max_depth=int(mcp_settings.MAX_JSON_DEPTH))
-    except jsonrpc.MessageError as exc:
-        return error_response(exc.error, exc.request_id, is_notification=exc.is_notification)
-    if isinstance(message, jsonrpc.Notification):
-        return error_response(errors.InternalError(), None, is_notification=True)
-    return error_response(errors.InternalError(), message.id)
-
-
-@contextmanager
-def unknown_caller_admitting(request: HttpRequest, exchange: Exchange) -> Iterator[None]:
-    """While admission runs, the ``request.user`` of a request whose credentials could not
-    be checked is one that raises a database error when read
-    (:func:`~django_mcp.server.outage.unresolvable_user`), so a permission lookup meets
-    the outage (-32603 with the id) instead of an anonymous user (an "unknown" name for a
-    good token). Put back afterwards: :func:`authorize` answers the admitted request, and
-    nothing after the response (another middleware, the log) must meet it."""
+    """The answer, before admission, to a request whose credentials could not be checked
+    (see :func:`authenticate`) on a site where admission would need the caller: one that
+    requires authentication (an anonymous caller gets a 401 before its body is read) or
+    whose declarations are gated by permissions (a hidden name answers like an unknown
+    one only when the caller is known). Either way an unchecked caller must learn no
+    more than an anonymous one, so the catalogue is not consulted: -32603 with the
+    request's id, a refusal without a body for a notification, the usual answer to a
+    malformed message. None elsewhere: admission needs no caller there, and
+    :func:`authorize` answers the admitted request."""
+    site = exchange.site
     if exchange.caller_unknown is None:
-        yield
-        return
-    saved = request.__dict__.get("user", _NO_USER)
-    request.user = outage.unresolvable_user(exchange.caller_unknown)
-    try:
-        yield
-    finally:
-        if saved is _NO_USER:
-            request.__dict__.pop("user", None)
-        else:
-            request.user = saved
+        return None
+    if not (site.requires_authentication or site.varies_by_caller()):
+        return None
+    depth = int(mcp_settings.MAX_JSON_DEPTH)
+    refused = refuse_unverified(body, unknown_caller_error(exchange), max_depth=depth)
+    exchange.admission = refused  # for the request log: method, target, id
+    return admission_response(refused)
 
 
-_NO_USER: Final = object()
+def unknown_caller_error(exchange: Exchange) -> errors.InternalError:
+    """-32603 for a caller that could not be checked; with ``DEBUG``, the database error's
+    class only (its text names the server), as the exception handler answers one."""
+    name = exchange.caller_unknown
+    return errors.InternalError(data={"exception": name} if settings.DEBUG and name else None)
 
 
 def preload_permissions(caller: Caller) -> None:
@@ -149,10 +133,7 @@ def authorize(
     if not isinstance(admission, Admitted):
         return None
     if exchange.caller_unknown is not None:
-        # As the exception handler answers a database error: with DEBUG, its class only.
-        data = {"exception": exchange.caller_unknown} if settings.DEBUG else None
-        error = errors.InternalError(data=data)
-        exchange.reply = reply = Reply(admission.request.id, error=error)
+        exchange.reply = reply = Reply(admission.request.id, error=unknown_caller_error(exchange))
         return reply_response(reply)
     built: list[Context] = []
 

@@ -185,8 +185,7 @@ def admit(exchange: Exchange, request: HttpRequest, body: bytes) -> HttpResponse
     limited = throttle(request, exchange, body)
     if limited is not None:
         return limited
-    with auth.unknown_caller_admitting(request, exchange):
-        admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
+    admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
     exchange.admission = admission  # sealed: the view only reads it
     answered = admission_response(admission)
     return answered or auth.authorize(request, exchange, admission)

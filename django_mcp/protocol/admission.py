@@ -140,6 +140,27 @@ def admit(
     return Admitted(message, request_meta, revision)
 
 
+def refuse_unverified(body: bytes, error: MCPError, *, max_depth: int | None = None) -> Rejected:
+    """``error`` as the answer to ``body``, read only as far as what it is (its id,
+    method, target and client, for the answer and the log) and never checked against a
+    catalogue: for a request whose caller could not be checked, which must learn nothing
+    of what the server declares (which names exist, which are hidden). A malformed body
+    gets its usual refusal."""
+    try:
+        message = parse_message(body, max_depth=max_depth)
+    except MessageError as exc:
+        return Rejected(exc.error, exc.request_id, is_notification=exc.is_notification)
+    if isinstance(message, Notification):
+        return Rejected(error, None, message.method, is_notification=True)
+    return Rejected(
+        error,
+        message.id,
+        message.method,
+        target=_target(message),
+        client_info=readable_client_info(message.params),
+    )
+
+
 def _target(message: Request) -> str | None:
     field = m.NAME_FIELDS.get(message.method)
     value = (message.params or {}).get(field) if field else None

@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
-from django.utils.functional import SimpleLazyObject
 
 from django_mcp.protocol.errors import InternalError
 
@@ -54,21 +53,6 @@ def resolved_user(request: HttpRequest | Any) -> AbstractBaseUser | AnonymousUse
         log_unresolved_caller(exc)
         return None
     return user
-
-
-def unresolvable_user(error_class: str) -> Any:
-    """A ``request.user`` that raises a :class:`DatabaseError` whenever it is read, for a
-    request whose credentials could not be checked (``error_class``: the failure's class
-    name): as a session's lazy user does with the database down, so every check that
-    needs the caller (a permission lookup during admission) meets the outage where it is
-    answered -32603, instead of finding an anonymous user and answering as if for one.
-    A new error each time: the first one's traceback, which holds the request, is not
-    kept alive or grown by every read."""
-
-    def again() -> Any:
-        raise DatabaseError(f"The caller could not be resolved ({error_class})")
-
-    return SimpleLazyObject(again)
 
 
 @contextmanager

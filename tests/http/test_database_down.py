@@ -27,6 +27,8 @@ from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection
 from django.test import Client
 
+from django_mcp.auth.base import Authenticator
+from django_mcp.auth.caller import Caller
 from django_mcp.protocol.errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
@@ -248,15 +250,51 @@ def test_credentials_that_cannot_be_checked_are_never_served(
     assert list(rows) == [(200, INTERNAL_ERROR, tool, None)]
 
 
-def test_the_unresolvable_user_does_not_outlive_admission(site, caplog):
-    """Only admission meets the outage through ``request.user``: afterwards the request's
-    own user is back, so a middleware that reads it after the response (a logging one,
-    say) does not turn the -32603 into Django's 500 page."""
+def test_request_user_is_left_as_django_made_it(site):
+    """The refusal does not replace ``request.user`` with anything that raises, so a
+    middleware that reads it after the response (a logging one, say) does not turn the
+    -32603 into Django's 500 page."""
     client = Client(raise_request_exception=False)
     with database_down("driver-error"):
         response = call_tool(client, "secret", {}, headers={"Authorization": "Bearer mcp_forged"})
     assert_error(response, 200, INTERNAL_ERROR)
     assert response.wsgi_request.user.is_authenticated is False  # no DatabaseError
+
+
+def test_an_unchecked_caller_cannot_tell_a_hidden_name_from_an_unknown_one(site):
+    """Hidden declarations answer like unknown ones (docs/guides/permissions.md): a caller
+    whose token could not be checked gets -32603 for both, as it gets for every request
+    on a site with gated declarations, while an anonymous caller gets "Unknown tool" for
+    both."""
+    client = Client(raise_request_exception=False)
+    forged = {"Authorization": "Bearer mcp_forged"}
+    with database_down("driver-error"):
+        for name in ("secret", "nope"):
+            response = call_tool(client, name, {}, headers=forged, id=5)
+            assert_error(response, 200, INTERNAL_ERROR)
+            assert response.json()["id"] == 5
+
+
+class ClaimsAuthenticator(Authenticator):
+    """A caller from a header, with no database (the shape of a JWT validator)."""
+
+    def has_credentials(self, request: Any) -> bool:
+        return "HTTP_X_CLAIMS" in request.META
+
+    def authenticate(self, request: Any) -> Caller | None:
+        return Caller(user=get_user_model()(pk=1, username="ada"), method="claims")
+
+
+def test_an_outage_while_preloading_permissions_is_answered_not_a_500(site):
+    """The caller was known without the database, but their permissions (read once per
+    request on a site with gated declarations) could not be: -32603 with the id, never
+    Django's 500 page."""
+    client = Client(raise_request_exception=False)
+    claims = {"AUTHENTICATORS": [f"{__name__}.ClaimsAuthenticator"]}
+    with override_mcp(**claims), database_down("driver-error"):
+        response = call_tool(client, "hello", {}, headers={"X-Claims": "ada"}, id=3)
+    assert_error(response, 200, INTERNAL_ERROR)
+    assert response.json()["id"] == 3
 
 
 def test_a_caller_that_could_not_be_resolved_is_logged_once(site, settings, caplog):
@@ -291,6 +329,15 @@ def test_a_site_that_requires_authentication_serves_nobody_it_could_not_check(mc
         assert response.json()["id"] == 1
     assert notified.status_code >= 400
     assert notified.content == b""
+    recorder.flush()
+    rows = RequestLog.objects.order_by("started_at").values_list(
+        "http_status", "error_code", "method", "target", "request_id"
+    )
+    assert list(rows) == [
+        (200, INTERNAL_ERROR, "tools/call", "private", "1"),
+        (200, INTERNAL_ERROR, "tools/call", "nope", "1"),
+        (400, INTERNAL_ERROR, "notifications/cancelled", "", ""),
+    ]
 
 
 def test_a_foreign_bearer_token_needs_no_database_to_be_refused(site):
