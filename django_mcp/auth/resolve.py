@@ -48,6 +48,11 @@ def _forget_authenticators(*, setting: str, **kwargs: object) -> None:
         _bearer_tokens_checked.cache_clear()
 
 
+#: Why a bearer token that no authenticator accepted is refused (see
+#: :func:`refuse_unclaimed_bearer`).
+UNCLAIMED_TOKEN: Final = "The access token is not valid for this server."
+
+
 def presents_checked_bearer(request: HttpRequest) -> bool:
     """Whether ``request`` presents a bearer token and this site checks bearer tokens
     (some authenticator takes them). Then only such authenticators are asked, and the
@@ -79,8 +84,9 @@ def has_credentials(request: HttpRequest) -> bool:
 def authenticate(request: HttpRequest) -> Caller:
     """The caller of ``request``, attached to it; may query the database (run it off the
     event loop). Raises :class:`~.base.AuthenticationFailed`."""
-    bearer = presents_checked_bearer(request)
-    if bearer and not (presented(request) or "").isascii():
+    token = presented(request)
+    bearer = token is not None and _bearer_tokens_checked()
+    if bearer and token is not None and not token.isascii():
         # RFC 6750's b64token is ASCII: anything else is no token of anyone's, and the
         # validators would fail to encode it (a digest, a JWT, a form post) rather than
         # refuse it.
@@ -92,7 +98,9 @@ def authenticate(request: HttpRequest) -> Caller:
             caller = auth.authenticate(request)
             if caller is not None:
                 return attach(request, caller)
-    return attach_anonymous(request)
+    if bearer:
+        raise AuthenticationFailed(UNCLAIMED_TOKEN)
+    return attach(request, anonymous())
 
 
 def attach_anonymous(request: HttpRequest) -> Caller:
@@ -119,7 +127,7 @@ def refuse_unclaimed_bearer(request: HttpRequest) -> None:
     check them, so nothing is refused.
     """
     if presents_checked_bearer(request):
-        raise AuthenticationFailed("The access token is not valid for this server.")
+        raise AuthenticationFailed(UNCLAIMED_TOKEN)
 
 
 def attach(request: HttpRequest, caller: Caller) -> Caller:
