@@ -14,7 +14,8 @@
 #      request now and then, see "Idle client connections" there) that may hold
 #      LISTEN_WSGI_STREAMS listen streams, while .ci/hold_listen.py holds HELD_STREAMS of
 #      them open for the whole run. The suite's own listen scenarios use the rest: a stream
-#      its client closes keeps its thread until the next keep-alive write fails (WSGI);
+#      its client closes gives its thread back at its next poll (django_mcp/http/peer.py;
+#      the held streams and the suite's share one address, so one caller's count of five);
 #   3. the same gunicorn run through the native WSGI path (testproject.wsgi_native:
 #      NativeMCPWSGI serves the MCP POSTs without Django's handler).
 # Each time it waits until the server answers server/discover, then runs

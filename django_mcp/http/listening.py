@@ -5,7 +5,8 @@ takes a slot (:mod:`django_mcp.listen.limits`): over a limit the request is refu
 any stream opens, with HTTP 429 (this caller holds too many) or 503 (the server holds too
 many, or is a WSGI worker that may not hold one), a ``Retry-After`` header and a JSON-RPC
 error (-31000) naming the limit. The view's database connections are closed before the
-stream starts waiting, so an idle stream holds none.
+stream starts waiting, so an idle stream holds none. Under WSGI the stream ends soon after
+its client hangs up, where the server tells (:mod:`django_mcp.http.peer`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
+from django_mcp.http.peer import hang_up_probe
 from django_mcp.http.streaming import event_stream_response, is_asgi
 from django_mcp.listen import limits
 from django_mcp.protocol.errors import ListenUnavailable, MCPError, TooManyCallerStreams
@@ -48,7 +50,7 @@ def listen_response(
         return refusal
     listener.slot = slot
     limits.release_connections()
-    content: Any = listener.events() if asgi else listener.sync_events()
+    content: Any = listener.events() if asgi else listener.sync_events(hang_up_probe(request.META))
     response = event_stream_response(content, response_class=ListenStreamResponse)
     assert isinstance(response, ListenStreamResponse)
     response.slot = slot

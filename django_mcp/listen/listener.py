@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
@@ -102,13 +102,18 @@ class Listener:
             return not required
         return not self.context.caller.lacks(required)
 
-    async def events(self, poll: float | None = None) -> AsyncGenerator[bytes, None]:
+    async def events(
+        self, poll: float | None = None, hung_up: Callable[[], bool] | None = None
+    ) -> AsyncGenerator[bytes, None]:
         """The stream under ASGI; the client closing it ends the loop (cancellation).
 
         A keep-alive comment goes out after every ``LISTEN_KEEPALIVE_SECONDS`` without a
         frame (events this filter drops do not count). The pending ``receive`` is never
         cancelled for a keep-alive: a channels_redis receive cancelled mid-way can lose a
         message it already popped, for this stream or another one of the process.
+
+        ``hung_up`` (WSGI, where no cancellation comes) is asked at every wake-up: once it
+        is true the stream ends without a further frame, as nobody reads it.
         """
         layer = channel_layer()
         channel = await layer.new_channel()
@@ -121,6 +126,8 @@ class Listener:
             yield self.acknowledgement()
             last_frame = _now()
             while True:
+                if hung_up is not None and hung_up():
+                    return
                 now = _now()
                 if stopping.done() or now >= deadline:
                     yield sse.event(proto.closing_result(self.subscription_id))
@@ -151,16 +158,19 @@ class Listener:
                 await _abandon(receiving)
             await layer.group_discard(self.group, channel)
 
-    def sync_events(self) -> Iterator[bytes]:
+    def sync_events(self, hung_up: Callable[[], bool] | None = None) -> Iterator[bytes]:
         """The same stream for WSGI servers, which hold one thread per open stream.
 
         The generator runs on one event loop of its own for its whole life: the channel
         layer's queues and connections belong to the loop that first used them.
+        ``hung_up`` (see :mod:`django_mcp.http.peer`) ends the stream, and frees its thread
+        and its slot, within a poll of its client leaving, rather than at the first
+        keep-alive write that fails.
         """
         loop = asyncio.new_event_loop()
         # The in-memory channel layer hands an event over from the publishing thread without
         # waking this loop: it is seen at the loop's next turn, at most WSGI_POLL_SECONDS on.
-        agen = self.events(poll=WSGI_POLL_SECONDS)
+        agen = self.events(poll=WSGI_POLL_SECONDS, hung_up=hung_up)
         limits.release_connections()  # this worker thread waits for events holding none
         try:
             while True:

@@ -11,8 +11,9 @@ timeout, never a measured duration.
 
 from __future__ import annotations
 
-from contextlib import ExitStack
-from typing import TYPE_CHECKING
+import time
+from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from tests.live import GUNICORN_THREADS
 
 from . import sse
 from .conftest import serve_streams
-from .remote import STREAMS, call, change, listen, listening, post
+from .remote import STREAMS, call, change, listen, listening, post, stream
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -123,6 +124,42 @@ def test_a_change_made_in_another_thread_reaches_the_stream(quiet: LiveServer):
         note = change(reader)
 
     assert note["method"] == "notifications/tools/list_changed"
+
+
+def test_a_stream_whose_client_hangs_up_gives_its_place_back(quiet: LiveServer):
+    """basic/patterns/subscriptions.mdx: a listen stream stays open "until the client
+    disconnects". Under gunicorn the stream sees its client's socket close at its next
+    poll and ends, freeing its thread and its place in the limits. Before, it waited for
+    a keep-alive write to fail (a minute here), so a client that closed and reopened
+    streams was refused once the limit's worth of closed streams were still counted (the
+    conformance suite's flake, from one address: 429 after five)."""
+    for number in range(3 * WSGI_STREAMS):
+        with listening_again(quiet, id=number):
+            pass  # acknowledged, then the connection is closed
+    with ExitStack() as streams:  # and the whole limit is free again
+        for number in range(WSGI_STREAMS):
+            streams.enter_context(listening_again(quiet, id=f"last-{number}"))
+
+
+@contextmanager
+def listening_again(server: LiveServer, *, id: Any, patience: float = 15.0) -> Iterator[None]:
+    """An acknowledged listen stream, once the server has let go of those whose clients
+    hung up: it notices at a stream's next poll, so a refusal (503, the WSGI limit) is
+    tried again until ``patience`` runs out, long before a keep-alive would free a place."""
+    give_up = time.monotonic() + patience
+    while True:
+        with stream(server.url(STREAMS), listen({"toolsListChanged": True}, id=id)) as (
+            response,
+            reader,
+        ):
+            if response.status_code == 200:
+                ack = reader.message()
+                assert ack["method"] == "notifications/subscriptions/acknowledged"
+                yield
+                return
+            assert response.status_code == 503, response.status_code
+            assert time.monotonic() < give_up, "closed streams kept their places"
+        time.sleep(0.1)
 
 
 def test_a_stream_ends_by_itself_at_its_lifetime(short_lived: LiveServer):
