@@ -5,7 +5,8 @@
 Django's handler, so what ``BaseHandler`` does around a view must be done here, the same
 way, or a project's view-level guarantees would differ by path: the URLconf of the request
 and ``request.resolver_match`` (:func:`enter_view`), a transaction per database with
-``ATOMIC_REQUESTS`` (:func:`atomic`), and a failure reported as Django reports it
+``ATOMIC_REQUESTS`` (:func:`atomic`; the view marks it for rollback when it answers a
+failure, :func:`roll_back_on_failure`), and a failure reported as Django reports it
 (:func:`answer_failure`: ``got_request_exception`` and an error with its traceback on
 ``django.request``; a ``SuspiciousOperation`` on ``django.security.*``), while the answer
 keeps the protocol's shape (a JSON-RPC error, never Django's HTML page). Recording the
@@ -27,10 +28,13 @@ from django.utils.log import log_response
 
 from django_mcp.http.responses import error_response, internal_error
 from django_mcp.protocol.errors import InvalidRequest
+from django_mcp.server.input_rounds import INPUT_REQUIRED_RESULT
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponseBase
     from django.urls import ResolverMatch
+
+    from django_mcp.server.dispatch import Reply
 
 logger = logging.getLogger("django_mcp")
 
@@ -55,6 +59,48 @@ def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseB
         if database["ATOMIC_REQUESTS"] and alias not in exempt:
             view = transaction.atomic(using=alias)(view)
     return view
+
+
+def exempt_databases(request: HttpRequest) -> set[str]:
+    """The databases whose ``ATOMIC_REQUESTS`` the request's view is exempt from
+    (``non_atomic_requests``)."""
+    view = getattr(request.resolver_match, "func", None)
+    exempt: set[str] = getattr(view, "_non_atomic_requests", set())
+    return exempt
+
+
+def roll_back_on_failure(request: HttpRequest, reply: Reply) -> None:
+    """Mark the view's transaction (``ATOMIC_REQUESTS``) for rollback when ``reply``
+    answers a failure, so that what the handler wrote before it failed is not committed.
+
+    Why: Django rolls a view's transaction back when the view raises, but a failing tool
+    does not make this view raise, it makes it answer (a tool execution error, a
+    JSON-RPC error), and the transaction would commit. Django REST framework marks the
+    rollback for the same reason (``set_rollback``). An ``input_required`` round counts as
+    a failure: the tool runs again from its start once the client answers
+    (basic/patterns/multi-round-trip.mdx), so its first writes must not stay. Only the
+    databases whose transaction Django opened around this view are marked (not one the
+    view is exempt from with ``non_atomic_requests``, nor a transaction of the caller's,
+    such as a test's), and only their innermost block, which is the view's.
+    """
+    if reply.error is None and not failed_result(reply.result):
+        return
+    exempt = exempt_databases(request)
+    for connection in connections.all(initialized_only=True):
+        if (
+            connection.settings_dict["ATOMIC_REQUESTS"]
+            and connection.alias not in exempt
+            and connection.in_atomic_block
+        ):
+            connection.set_rollback(True)
+
+
+def failed_result(result: dict[str, Any] | None) -> bool:
+    """Whether a result answers a failure: a tool execution error, or a round that
+    stopped on missing input."""
+    return result is not None and (
+        result.get("isError") is True or result.get("resultType") == INPUT_REQUIRED_RESULT
+    )
 
 
 def answer_failure(request: HttpRequest, exc: Exception) -> HttpResponseBase:

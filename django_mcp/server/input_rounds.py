@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from django_mcp.server.context import Context
 
 INPUT_METHODS: Final = frozenset({methods.TOOLS_CALL, methods.PROMPTS_GET, methods.RESOURCES_READ})
+#: The ``resultType`` of a round that stopped on missing input (``InputRequiredResult``).
+INPUT_REQUIRED_RESULT: Final = "input_required"
 
 
 def attach_inputs(method: str, params: Mapping[str, Any], context: Context) -> None:
@@ -209,7 +211,7 @@ _STATE_ERRORS: Final = {
 def input_required_result(error: InputRequired, inputs: Inputs) -> dict[str, Any]:
     """The ``InputRequiredResult`` for a round that stopped on missing input."""
     return {
-        "resultType": "input_required",
+        "resultType": INPUT_REQUIRED_RESULT,
         "inputRequests": {key: request.to_dict() for key, request in error.requests.items()},
         "requestState": inputs.next_state(),
     }
