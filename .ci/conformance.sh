@@ -14,7 +14,7 @@
 #      request now and then, see "Idle client connections" there) that may hold
 #      LISTEN_WSGI_STREAMS listen streams, while .ci/hold_listen.py holds HELD_STREAMS of
 #      them open for the whole run. The suite's own listen scenarios use the rest: a stream
-#      its client closes gives its thread back at its next poll (django_mcp/http/peer.py;
+#      its client closes gives its thread back within a poll or two (django_mcp/http/peer.py;
 #      the held streams and the suite's share one address, so one caller's count of five);
 #   3. the same gunicorn run through the native WSGI path (testproject.wsgi_native:
 #      NativeMCPWSGI serves the MCP POSTs without Django's handler).

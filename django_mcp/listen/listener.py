@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from asgiref.sync import sync_to_async
 
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 #: Longest wait of a WSGI stream's loop before it looks for events again.
 WSGI_POLL_SECONDS = 0.25
+#: What a WSGI stream learns of its client's connection (:mod:`django_mcp.http.peer`):
+#: open, closed on the client's sending side only (it may still read), or gone.
+PeerState = Literal["open", "half-closed", "gone"]
 
 
 class Listener:
@@ -103,7 +106,7 @@ class Listener:
         return not self.context.caller.lacks(required)
 
     async def events(
-        self, poll: float | None = None, hung_up: Callable[[], bool] | None = None
+        self, poll: float | None = None, peer: Callable[[], PeerState] | None = None
     ) -> AsyncGenerator[bytes, None]:
         """The stream under ASGI; the client closing it ends the loop (cancellation).
 
@@ -112,8 +115,11 @@ class Listener:
         cancelled for a keep-alive: a channels_redis receive cancelled mid-way can lose a
         message it already popped, for this stream or another one of the process.
 
-        ``hung_up`` (WSGI, where no cancellation comes) is asked at every wake-up: once it
-        is true the stream ends without a further frame, as nobody reads it.
+        ``peer`` (WSGI, where no cancellation comes) is asked at every wake-up: once the
+        client is gone the stream ends without a further frame, as nobody reads it. The
+        first time it has only half-closed, a keep-alive goes out at once: a client that
+        closed answers it with a reset (gone at the next wake-up), one that still reads
+        takes it.
         """
         layer = channel_layer()
         channel = await layer.new_channel()
@@ -122,12 +128,20 @@ class Listener:
         deadline = _deadline()
         receiving: asyncio.Task[Any] | None = None
         stopping = shutdown.waiter()
+        nudged = False
         try:
             yield self.acknowledgement()
             last_frame = _now()
             while True:
-                if hung_up is not None and hung_up():
-                    return
+                if peer is not None:
+                    state = peer()
+                    if state == "gone":
+                        return
+                    if state == "half-closed" and not nudged:
+                        nudged = True
+                        yield sse.KEEP_ALIVE
+                        last_frame = _now()
+                        continue
                 now = _now()
                 if stopping.done() or now >= deadline:
                     yield sse.event(proto.closing_result(self.subscription_id))
@@ -158,19 +172,19 @@ class Listener:
                 await _abandon(receiving)
             await layer.group_discard(self.group, channel)
 
-    def sync_events(self, hung_up: Callable[[], bool] | None = None) -> Iterator[bytes]:
+    def sync_events(self, peer: Callable[[], PeerState] | None = None) -> Iterator[bytes]:
         """The same stream for WSGI servers, which hold one thread per open stream.
 
         The generator runs on one event loop of its own for its whole life: the channel
         layer's queues and connections belong to the loop that first used them.
-        ``hung_up`` (see :mod:`django_mcp.http.peer`) ends the stream, and frees its thread
-        and its slot, within a poll of its client leaving, rather than at the first
+        ``peer`` (see :mod:`django_mcp.http.peer`) ends the stream, and frees its thread
+        and its slot, within a poll or two of its client leaving, rather than at the first
         keep-alive write that fails.
         """
         loop = asyncio.new_event_loop()
         # The in-memory channel layer hands an event over from the publishing thread without
         # waking this loop: it is seen at the loop's next turn, at most WSGI_POLL_SECONDS on.
-        agen = self.events(poll=WSGI_POLL_SECONDS, hung_up=hung_up)
+        agen = self.events(poll=WSGI_POLL_SECONDS, peer=peer)
         limits.release_connections()  # this worker thread waits for events holding none
         try:
             while True:

@@ -11,6 +11,8 @@ timeout, never a measured duration.
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
@@ -21,7 +23,7 @@ from tests.live import GUNICORN_THREADS
 
 from . import sse
 from .conftest import serve_streams
-from .remote import STREAMS, call, change, listen, listening, post, stream
+from .remote import STREAMS, call, change, headers_for, listen, listening, post, stream
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -139,6 +141,48 @@ def test_a_stream_whose_client_hangs_up_gives_its_place_back(quiet: LiveServer):
     with ExitStack() as streams:  # and the whole limit is free again
         for number in range(WSGI_STREAMS):
             streams.enter_context(listening_again(quiet, id=f"last-{number}"))
+
+
+def test_a_client_that_only_shut_its_sending_side_still_gets_changes(quiet: LiveServer):
+    """A client may send its request, shut down its sending side (``nc -N``) and go on
+    reading: end-of-file alone is not a hang-up. The stream answers it with a keep-alive
+    (a closed client would reset), then delivers the change as to any listener."""
+    body = listen({"toolsListChanged": True}, id="half")
+    payload = json.dumps(body).encode()
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers_for(body).items())
+    host, port = quiet.url("/").split("//")[1].split("/")[0].split(":")
+    request = (
+        f"POST {STREAMS} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(payload)}\r\n"
+        f"{head}\r\n".encode()
+        + payload
+    )
+    give_up = time.monotonic() + 15  # earlier tests' closed streams are let go of first
+    with ExitStack() as held:
+        while True:
+            client = held.enter_context(socket.create_connection((host, int(port)), timeout=10))
+            client.sendall(request)
+            client.shutdown(socket.SHUT_WR)
+            received = b""
+            while b"\r\n\r\n" not in received:
+                chunk = client.recv(65536)
+                assert chunk, f"closed before the headers: {received!r}"
+                received += chunk
+            if not received.startswith(b"HTTP/1.1 503"):
+                break
+            assert time.monotonic() < give_up, "no place for the stream"
+            client.close()
+            time.sleep(0.1)
+        assert received.startswith(b"HTTP/1.1 200"), received
+        while b"acknowledged" not in received:
+            chunk = client.recv(65536)
+            assert chunk, f"the stream ended: {received!r}"
+            received += chunk
+        assert call(quiet, "notify", {"kind": "tools"}) == "sent"
+        while b"notifications/tools/list_changed" not in received:
+            chunk = client.recv(65536)
+            assert chunk, f"the stream ended: {received!r}"
+            received += chunk
+    assert b": keep-alive" in received
 
 
 @contextmanager
