@@ -4,12 +4,12 @@ Django wraps each view in a transaction when ``ATOMIC_REQUESTS`` is on and rolls
 when the view raises. django-mcp's view never raises for a failing tool: it answers
 (server/tools.mdx, "Error Handling": a tool execution error is a result with ``isError``;
 a protocol failure is a JSON-RPC error). So the view returned normally and Django
-committed what the failing tool had written before it failed. Now every answer that a
-failure made marks the request's transaction for rollback, as Django REST framework does
-for an exception its handler turns into a response (``set_rollback``): a tool error, an
-exceeded limit, an exception turned into -32603 or another JSON-RPC error, a cancelled
-request and an ``input_required`` round (whose tool runs again from the start once the
-client answers, basic/patterns/multi-round-trip.mdx). A success commits as before; without
+committed what the failing tool had written before it failed. Now the view dispatches in
+a savepoint that an answer made by a failure rolls back: a tool error, an exceeded limit,
+an exception turned into -32603 or another JSON-RPC error, and an ``input_required``
+round (whose tool runs again from the start once the client answers,
+basic/patterns/multi-round-trip.mdx). A success commits; what admission wrote in the
+same transaction, and what code around the view writes after it, stay; without
 ``ATOMIC_REQUESTS`` nothing changes (each query commits by itself).
 """
 
@@ -24,10 +24,12 @@ from asgiref.sync import async_to_sync
 from django.db import connections, transaction
 
 from django_mcp import Context, ToolError
+from django_mcp.auth.models import AccessToken
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.test import AsyncMCPClient
 from django_mcp.test.results import InputRequiredError, MCPClientError
 from testproject.books.models import Author, Book
+from tests import urls as test_urls
 from tests.helpers import override_mcp
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -167,15 +169,53 @@ def test_without_atomic_requests_a_write_stays_as_django_leaves_it(mcp_client, w
 
 
 def test_a_view_exempt_from_atomic_requests_is_left_alone(
-    mcp_client, writing_tools, atomic_requests, monkeypatch
+    mcp_client, writing_tools, atomic_requests
 ):
-    """``non_atomic_requests`` on the endpoint: no request transaction to roll back, and
-    the request does not reach into any other transaction (such as a test's)."""
-    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", False)
+    """``non_atomic_requests`` on the endpoint: Django opens no transaction around it, so
+    there is nothing to roll back, and a transaction of the caller's (here the test's)
+    is neither rolled back nor broken."""
+    (endpoint,) = test_urls.urlpatterns[0].url_patterns
+    transaction.non_atomic_requests(endpoint.callback)
     with transaction.atomic():
         assert call(mcp_client, "write_then_tool_error").is_error
-        assert names() == ["Ghost"]  # the outer transaction was not marked for rollback
+        assert names() == ["Ghost"]
     assert names() == ["Ghost"]
+
+
+def test_what_admission_wrote_stays_when_the_call_fails(
+    writing_tools, atomic_requests, django_user_model
+):
+    """Under Django's ASGI handler admission runs in the view's thread, inside its
+    transaction: the token's last use is written there. The savepoint undoes the tool's
+    write only."""
+    user = django_user_model.objects.create_user("writer")
+    token, plaintext = AccessToken.objects.issue(user)
+    client = AsyncMCPClient(site=writing_tools)
+    client.credentials(plaintext)
+    result = async_to_sync(client.call_tool)("write_then_tool_error", {"name": "Ghost"})
+    assert result.is_error
+    assert names() == []
+    token.refresh_from_db()
+    assert token.last_used_at is not None
+
+
+def test_code_around_the_view_may_write_after_a_failed_call(
+    mcp_client, writing_tools, atomic_requests
+):
+    """A decorator around the endpoint runs in the same transaction as the view: it can
+    still write after a failed call (a transaction marked for rollback would refuse)."""
+    (endpoint,) = test_urls.urlpatterns[0].url_patterns
+    view = endpoint.callback
+
+    def audited(request: Any, *args: Any, **kwargs: Any) -> Any:
+        response = view(request, *args, **kwargs)
+        Author.objects.create(name="audit")
+        return response
+
+    audited.mcp_server = view.mcp_server  # type: ignore[attr-defined]
+    endpoint.callback = audited
+    assert call(mcp_client, "write_then_tool_error").is_error
+    assert set(names()) == {"audit"}  # one per request (the client lists the tools first)
 
 
 def test_only_the_round_that_finishes_commits(mcp_client, writing_tools, atomic_requests):

@@ -5,8 +5,8 @@
 Django's handler, so what ``BaseHandler`` does around a view must be done here, the same
 way, or a project's view-level guarantees would differ by path: the URLconf of the request
 and ``request.resolver_match`` (:func:`enter_view`), a transaction per database with
-``ATOMIC_REQUESTS`` (:func:`atomic`; the view marks it for rollback when it answers a
-failure, :func:`roll_back_on_failure`), and a failure reported as Django reports it
+``ATOMIC_REQUESTS`` (:func:`atomic`; within it the view dispatches in a savepoint that a
+failure rolls back, :func:`handle_in_savepoint`), and a failure reported as Django reports it
 (:func:`answer_failure`: ``got_request_exception`` and an error with its traceback on
 ``django.request``; a ``SuspiciousOperation`` on ``django.security.*``), while the answer
 keeps the protocol's shape (a JSON-RPC error, never Django's HTML page). Recording the
@@ -15,6 +15,7 @@ exchange is best-effort on both (:func:`record_best_effort`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -69,30 +70,40 @@ def exempt_databases(request: HttpRequest) -> set[str]:
     return exempt
 
 
-def roll_back_on_failure(request: HttpRequest, reply: Reply) -> None:
-    """Mark the view's transaction (``ATOMIC_REQUESTS``) for rollback when ``reply``
-    answers a failure, so that what the handler wrote before it failed is not committed.
+def handle_in_savepoint(request: HttpRequest, handle: Callable[[], Reply]) -> Reply:
+    """``handle()`` (the dispatch of an admitted request, inside the view) in a savepoint
+    of each transaction ``ATOMIC_REQUESTS`` opened for the view, rolled back when the
+    reply answers a failure, so that what the handler wrote before it failed is undone.
 
     Why: Django rolls a view's transaction back when the view raises, but a failing tool
     does not make this view raise, it makes it answer (a tool execution error, a
-    JSON-RPC error), and the transaction would commit. Django REST framework marks the
-    rollback for the same reason (``set_rollback``). An ``input_required`` round counts as
-    a failure: the tool runs again from its start once the client answers
-    (basic/patterns/multi-round-trip.mdx), so its first writes must not stay. Only the
-    databases whose transaction Django opened around this view are marked (not one the
-    view is exempt from with ``non_atomic_requests``, nor a transaction of the caller's,
-    such as a test's), and only their innermost block, which is the view's.
+    JSON-RPC error), and the transaction would commit. An ``input_required`` round counts
+    as a failure: the tool runs again from its start once the client answers
+    (basic/patterns/multi-round-trip.mdx), so its first writes must not stay. A savepoint
+    around the handler alone, rather than the whole transaction marked for rollback (as
+    DRF's ``set_rollback`` does): what admission wrote in the same transaction under
+    ASGI (a token's last use, rate-limit counters in a database cache) stays, and code
+    that writes after the view (a decorator, a middleware inside the transaction) still
+    can. The databases are those whose transaction Django opens around the view: with
+    ``ATOMIC_REQUESTS``, unless the view is exempt (``non_atomic_requests``).
     """
-    if reply.error is None and not failed_result(reply.result):
-        return
-    exempt = exempt_databases(request)
-    for connection in connections.all(initialized_only=True):
-        if (
-            connection.settings_dict["ATOMIC_REQUESTS"]
-            and connection.alias not in exempt
-            and connection.in_atomic_block
-        ):
-            connection.set_rollback(True)
+    # Without ATOMIC_REQUESTS (the usual case) nothing more is looked at.
+    aliases = [
+        alias for alias, database in connections.settings.items() if database["ATOMIC_REQUESTS"]
+    ]
+    if aliases:
+        exempt = exempt_databases(request)
+        aliases = [alias for alias in aliases if alias not in exempt]
+    if not aliases:
+        return handle()
+    with contextlib.ExitStack() as savepoints:
+        for alias in aliases:
+            savepoints.enter_context(transaction.atomic(using=alias))
+        reply = handle()
+        if reply.error is not None or failed_result(reply.result):
+            for alias in aliases:
+                transaction.set_rollback(True, using=alias)
+        return reply
 
 
 def failed_result(result: dict[str, Any] | None) -> bool:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
-from django_mcp.http.framing import roll_back_on_failure
+from django_mcp.http.framing import handle_in_savepoint
 from django_mcp.protocol import jsonrpc, sse
 
 if TYPE_CHECKING:
@@ -65,8 +65,9 @@ def buffered(
 ) -> tuple[Reply, list[dict[str, Any]]]:
     """Run the handler here, collecting its notifications (the WSGI path)."""
     notes: list[dict[str, Any]] = []
-    reply = server.handle(admitted, request=request, emit=notes.append)
-    roll_back_on_failure(request, reply)  # this runs in the view's transaction
+    reply = handle_in_savepoint(  # this runs in the view, in its transaction
+        request, lambda: server.handle(admitted, request=request, emit=notes.append)
+    )
     return reply, notes
 
 

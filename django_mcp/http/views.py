@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.views import View
 
 from django_mcp.http.exchange import exchange_of
-from django_mcp.http.framing import roll_back_on_failure
+from django_mcp.http.framing import handle_in_savepoint
 from django_mcp.http.listening import listen_response
 from django_mcp.http.responses import json_response, method_not_allowed, reply_response
 from django_mcp.http.streaming import respond_streaming, wants_stream
@@ -99,8 +99,9 @@ class MCPView(View):
         streaming = listen or wants_stream(admission, request)
         exchange.streamed = streaming  # a streamed reply is not known when the log is written
         if not streaming:  # the usual case: one reply, rendered now
-            exchange.reply = reply = server.handle(admission, request=request)
-            roll_back_on_failure(request, reply)
+            exchange.reply = reply = handle_in_savepoint(
+                request, lambda: server.handle(admission, request=request)
+            )
             return self.render(reply)
 
         def render(reply: Reply | None) -> HttpResponse:
