@@ -52,22 +52,24 @@ def atomic_requests() -> bool:
     return any(database["ATOMIC_REQUESTS"] for database in connections.settings.values())
 
 
+def atomic_databases(view: object) -> list[str]:
+    """The databases whose transaction Django opens around ``view``: those with
+    ``ATOMIC_REQUESTS``, unless the view is exempt (``non_atomic_requests``), as
+    ``BaseHandler.make_view_atomic`` decides."""
+    exempt: set[str] = getattr(view, "_non_atomic_requests", set())
+    return [
+        alias
+        for alias, database in connections.settings.items()
+        if database["ATOMIC_REQUESTS"] and alias not in exempt
+    ]
+
+
 def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """``view`` in a transaction per database with ``ATOMIC_REQUESTS``, unless the view is
-    exempt (``non_atomic_requests``): what ``BaseHandler.make_view_atomic`` does."""
-    exempt: set[str] = getattr(view, "_non_atomic_requests", set())
-    for alias, database in connections.settings.items():
-        if database["ATOMIC_REQUESTS"] and alias not in exempt:
-            view = transaction.atomic(using=alias)(view)
+    """``view`` in a transaction per database of :func:`atomic_databases`: what
+    ``BaseHandler.make_view_atomic`` does."""
+    for alias in atomic_databases(view):
+        view = transaction.atomic(using=alias)(view)
     return view
-
-
-def exempt_databases(request: HttpRequest) -> set[str]:
-    """The databases whose ``ATOMIC_REQUESTS`` the request's view is exempt from
-    (``non_atomic_requests``)."""
-    view = getattr(request.resolver_match, "func", None)
-    exempt: set[str] = getattr(view, "_non_atomic_requests", set())
-    return exempt
 
 
 def handle_in_savepoint(request: HttpRequest, handle: Callable[[], Reply]) -> Reply:
@@ -87,13 +89,7 @@ def handle_in_savepoint(request: HttpRequest, handle: Callable[[], Reply]) -> Re
     can. The databases are those whose transaction Django opens around the view: with
     ``ATOMIC_REQUESTS``, unless the view is exempt (``non_atomic_requests``).
     """
-    # Without ATOMIC_REQUESTS (the usual case) nothing more is looked at.
-    aliases = [
-        alias for alias, database in connections.settings.items() if database["ATOMIC_REQUESTS"]
-    ]
-    if aliases:
-        exempt = exempt_databases(request)
-        aliases = [alias for alias in aliases if alias not in exempt]
+    aliases = atomic_databases(getattr(request.resolver_match, "func", None))
     if not aliases:
         return handle()
     with contextlib.ExitStack() as savepoints:
