@@ -430,6 +430,7 @@ def validate_mcp_response(response: HttpResponse, request: RequestInfo) -> Excha
         assert request.is_notification, "202 answers only a notification"
     if not content:
         assert status in (202, 405) or (400 <= status < 500), status
+        assert not response.has_header("Content-Type"), (status, response["Content-Type"])
         return Exchange(request, status, None)
     assert response["Content-Type"].split(";")[0].strip() == "application/json", response[
         "Content-Type"

@@ -105,6 +105,7 @@ def preflight() -> HttpResponse:
     would fail its discovery. Any origin, any header: the document is public and read
     without credentials."""
     response = HttpResponse(status=204)
+    del response["Content-Type"]  # no body to describe
     response["Access-Control-Allow-Origin"] = "*"
     response["Access-Control-Allow-Methods"] = "GET, HEAD, OPTIONS"
     response["Access-Control-Allow-Headers"] = "*"

@@ -49,6 +49,15 @@ def status_for(error: errors.MCPError) -> int:
     return 200
 
 
+def empty_response(status: int) -> HttpResponse:
+    """A response with no body, and so no ``Content-Type``: Django's ``HttpResponse`` would
+    label the empty body ``text/html; charset=utf-8``, describing content that is not there
+    (a 202 to a notification, a 405, a refused notification)."""
+    response = HttpResponse(status=status)
+    del response["Content-Type"]
+    return response
+
+
 def json_response(message: dict[str, Any], status: int = 200) -> HttpResponse:
     body = jsonrpc.dumps(message)
     if status == 200:  # HttpResponse's own default: no int() and range check of it
@@ -62,7 +71,7 @@ def error_response(
     """An error as HTTP: its status, and a JSON-RPC body unless it answers a notification."""
     status = status_for(error)
     if is_notification:
-        return HttpResponse(status=status if status >= 400 else 400)
+        return empty_response(status if status >= 400 else 400)
     return json_response(jsonrpc.error_response(error, request_id), status)
 
 
@@ -72,7 +81,7 @@ def admission_response(admission: Admission) -> HttpResponse | None:
         case Admitted():
             return None
         case NotificationAccepted():
-            return HttpResponse(status=202)
+            return empty_response(202)
         case Rejected():
             return error_response(
                 admission.error, admission.request_id, is_notification=admission.is_notification
@@ -96,6 +105,6 @@ def internal_error() -> HttpResponse:
 
 def method_not_allowed() -> HttpResponse:
     """405 for anything but POST: 2026-07-28 has no GET stream and no DELETE."""
-    response = HttpResponse(status=405)
+    response = empty_response(405)
     response["Allow"] = "POST"
     return response

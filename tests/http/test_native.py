@@ -182,6 +182,7 @@ def test_an_accepted_notification_is_202_without_a_body(app: Any):
     body = mcp_body("notifications/cancelled", {"requestId": 7}, id=OMIT)
     (response,) = exchange(app, {"content": json.dumps(body), "headers": mcp_headers(body)})
     assert (response.status_code, response.content) == (202, b"")
+    assert "content-type" not in response.headers  # an empty body is labelled nothing
 
 
 @pytest.mark.django_db

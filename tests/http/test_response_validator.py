@@ -58,7 +58,16 @@ def test_a_good_error_passes():
 
 
 def test_a_202_for_a_notification_passes():
-    assert validate_mcp_response(HttpResponse(status=202), sent(notification=True)).status == 202
+    accepted = HttpResponse(status=202)
+    del accepted["Content-Type"]
+    assert validate_mcp_response(accepted, sent(notification=True)).status == 202
+
+
+def test_an_empty_body_labelled_html_fails():
+    """Django labels every ``HttpResponse`` ``text/html`` unless told otherwise; an empty
+    202 carrying that label describes a body that is not there."""
+    with pytest.raises(AssertionError):
+        validate_mcp_response(HttpResponse(status=202), sent(notification=True))
 
 
 def _with_result(**changes: Any) -> dict[str, Any]:

@@ -46,6 +46,7 @@ def test_anything_but_post_is_405_with_allow_post(client, method, path):
     assert response.status_code == 405
     assert response["Allow"] == "POST"
     assert response.content == b""
+    assert not response.has_header("Content-Type"), "an empty body has no media type"
 
 
 def test_post_to_the_endpoint_with_and_without_a_trailing_slash_is_served(client):
@@ -114,6 +115,7 @@ def test_a_notification_is_202_with_an_empty_body(client, method):
     response = notify(client, method, {"requestId": 1})
     assert response.status_code == 202
     assert response.content == b""
+    assert not response.has_header("Content-Type"), "no body, so no text/html label either"
 
 
 def test_a_notification_needs_no_mcp_headers_and_no_meta(client):
@@ -143,6 +145,7 @@ def test_a_malformed_notification_is_4xx_with_an_empty_body(client, document):
     response = post_raw(client, json.dumps(document))
     assert 400 <= response.status_code < 500
     assert response.content == b""
+    assert not response.has_header("Content-Type")
 
 
 # -- step 7: legacy initialize ---------------------------------------------------------------
