@@ -4,11 +4,14 @@ They warn about settings that are fine on a laptop and dangerous once the endpoi
 reachable from other machines (docs/security.md has the whole checklist):
 
 * W001: ``SECRET_KEY`` is the demo project's public key, so anyone can forge pagination
-  cursors and ``requestState`` (both signed with it), sessions and password-reset links.
+  cursors (signed with it), read and forge ``requestState`` (sealed with a key derived from
+  it), sessions and password-reset links.
 * W002: ``DEBUG`` is on: MCP internal errors carry exception details, and Django's error
   pages show settings and tracebacks.
-* W003: ``ALLOWED_HOSTS`` names a host other than loopback and no MCP authenticator is
-  configured: every tool is open to whoever can reach the server.
+* W003: ``ALLOWED_HOSTS`` names a host other than loopback and an MCP site admits
+  anonymous callers (no authenticator is configured, or the site does not require
+  authentication, the default): every tool no permission guards is open to whoever can
+  reach the server. Public tools are a legitimate choice; silence the warning then.
 
 ``subscriptions/listen`` needs no deployment check: streams always end (``LISTEN_MAX_SECONDS``
 may not be None), are capped per process and per caller, and are refused under WSGI unless
@@ -22,7 +25,8 @@ from typing import Any, Final
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, Warning, register
 
-from django_mcp.conf import SETTINGS_NAME
+from django_mcp.conf import SETTINGS_NAME, mcp_settings
+from django_mcp.sites import MCPSite, all_sites
 
 #: Secret keys published with django-mcp (the demo project's); never valid in production.
 PUBLIC_SECRET_KEYS: Final = frozenset({"django-mcp-demo-not-secret"})
@@ -35,12 +39,13 @@ def is_loopback_only(allowed_hosts: list[str]) -> bool:
     return all(host.lower() in LOOPBACK_HOSTS for host in allowed_hosts)
 
 
-def authenticators() -> list[Any]:
-    """``DJANGO_MCP["AUTHENTICATORS"]``, read raw: empty when none are configured."""
-    configured = getattr(settings, SETTINGS_NAME, {})
-    if not isinstance(configured, dict):
-        return []
-    return list(configured.get("AUTHENTICATORS") or [])
+def anonymous_sites(sites: list[MCPSite]) -> list[str]:
+    """The names of the sites an anonymous caller may call: all of them when no
+    authenticator is in effect (``AUTHENTICATORS`` as merged over its default, token and
+    session, not as written in settings), else those that do not require authentication."""
+    if not list(mcp_settings.AUTHENTICATORS or []):
+        return sorted(site.name for site in sites)
+    return sorted(site.name for site in sites if not site.requires_authentication)
 
 
 @register(Tags.security, deploy=True)
@@ -50,8 +55,9 @@ def check_deployment(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
         messages.append(
             Warning(
                 "SECRET_KEY is django-mcp's public demo key.",
-                hint="Anyone can forge the signed pagination cursors and requestState of MCP "
-                "requests, and sessions. Set a secret key of your own.",
+                hint="Anyone can forge the signed pagination cursors of MCP requests, read and "
+                "forge their sealed requestState, and forge sessions. Set a secret key of your "
+                "own.",
                 id="django_mcp.W001",
             )
         )
@@ -64,13 +70,17 @@ def check_deployment(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
                 id="django_mcp.W002",
             )
         )
-    if not is_loopback_only(list(settings.ALLOWED_HOSTS)) and not authenticators():
+    anonymous = anonymous_sites(all_sites())
+    if anonymous and not is_loopback_only(list(settings.ALLOWED_HOSTS)):
         messages.append(
             Warning(
-                "The MCP endpoint is served beyond loopback with no authenticator.",
-                hint=f"ALLOWED_HOSTS names non-loopback hosts, and {SETTINGS_NAME}"
-                "['AUTHENTICATORS'] is empty: anyone who reaches the server may call every "
-                "tool. Configure authentication (docs/security.md).",
+                "The MCP endpoint admits anonymous callers beyond loopback.",
+                hint=f"ALLOWED_HOSTS names non-loopback hosts, and the MCP site(s) "
+                f"{', '.join(repr(name) for name in anonymous)} admit callers who present no "
+                "credentials: anyone who reaches the server may call every tool that no "
+                f"permission guards. Set {SETTINGS_NAME}['REQUIRE_AUTHENTICATION'] = True "
+                "(or MCPSite(require_authentication=True)) with an authenticator, or silence "
+                "django_mcp.W003 if those tools are meant to be public (docs/security.md).",
                 id="django_mcp.W003",
             )
         )

@@ -9,7 +9,9 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
+from django_mcp import deploy_checks
 from django_mcp.deploy_checks import check_deployment, is_loopback_only
+from django_mcp.sites import MCPSite
 from tests.helpers import override_mcp
 
 SAFE = {
@@ -30,7 +32,7 @@ def test_registered_for_deploy_only():
     assert check_deployment not in checks.registry.registry.get_checks()
 
 
-def test_a_safe_configuration_passes():
+def test_a_safe_configuration_passes(sites):
     assert warnings() == []
 
 
@@ -49,14 +51,53 @@ def test_w002_for_debug():
     assert warnings(DEBUG=True) == ["django_mcp.W002"]
 
 
+@pytest.fixture
+def sites(monkeypatch):
+    """The sites the check sees: a fixed list, not whatever other tests left alive."""
+    chosen: list[MCPSite] = [MCPSite("mcp")]
+    monkeypatch.setattr(deploy_checks, "all_sites", lambda: chosen)
+    return chosen
+
+
 @pytest.mark.parametrize("hosts", [["mcp.example.com"], ["*"], ["localhost", ".example.com"]])
-def test_w003_for_a_public_host_without_an_authenticator(hosts):
+def test_w003_for_a_public_host_admitting_anonymous_callers_by_default(sites, hosts):
+    """The defaults (token and session authenticators, REQUIRE_AUTHENTICATION False) let a
+    caller with no credentials in: the check reads the effective settings, not the raw
+    dict, which has no AUTHENTICATORS key here."""
     assert warnings(ALLOWED_HOSTS=hosts) == ["django_mcp.W003"]
 
 
-def test_w003_is_silent_with_an_authenticator():
-    with override_mcp(AUTHENTICATORS=["myproject.auth.TokenAuthenticator"]):
+def test_w003_names_the_open_sites_and_how_to_close_them(sites):
+    sites.append(MCPSite("internal", require_authentication=True))
+    sites.append(MCPSite("public"))
+    with override_settings(**{**SAFE, "ALLOWED_HOSTS": ["mcp.example.com"]}):
+        (message,) = check_deployment(None)
+    assert "'mcp', 'public'" in message.hint
+    assert "'internal'" not in message.hint
+    assert "REQUIRE_AUTHENTICATION" in message.hint
+
+
+def test_w003_is_silent_when_every_site_requires_authentication(sites):
+    sites.append(MCPSite("internal", require_authentication=True))
+    with override_mcp(REQUIRE_AUTHENTICATION=True):
         assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == []
+
+
+def test_w003_without_any_authenticator_even_where_authentication_is_required(sites):
+    """No authenticator means no caller is ever known: the settings contradict each other,
+    and a site that says it requires authentication is reported with the others."""
+    with override_mcp(AUTHENTICATORS=[], REQUIRE_AUTHENTICATION=True):
+        assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == ["django_mcp.W003"]
+    with override_mcp(AUTHENTICATORS=["myproject.auth.TokenAuthenticator"]):
+        assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == ["django_mcp.W003"]
+    with override_mcp(
+        AUTHENTICATORS=["myproject.auth.TokenAuthenticator"], REQUIRE_AUTHENTICATION=True
+    ):
+        assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == []
+
+
+def test_w003_is_silent_on_loopback(sites):
+    assert warnings() == []
 
 
 @pytest.mark.parametrize(
