@@ -76,8 +76,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "`ttl_ms` wins.",
     "CURSOR_MAX_AGE": "Seconds a signed pagination cursor stays valid; cursors are also bound "
     "to the site, the list method and the caller.",
-    "REQUEST_STATE_MAX_AGE": "Seconds a signed `requestState` (multi-round-trip `input_required` "
-    "results) stays valid.",
+    "REQUEST_STATE_MAX_AGE": "Seconds a sealed (encrypted, authenticated) `requestState` "
+    "(multi-round-trip `input_required` results) stays valid.",
     "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a `subscriptions/listen` "
     "stream.",
     "LISTEN_MAX_SECONDS": "Longest life of a listen stream before the server sends the closing "

@@ -5,6 +5,7 @@ with a deprecation warning (see docs/architecture.md)."""
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
 import warnings
@@ -94,3 +95,33 @@ def test_the_settings_paths_django_names_are_stable_and_do_not_warn():
 
     assert MCPMiddleware.__module__ == "django_mcp.http.middleware"
     assert RequestLog._meta.app_label == ServedRevision._meta.app_label == "django_mcp"
+
+
+def _named_in(rows: list[str], module: Path) -> bool:
+    """A module has a row when the row names its path, or names its folder (``cli/``,
+    ``server/handlers/``) and the module by its own name."""
+    relative = module.relative_to(PACKAGE).as_posix()
+    folder, _, _ = relative.rpartition("/")
+    for row in rows:
+        if f"`{relative}`" in row:
+            return True
+        if folder and f"`{folder}/" in row and re.search(rf"\b{re.escape(module.stem)}\b", row):
+            return True
+    return False
+
+
+def test_every_module_has_a_line_on_the_architecture_page():
+    """README: "Architecture has one line per module"; a module added without one is the
+    drift that page must not have."""
+    rows = [
+        line
+        for line in (REPO / "docs" / "architecture.md").read_text().splitlines()
+        if line.startswith("| `")
+    ]
+    modules = [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "migrations" not in path.parts and path.name != "__init__.py"
+    ]
+    assert len(modules) > 100
+    assert [str(m.relative_to(PACKAGE)) for m in modules if not _named_in(rows, m)] == []

@@ -1,9 +1,10 @@
 """Rate limits: fixed-window counters in Django's cache, keyed by user, credential and IP.
 
 The limiter takes the identity as plain values (a user key, a credential id, a client
-address), so it does not care where they come from: today the middleware passes
-``request.user`` and ``REMOTE_ADDR`` (see :mod:`django_mcp.http.throttle`); with
-authentication they come from the request's ``Caller``.
+address), so it does not care where they come from: the middleware passes the user and
+credential of the ``Caller`` the authenticators resolved and the client address
+(``REMOTE_ADDR``, or ``X-Forwarded-For`` behind ``TRUSTED_PROXY_HOPS`` proxies; see
+:mod:`django_mcp.http.throttle`).
 
 Each configured limit is ``"COUNT/PERIOD"`` (``"120/m"``, ``"5000/h"``, ``"10/30s"``). A
 request counts once against every limit whose identity it has. The counter of one window
