@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
@@ -114,24 +115,39 @@ def is_oversized(value: str | int) -> bool:
     return len(value if isinstance(value, str) else str(value)) > MAX_ID_CHARS
 
 
-def depth(document: Any) -> int:
-    """How deeply arrays and objects nest in ``document`` (a scalar is 0), without
-    recursion: the walk costs one step per value, however deep the value goes."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(document, 0)]
-    while stack:
-        value, level = stack.pop()
-        if isinstance(value, dict):
-            value = list(value.values())
-        if isinstance(value, list):
-            deepest = max(deepest, level + 1)
-            stack.extend((item, level + 1) for item in value if isinstance(item, dict | list))
-    return deepest
+#: A JSON string, escapes included: what :func:`nests_deeper` takes out before it counts
+#: brackets, since a bracket inside a string opens nothing.
+_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+#: Every opening bracket becomes ``(``, every closing one ``)``: in a valid document the
+#: brackets already pair up properly, so one kind keeps the nesting and halves the patterns.
+_ONE_KIND: Final = bytes.maketrans(b"[{]}", b"(())")
+#: Every byte that is not a bracket, deleted by the same ``translate``.
+_NOT_BRACKETS: Final = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def nests_deeper(body: bytes, max_depth: int) -> bool:
+    """Whether ``body``, a document :func:`decode_json` accepted, nests arrays and objects
+    deeper than ``max_depth``.
+
+    Worked out on the bytes, at C speed, not by walking the parsed values one by one in
+    Python, which a body of a million empty arrays (a few megabytes, three levels deep)
+    made cost seconds of a worker: strings taken out, the brackets left as ``(`` and
+    ``)``, then each pass deletes every adjacent ``()``. A pass removes exactly the pairs
+    whose contents the previous passes emptied, one level of every branch, so a document
+    that is not empty after ``max_depth`` passes nests deeper than that. The passes only
+    shrink the text; at most ``max_depth`` of them run.
+    """
+    brackets = _STRING.sub(b"", body).translate(_ONE_KIND, _NOT_BRACKETS)
+    for _ in range(max_depth):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"()", b"")
+    return bool(brackets)
 
 
 def may_nest_deeper(body: bytes, max_depth: int) -> bool:
     """Whether ``body`` has enough brackets to nest deeper than ``max_depth``: every level
-    opens one, so a body with fewer needs no walk (two C-speed counts instead)."""
+    opens one, so a body with fewer needs no closer look (two C-speed counts instead)."""
     return body.count(b"[") + body.count(b"{") > max_depth
 
 
@@ -152,7 +168,7 @@ def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
     if request_id is not None and is_oversized(request_id):
         raise MessageError(InvalidRequest('"id" is too large to echo'))  # so it is not
     notification = not has_id
-    if max_depth is not None and may_nest_deeper(body, max_depth) and depth(document) > max_depth:
+    if max_depth is not None and may_nest_deeper(body, max_depth) and nests_deeper(body, max_depth):
         raise _invalid(
             f"The message nests deeper than {max_depth} levels", request_id, notification
         )

@@ -4,7 +4,7 @@ in a parsed JSON value, and saying where it is.
 Why a module: admission refuses unpaired surrogates in ``params`` (:mod:`.unpaired`) and
 the task store refuses what PostgreSQL cannot keep (NUL, unpaired surrogates); both must
 name the place (``params.arguments.items[2]``) and walk values as deep as a message may
-nest, without recursion (as :func:`.jsonrpc.depth`).
+nest, without recursion.
 
 The walk costs one step per value and builds no path until it finds a match: each step
 keeps a link to its parent (a key or an index), and only the match's path is spelt out,

@@ -9,12 +9,26 @@ RFC 8259 nesting).
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from django.http.request import HttpHeaders
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.headers import normalise, normalise_environ
+
+
+def depth(value: object) -> int:
+    """How deeply arrays and objects nest in ``value``: the plain recursive definition,
+    the oracle :func:`jsonrpc.nests_deeper` must agree with."""
+    if isinstance(value, dict):
+        return 1 + max((depth(item) for item in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((depth(item) for item in value), default=0)
+    return 0
+
 
 ENVIRON = {
     "REQUEST_METHOD": "POST",
@@ -64,7 +78,7 @@ def test_the_depth_limit_answers_the_same_with_the_bracket_count_shortcut(levels
     for level in range(levels):
         document = [document] if level % 2 else {"k": document}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"v": document}})
-    too_deep = jsonrpc.depth(json.loads(body)) > 10
+    too_deep = depth(json.loads(body)) > 10
     if too_deep:
         assert jsonrpc.may_nest_deeper(body.encode(), 10)
         with pytest.raises(jsonrpc.MessageError):
@@ -77,3 +91,52 @@ def test_brackets_inside_strings_only_make_the_walk_run():
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"s": "[[[[{{{{"}})
     assert jsonrpc.may_nest_deeper(body.encode(), 4)
     assert jsonrpc.parse_message(body.encode(), max_depth=4).method == "m"
+
+
+#: Strings that look like structure: brackets, quotes and backslashes escaped inside them.
+TRICKY_TEXT = st.sampled_from(["[", "]", "{", "}", '"', "\\", '\\"[', "[]", "é{", ""])
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | TRICKY_TEXT | st.text(max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(TRICKY_TEXT | st.text(max_size=3), children, max_size=4)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=JSON_VALUES, max_depth=st.integers(0, 8), ascii_only=st.booleans())
+def test_the_byte_level_depth_check_agrees_with_the_recursive_definition(
+    value, max_depth, ascii_only
+):
+    """RFC 8259 nesting: brackets inside strings (escaped quotes and backslashes included)
+    open nothing; arrays and objects mixed count alike."""
+    body = json.dumps(value, ensure_ascii=ascii_only).encode()
+    assert jsonrpc.nests_deeper(body, max_depth) is (depth(value) > max_depth)
+
+
+def test_a_body_of_a_million_empty_arrays_is_not_walked_value_by_value():
+    """A shallow body of very many values (here 1,397,000 empty arrays, just under 4 MB)
+    cost seconds of Python per request when the depth check walked the parsed values;
+    it is worked out on the bytes now. Counted, not timed: the Python calls the check
+    makes, which a walk (a generator step per value) would make by the million."""
+    values = ",".join(["[]"] * 1_397_000)
+    body = (
+        '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":[' + values + "]}}"
+    ).encode()
+    assert jsonrpc.may_nest_deeper(body, 64)
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        too_deep = jsonrpc.nests_deeper(body, 64)
+    finally:
+        sys.setprofile(None)
+    assert too_deep is False
+    assert calls < 100
