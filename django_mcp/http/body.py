@@ -10,6 +10,12 @@ directly, never more than ``limit`` bytes. Under ASGI the body arrives in messag
 Django's request stream already holds all of it (bounded by
 :class:`django_mcp.http.asgi.BodyLimit`).
 
+A body the server cannot decode (gunicorn raises its own ``ParseException`` subclasses, not
+``OSError``, for a malformed chunk size or a missing chunk terminator) is no message at
+all: whatever the server's stream raises is turned into ``UnreadablePostError``, the
+``OSError`` a reset connection gives, so it is refused with -32700 like a body cut short,
+never answered with a server error.
+
 A client that disconnects mid-body makes Django's ASGI handler give up before any
 middleware runs, so nothing would record the exchange. ``BodyLimit`` ends such a body
 where it stopped and sets :data:`CLIENT_GONE`; the middleware then refuses it as a reset
@@ -20,6 +26,8 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
+
+from django.http import UnreadablePostError
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -34,7 +42,17 @@ CLIENT_GONE_REASON: Final = "The client disconnected before its body ended"
 
 
 def read_at_most(request: HttpRequest, size: int) -> bytes:
-    """Up to ``size`` bytes of the body of ``request`` (less only at the body's end)."""
+    """Up to ``size`` bytes of the body of ``request`` (less only at the body's end).
+    Raises ``UnreadablePostError`` when the server could not give the body (see above)."""
+    try:
+        return _read(request, size)
+    except OSError:
+        raise
+    except Exception as exc:  # the server's own framing error: the body is unreadable
+        raise UnreadablePostError(f"The server could not decode the body: {exc!r}") from exc
+
+
+def _read(request: HttpRequest, size: int) -> bytes:
     meta = request.META
     stream: Any = meta.get("wsgi.input")
     if meta.get("CONTENT_LENGTH") or stream is None or not meta.get("wsgi.input_terminated"):

@@ -25,7 +25,7 @@ from django.core.asgi import get_asgi_application
 
 from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
-from django_mcp.protocol.errors import INVALID_REQUEST
+from django_mcp.protocol.errors import INVALID_REQUEST, PARSE_ERROR
 from tests.helpers import mcp_body, mcp_headers, override_mcp
 from tests.live import (
     APPLICATION,
@@ -260,6 +260,75 @@ def test_gunicorn_serves_a_valid_chunked_request_and_refuses_a_large_one(
         assert status == 200, body[:300]
         assert "supportedVersions" in json.loads(body)["result"]
         assert_too_large(*chunked_post(server.port, [b" " * 8192] * 128))
+
+
+def malformed_chunked_post(port: int, framing: bytes) -> tuple[int, bytes]:
+    """POST a chunked body whose framing after the headers is ``framing`` (raw bytes)."""
+    head = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        "Transfer-Encoding: chunked",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in mcp_headers(DISCOVER).items()),
+    ]
+    with socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT) as sock:
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + framing)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return response.status, response.read()
+
+
+RAW_DISCOVER = json.dumps(DISCOVER).encode()
+MALFORMED_CHUNKS = {
+    "a chunk size that is not hex": b"zz\r\n" + RAW_DISCOVER + b"\r\n0\r\n\r\n",
+    "more data than the chunk size": b"5\r\n" + RAW_DISCOVER + b"\r\n0\r\n\r\n",
+    "a negative chunk size": b"-5\r\n" + RAW_DISCOVER + b"\r\n0\r\n\r\n",
+}
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("application", [WSGI_APPLICATION, NATIVE_WSGI_APPLICATION])
+def test_gunicorn_answers_a_malformed_chunked_body_with_a_parse_error(
+    tmp_path: Path, application: str
+):
+    """streamable-http.mdx: the body is one JSON-RPC message; a body that cannot be read is
+    none, so 400 with -32700 (docs/errors.md, step 4), as for a body cut short. gunicorn
+    raises its own ``ParseException`` (not ``OSError``) from ``wsgi.input`` for bad chunk
+    framing, which was answered with Django's HTML 500 (or -32603 on the native path)."""
+    with live_server(LIVE_SETTINGS, tmp_path, kind="gunicorn", application=application) as server:
+        for what, framing in MALFORMED_CHUNKS.items():
+            status, body = malformed_chunked_post(server.port, framing)
+            assert status == 400, (what, body[:300])
+            assert json.loads(body)["error"]["code"] == PARSE_ERROR, what
+
+
+class ServerFramingError(Exception):
+    """What a WSGI server's input stream may raise that is not an ``OSError``."""
+
+
+class Malformed:
+    """A terminated ``wsgi.input`` whose server cannot decode the body's framing."""
+
+    def read(self, size: int = -1) -> bytes:
+        raise ServerFramingError("Invalid chunk size: 'zz'")
+
+
+def test_a_framing_error_of_the_server_makes_the_body_unreadable():
+    """Whatever the server's stream raises becomes ``UnreadablePostError`` (an ``OSError``),
+    which the middleware answers with -32700 and records, like a reset connection."""
+    from django.http import UnreadablePostError
+    from django.test import RequestFactory
+
+    from django_mcp.http.body import read_at_most
+
+    request = RequestFactory().post("/mcp", b"", content_type="application/json")
+    request.META.pop("CONTENT_LENGTH", None)
+    request.META.update({"wsgi.input": Malformed(), "wsgi.input_terminated": True})
+    with pytest.raises(UnreadablePostError) as raised:
+        read_at_most(request, 100)
+    assert isinstance(raised.value.__cause__, ServerFramingError)
 
 
 class Trickle:
