@@ -3,6 +3,11 @@
 Adding a token shows its plaintext once, on the page that answers the add form (never in
 a message, which Django may keep in a cookie); afterwards only its prefix is visible.
 Tokens are not edited (revoke and issue a new one): the change view is read-only.
+
+A token acts as its user, so issuing one for another user is acting as that user: "add
+access token" alone issues tokens for oneself (the user field accepts no one else); a
+superuser, or a holder of ``django_mcp.issue_accesstoken_for_others``, may name anyone.
+Revoking takes "change access token", not merely seeing the list.
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ from django.urls import reverse
 from django_mcp.auth.models import AccessToken, parse_scopes
 
 if TYPE_CHECKING:
-    from django.db.models import QuerySet
-    from django.forms import ModelForm
+    from django.db.models import ForeignKey, QuerySet
+    from django.forms import ModelChoiceField, ModelForm
     from django.http import HttpRequest, HttpResponse
 
     _ModelAdmin = admin.ModelAdmin[AccessToken]
@@ -34,6 +39,19 @@ class AccessTokenAdmin(_ModelAdmin):
     fields = ("user", "name", "scopes", "expires_at", *readonly_fields)
     raw_id_fields = ("user",)
     actions = ("revoke",)
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        return {"user": request.user.pk, **super().get_changeform_initial_data(request)}
+
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField[Any] | None:
+        if db_field.name == "user" and not may_issue_for_others(request):
+            # Validated on the server: any other id is "not one of the available choices".
+            kwargs["queryset"] = db_field.remote_field.model._default_manager.filter(
+                pk=request.user.pk
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_readonly_fields(
         self, request: HttpRequest, obj: AccessToken | None = None
@@ -67,7 +85,12 @@ class AccessTokenAdmin(_ModelAdmin):
         response["Cache-Control"] = "no-store"
         return response
 
-    @admin.action(description="Revoke the selected tokens")
+    @admin.action(description="Revoke the selected tokens", permissions=("change",))
     def revoke(self, request: HttpRequest, queryset: QuerySet[AccessToken]) -> None:
         for token in queryset:
             token.revoke()
+
+
+def may_issue_for_others(request: HttpRequest) -> bool:
+    """Whether the admin user may issue a token that acts as someone else."""
+    return request.user.has_perm("django_mcp.issue_accesstoken_for_others")

@@ -85,6 +85,11 @@ class AccessToken(models.Model):
         app_label = "django_mcp"
         verbose_name = "MCP access token"
         ordering: ClassVar[list[str]] = ["-created_at"]
+        # A token acts as its user: issuing one for someone else is acting as them, which
+        # "add access token" alone must not allow (the admin issues one for oneself).
+        permissions = (
+            ("issue_accesstoken_for_others", "Can issue MCP access tokens for other users"),
+        )
 
     def __str__(self) -> str:
         return f"{self.name or 'token'} ({self.prefix}…)"
