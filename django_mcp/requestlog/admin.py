@@ -19,6 +19,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
 from django_mcp.admin_readonly import ReadOnlyAdmin
+from django_mcp.requestlog import lookups
 from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter, could_be_stored
 from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
 from django_mcp.requestlog.pagination import EstimatedCountPaginator
@@ -102,6 +103,11 @@ class RequestLogAdmin(ReadOnlyAdmin):
         ("Params", {"fields": ("params",), "classes": ("collapse",)}),
     )
     readonly_fields = ("duration", "user_link")
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        """The filters' own lookups and the few the guide names (:mod:`.lookups`), never
+        Django's default of any lookup on any column."""
+        return lookups.lookup_allowed(lookup, value)
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
