@@ -20,6 +20,7 @@ thread: one thread hop per request instead of two, each costing tens of microsec
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from time import perf_counter
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase, UnreadablePostError
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, UnreadablePostError
 from django.utils.functional import SimpleLazyObject, empty
 from django.utils.module_loading import import_string
 
@@ -81,7 +82,27 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
     return body
 
 
-def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: bool) -> None:
+#: The log's note of an exchange that ended without a response from Django (see
+#: :func:`record_interrupted`), with the status it is logged under.
+WORKER_STOPPED: Final = (500, "The server stopped the request before it was answered")
+CLIENT_LEFT: Final = (499, "The client went away before the request was answered")
+
+
+def record_interrupted(request: HttpRequest, exc: BaseException) -> None:
+    """Record an exchange that ends in ``exc`` instead of a response: Django turns every
+    ``Exception`` into one, so this is a ``BaseException``. gunicorn's timeout raises
+    ``SystemExit`` in the worker it stops (the worker still writes its buffered records at
+    exit), and under ASGI Django cancels a request whose client went away. The request
+    happened all the same, so the log keeps it: 499 (nginx's "client closed request") when
+    it was cancelled, 500 otherwise, with a note saying why. No user is looked up: the
+    process may be on its way out."""
+    status, note = CLIENT_LEFT if isinstance(exc, asyncio.CancelledError) else WORKER_STOPPED
+    record(request, HttpResponse(status=status), on_event_loop=True, note=note)
+
+
+def record(
+    request: HttpRequest, response: HttpResponseBase, *, on_event_loop: bool, note: str = ""
+) -> None:
     """Queue the exchange's log record (never touches the database), then release the
     exchange (:meth:`~django_mcp.http.exchange.Exchange.release`).
 
@@ -90,7 +111,7 @@ def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: b
     refusal stays a refusal); on the event loop that could query the database, and for a
     request another middleware refused (:mod:`django_mcp.http.unrouted`) it could fail in
     a session store that middleware was shielding, so there the user is taken only if
-    something already resolved it.
+    something already resolved it. ``note``, when given, is the row's error message.
     """
     exchange = exchange_of(request)
     if exchange is None:
@@ -104,7 +125,8 @@ def record(request: HttpRequest, response: HttpResponseBase, *, on_event_loop: b
                 exchange.user = resolved_user(request)
             elif not _is_unresolved(user):
                 exchange.user = user
-        recorder.submit(exchange.record(response))
+        logged = exchange.record(response)
+        recorder.submit(logged._replace(error_message=note) if note else logged)
     finally:
         exchange.release()  # recorded (or not kept): see Exchange.release
 
@@ -221,14 +243,22 @@ class MCPMiddleware:
         if self.is_async:
             return self.__acall__(request)
         started = perf_counter()
-        response = self.get_response(request)
+        try:
+            response = self.get_response(request)
+        except BaseException as exc:
+            record_interrupted(request, exc)
+            raise
         open_unrouted_exchange(request, response, started)  # type: ignore[arg-type]
         record(request, response, on_event_loop=False)  # type: ignore[arg-type]
         return response
 
     async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
         started = perf_counter()
-        response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+        try:
+            response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+        except BaseException as exc:
+            record_interrupted(request, exc)
+            raise
         open_unrouted_exchange(request, response, started)
         record(request, response, on_event_loop=True)
         return response

@@ -216,6 +216,7 @@ class NativeMCP:
         self.admission_needs_thread = middleware.admission_needs_thread
         self.admit = middleware.admit
         self.record = middleware.record
+        self.record_interrupted = middleware.record_interrupted
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         match = mcp_match_for(scope) if scope.get("type") == "http" else None
@@ -245,6 +246,9 @@ class NativeMCP:
             response = await self.respond(match.func, request)
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
             response = answer_failure(request, exc)
+        except BaseException as exc:  # cancelled (a server shutting down): still recorded
+            self.record_interrupted(request, exc)
+            raise
         else:
             log_refusal(request, response)
         record_best_effort(self.record, request, response, on_event_loop=True)

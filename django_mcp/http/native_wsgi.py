@@ -80,6 +80,7 @@ class NativeMCPWSGI:
         self.before_admission = middleware.before_admission
         self.admit = middleware.admit
         self.record = middleware.record
+        self.record_interrupted = middleware.record_interrupted
 
     def __call__(self, environ: WSGIEnviron, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
@@ -99,7 +100,11 @@ class NativeMCPWSGI:
         signals.request_started.send(sender=self.handler_class, environ=environ)
         request = WSGIRequest(environ)
         enter_view(request, match)
-        response = self.answer(match.func, request)
+        try:
+            response = self.answer(match.func, request)
+        except BaseException as exc:  # a worker stopped mid-request (gunicorn's timeout)
+            self.record_interrupted(request, exc)
+            raise
         record_best_effort(self.record, request, response, on_event_loop=False)
         # What the server's close() runs: the request's uploads closed, then
         # request_finished (database connections), as for a response Django's handler made.
