@@ -91,6 +91,7 @@ def dashboard(request: HttpRequest, admin_site: AdminSite) -> HttpResponse:
     }
     total = sum(item.total for item in timeline)
     errors = sum(item.errors for item in timeline)
+    may_see_revisions = request.user.has_perm("django_mcp.view_servedrevision")
     context = {
         **admin_site.each_context(request),
         "title": "MCP dashboard",
@@ -104,7 +105,10 @@ def dashboard(request: HttpRequest, admin_site: AdminSite) -> HttpResponse:
         "error_rate": (100.0 * errors / total) if total else 0.0,
         "targets": targets[: stats.TOP],
         "error_codes": stats.error_codes(rows),
-        "revisions": stats.best_effort_revisions(since),
+        # Served revisions have a permission of their own: a holder of the request log's
+        # may lack it, and then sees no table rather than rows the admin hides from them.
+        "may_see_revisions": may_see_revisions,
+        "revisions": stats.best_effort_revisions(since) if may_see_revisions else [],
         "since": since,
     }
     return TemplateResponse(request, "django_mcp/explorer/dashboard.html", context)

@@ -65,6 +65,22 @@ def test_the_dashboard_needs_the_request_log_view_permission(client: Client):
     assert DASHBOARD not in client.get("/admin/").content.decode()
 
 
+def test_served_revisions_need_their_own_view_permission(client: Client):
+    """The admin hides ServedRevision rows from a user without view_servedrevision; the
+    dashboard must not show them to a holder of view_requestlog alone."""
+    from django.contrib.auth.models import Permission
+
+    seed(10)
+    clerk = get_user_model().objects.create_user("clerk", password="secret", is_staff=True)
+    clerk.user_permissions.add(Permission.objects.get(codename="view_requestlog"))
+    client.login(username="clerk", password="secret")
+    page = client.get(DASHBOARD).content.decode()
+    assert "future-client" not in page
+    assert "Revisions served best-effort" not in page
+    clerk.user_permissions.add(Permission.objects.get(codename="view_servedrevision"))
+    assert "future-client" in client.get(DASHBOARD).content.decode()
+
+
 def test_the_dashboard_draws_the_window_it_is_asked_for(staff: Client):
     seed(300)
     page = staff.get(DASHBOARD, {"window": "24h"}).content.decode()
