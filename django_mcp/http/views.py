@@ -23,15 +23,22 @@ from django_mcp.http.framing import handle_in_savepoint
 from django_mcp.http.listening import listen_response
 from django_mcp.http.responses import json_response, method_not_allowed, reply_response
 from django_mcp.http.streaming import respond_streaming, wants_stream
-from django_mcp.protocol import jsonrpc
+from django_mcp.protocol import jsonrpc, sse
 from django_mcp.protocol.admission import Admitted
-from django_mcp.protocol.errors import InternalError
+from django_mcp.protocol.errors import InternalError, InvalidRequest
 from django_mcp.protocol.methods import SUBSCRIPTIONS_LISTEN
 from django_mcp.server.dispatch import MCPServer, Reply
 from django_mcp.server.outage import resolved_user
 from django_mcp.sites import MCPSite
 
 logger = logging.getLogger("django_mcp")
+
+
+#: The answer to ``subscriptions/listen`` from a client whose ``Accept`` leaves SSE out.
+LISTEN_NEEDS_SSE = (
+    "subscriptions/listen is answered with a text/event-stream, which this request's "
+    "Accept header does not admit"
+)
 
 
 class MCPView(View):
@@ -96,6 +103,12 @@ class MCPView(View):
         # Resolved here, off the event loop; None if the database is down (see outage).
         exchange.user = resolved_user(request)
         listen = admission.request.method == SUBSCRIPTIONS_LISTEN
+        if listen and sse.refuses_event_stream(request.META.get("HTTP_ACCEPT")):
+            # Only ever answered as a stream: refused, never streamed to a client whose
+            # Accept leaves text/event-stream out (basic/transports/streamable-http.mdx).
+            refused = InvalidRequest(LISTEN_NEEDS_SSE)
+            exchange.reply = reply = Reply(admission.request.id, error=refused)
+            return self.render(reply)
         streaming = listen or wants_stream(admission, request)
         exchange.streamed = streaming  # a streamed reply is not known when the log is written
         if not streaming:  # the usual case: one reply, rendered now

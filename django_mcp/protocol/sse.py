@@ -40,6 +40,13 @@ def accepts_event_stream(accept: str | None) -> bool:
     return False
 
 
+def refuses_event_stream(accept: str | None) -> bool:
+    """Whether an ``Accept`` header is present and excludes ``text/event-stream``. A
+    request without one refuses nothing (RFC 9110: any media type will do), so only a
+    client that said what it takes, and left SSE out, must never be sent a stream."""
+    return bool(accept and accept.strip()) and not accepts_event_stream(accept)
+
+
 def _refused(parameters: list[str]) -> bool:
     for parameter in parameters:
         name, _, value = parameter.partition("=")

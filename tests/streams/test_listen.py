@@ -387,3 +387,29 @@ def test_events_a_stream_filters_out_do_not_hold_back_its_keep_alives(
     assert [json.dumps(f.message) for f in frames if f.message and "method" in f.message] == [
         json.dumps(frames[0].message)
     ]
+
+
+@pytest.mark.usefixtures("streams_urls")
+@pytest.mark.parametrize(
+    "accept", ["application/json", "application/json, text/event-stream;q=0", "text/html"]
+)
+def test_listen_is_never_streamed_to_a_client_whose_accept_leaves_sse_out(
+    client: Client, accept: str
+):
+    """basic/transports/streamable-http.mdx has clients accept both; a client that said it
+    takes JSON only is answered with a JSON-RPC error (-32600, HTTP 400) before any
+    stream, never sent a text/event-stream it refused."""
+    response = post_listen(client, {"toolsListChanged": True}, headers={"Accept": accept})
+
+    assert response["Content-Type"].startswith("application/json")
+    error = assert_error(response, 400, -32600)
+    assert "Accept" in error["message"]
+
+
+@pytest.mark.usefixtures("streams_urls")
+def test_listen_without_an_accept_header_still_streams(client: Client):
+    """No ``Accept`` at all refuses nothing (RFC 9110): the lenient reading."""
+    response = post_listen(client, {"toolsListChanged": True}, headers={"Accept": None})
+
+    assert response["Content-Type"] == "text/event-stream"
+    response.slot.release()
