@@ -32,7 +32,7 @@ from django_mcp.protocol.errors import InvalidRequest
 from django_mcp.server.input_rounds import INPUT_REQUIRED_RESULT
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest, HttpResponseBase
+    from django.http import HttpRequest, HttpResponse, HttpResponseBase
     from django.urls import ResolverMatch
 
     from django_mcp.server.dispatch import Reply
@@ -110,12 +110,15 @@ def failed_result(result: dict[str, Any] | None) -> bool:
     )
 
 
-def answer_failure(request: HttpRequest, exc: Exception) -> HttpResponseBase:
+def answer_failure(
+    request: HttpRequest, exc: Exception, *, answer: HttpResponse | None = None
+) -> HttpResponseBase:
     """The answer to an exception that escaped the MCP steps, reported as Django's
     ``response_for_exception`` reports it: a ``SuspiciousOperation`` (a ``Host`` outside
     ``ALLOWED_HOSTS``) is a 400 logged on ``django.security.<name>``; anything else (a bug)
     is a JSON-RPC internal error with status 500, ``got_request_exception`` and an error
-    with its traceback on ``django.request``."""
+    with its traceback on ``django.request``. ``answer`` replaces that internal error (the
+    same error with the request's id, once admission has read it)."""
     if isinstance(exc, SuspiciousOperation):
         response = error_response(InvalidRequest("Bad Request"), None)
         log_response(
@@ -128,14 +131,14 @@ def answer_failure(request: HttpRequest, exc: Exception) -> HttpResponseBase:
         )
         return response
     signals.got_request_exception.send(sender=None, request=request)
-    failed = internal_error()
+    failed = internal_error() if answer is None else answer
     log_response(
-        "%s: %s",
-        failed.reason_phrase,
+        "Internal Server Error: %s",  # Django's words, also when ``answer`` is a 200
         request.path,
         response=failed,
         request=request,
         exception=exc,
+        level="error",
     )
     return failed
 

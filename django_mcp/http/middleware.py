@@ -37,14 +37,21 @@ from django_mcp.http import auth
 from django_mcp.http.body import CLIENT_GONE, CLIENT_GONE_REASON, read_at_most
 from django_mcp.http.browser import endpoint_page
 from django_mcp.http.exchange import Exchange, begin, exchange_of
+from django_mcp.http.framing import answer_failure
 from django_mcp.http.hosts import check_host
 from django_mcp.http.origins import origin_allowed
-from django_mcp.http.responses import admission_response, error_response, method_not_allowed
+from django_mcp.http.responses import (
+    admission_response,
+    error_response,
+    method_not_allowed,
+    reply_response,
+)
 from django_mcp.http.throttle import rate_limited_at_all, throttle
 from django_mcp.http.unrouted import open_unrouted_exchange
-from django_mcp.protocol.errors import ForbiddenOrigin, ParseError, RequestTooLarge
+from django_mcp.protocol.errors import ForbiddenOrigin, InternalError, ParseError, RequestTooLarge
 from django_mcp.protocol.headers import normalise_environ
 from django_mcp.requestlog import recorder
+from django_mcp.server.dispatch import Reply
 from django_mcp.server.outage import resolved_user
 
 if TYPE_CHECKING:
@@ -277,6 +284,25 @@ class MCPMiddleware:
         if exchange is None or body is None:
             return early
         return admit(exchange, request, body)
+
+    def process_exception(
+        self, request: HttpRequest, exception: Exception
+    ) -> HttpResponseBase | None:
+        """An exception out of an MCP view, answered in the protocol's shape instead of
+        Django's HTML 500 (which, under ``DEBUG``, names the database server). The view
+        answers every failure of a handler itself, so this is what happens around it: the
+        transaction ``ATOMIC_REQUESTS`` opens before the view, with the database down, or a
+        bug. Reported as Django reports it (:func:`~django_mcp.http.framing.answer_failure`);
+        an admitted request gets -32603 with its id, as any internal error; other views
+        are left to Django."""
+        exchange = exchange_of(request)
+        if exchange is None:
+            return None
+        admitted = exchange.admitted
+        if admitted is None:
+            return answer_failure(request, exception)
+        exchange.reply = reply = Reply(admitted.request.id, error=InternalError())
+        return answer_failure(request, exception, answer=reply_response(reply))
 
     async def aprocess_view(
         self,

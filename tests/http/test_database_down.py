@@ -348,3 +348,34 @@ def test_a_foreign_bearer_token_needs_no_database_to_be_refused(site):
             client, "hello", {}, headers={"Authorization": "Bearer opaque-from-elsewhere"}
         )
     assert_error(response, 401, INVALID_REQUEST)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_atomic_requests_with_the_database_down_is_answered_in_the_protocols_shape(
+    site, settings, mode, monkeypatch, caplog
+):
+    """With ``ATOMIC_REQUESTS`` Django opens the view's transaction before the view runs,
+    and with the database down that fails outside anything the view can answer: Django's
+    HTML 500, naming the database under ``DEBUG``. ``MCPMiddleware.process_exception`` now
+    answers it as any internal error of an admitted request (basic/index.mdx: -32603, with
+    the request's id), reports it as Django would (``django.request``), and the log
+    records it."""
+    from django.db import connections
+
+    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
+    settings.DEBUG = True
+    client = Client(raise_request_exception=False)
+    with database_down(mode):
+        response = mcp_post(client, "tools/call", {"name": "hello", "arguments": {}}, id=7)
+
+    error = assert_error(response, 200, INTERNAL_ERROR)
+    assert response.json()["id"] == 7
+    _assert_no_database_address(response)
+    (reported,) = [r for r in caplog.records if r.name == "django.request"]
+    assert (reported.levelname, reported.getMessage()) == ("ERROR", "Internal Server Error: /mcp")
+    assert reported.exc_info is not None
+    recorder.flush()
+    assert list(RequestLog.objects.values_list("target", "error_code")) == [
+        ("hello", INTERNAL_ERROR)
+    ]
+    assert error["message"] == "Internal error"
