@@ -37,7 +37,7 @@ from django_mcp.http import auth
 from django_mcp.http.body import CLIENT_GONE, CLIENT_GONE_REASON, read_at_most
 from django_mcp.http.browser import endpoint_page
 from django_mcp.http.exchange import Exchange, begin, exchange_of
-from django_mcp.http.framing import answer_failure
+from django_mcp.http.framing import answer_failure, record_best_effort
 from django_mcp.http.hosts import check_host
 from django_mcp.http.origins import origin_allowed
 from django_mcp.http.responses import (
@@ -104,7 +104,11 @@ def record_interrupted(request: HttpRequest, exc: BaseException) -> None:
     it was cancelled, 500 otherwise, with a note saying why. No user is looked up: the
     process may be on its way out."""
     status, note = CLIENT_LEFT if isinstance(exc, asyncio.CancelledError) else WORKER_STOPPED
-    record(request, HttpResponse(status=status), on_event_loop=True, note=note)
+    # Best-effort: a failure here must not replace ``exc``, which the caller re-raises (a
+    # worker that gets an error instead of its SystemExit does not stop).
+    record_best_effort(
+        partial(record, note=note), request, HttpResponse(status=status), on_event_loop=True
+    )
 
 
 def record(

@@ -185,3 +185,22 @@ def test_the_native_wsgi_path_records_a_stopped_worker_too(mcp_site):
     assert list(RequestLog.objects.values_list(*LOGGED)) == [
         (status, "protocol_error", "stuck", note)
     ]
+
+
+@pytest.mark.django_db
+def test_a_failure_to_record_never_replaces_the_exception_that_stops_the_worker(
+    client, mcp_site, monkeypatch
+):
+    """The worker must still get its ``SystemExit`` (or it does not stop)."""
+    from django_mcp.http import exchange
+
+    @mcp_site.tool
+    def stuck() -> str:
+        raise SystemExit(1)
+
+    def broken(self: Any, response: Any) -> Any:
+        raise RuntimeError("the record could not be built")
+
+    monkeypatch.setattr(exchange.Exchange, "record", broken)
+    with pytest.raises(SystemExit):
+        mcp_post(client, "tools/call", {"name": "stuck", "arguments": {}})
