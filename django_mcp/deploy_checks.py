@@ -8,10 +8,10 @@ reachable from other machines (docs/security.md has the whole checklist):
   it), sessions and password-reset links.
 * W002: ``DEBUG`` is on: MCP internal errors carry exception details, and Django's error
   pages show settings and tracebacks.
-* W003: ``ALLOWED_HOSTS`` names a host other than loopback and an MCP site admits
-  anonymous callers (no authenticator is configured, or the site does not require
-  authentication, the default): every tool no permission guards is open to whoever can
-  reach the server. Public tools are a legitimate choice; silence the warning then.
+* W003: ``ALLOWED_HOSTS`` names a host other than loopback and a site the URLconf serves
+  admits anonymous callers (it does not require authentication, the default): every tool
+  no permission guards is open to whoever can reach the server. Public tools are a
+  legitimate choice; silence the warning then.
 
 ``subscriptions/listen`` needs no deployment check: streams always end (``LISTEN_MAX_SECONDS``
 may not be None), are capped per process and per caller, and are refused under WSGI unless
@@ -24,9 +24,11 @@ from typing import Any, Final
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, Warning, register
+from django.urls import get_resolver
 
-from django_mcp.conf import SETTINGS_NAME, mcp_settings
-from django_mcp.sites import MCPSite, all_sites
+from django_mcp.conf import SETTINGS_NAME
+from django_mcp.setup_checks import endpoint_routes
+from django_mcp.sites import MCPSite
 
 #: Secret keys published with django-mcp (the demo project's); never valid in production.
 PUBLIC_SECRET_KEYS: Final = frozenset({"django-mcp-demo-not-secret"})
@@ -39,12 +41,23 @@ def is_loopback_only(allowed_hosts: list[str]) -> bool:
     return all(host.lower() in LOOPBACK_HOSTS for host in allowed_hosts)
 
 
+def served_sites() -> list[MCPSite]:
+    """The sites the URLconf routes to, read from it (and so imported, with any site it
+    makes): a site no URL serves is open to nobody, and one made in ``urls.py`` exists
+    only once the URLconf is imported, which ``check --deploy --tag security`` alone
+    never does."""
+    found = {}
+    for _prefix, view in endpoint_routes(get_resolver().url_patterns):
+        site = view.mcp_server.site
+        found[id(site)] = site
+    return list(found.values())
+
+
 def anonymous_sites(sites: list[MCPSite]) -> list[str]:
-    """The names of the sites an anonymous caller may call: all of them when no
-    authenticator is in effect (``AUTHENTICATORS`` as merged over its default, token and
-    session, not as written in settings), else those that do not require authentication."""
-    if not list(mcp_settings.AUTHENTICATORS or []):
-        return sorted(site.name for site in sites)
+    """The names of the sites that serve a caller who presents no credentials: those
+    that do not require authentication (the default). With no authenticator in effect,
+    every caller is such a caller; a site that requires authentication then refuses them
+    all, which locks everyone out but opens nothing."""
     return sorted(site.name for site in sites if not site.requires_authentication)
 
 
@@ -70,7 +83,7 @@ def check_deployment(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
                 id="django_mcp.W002",
             )
         )
-    anonymous = anonymous_sites(all_sites())
+    anonymous = anonymous_sites(served_sites())
     if anonymous and not is_loopback_only(list(settings.ALLOWED_HOSTS)):
         messages.append(
             Warning(

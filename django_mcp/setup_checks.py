@@ -27,14 +27,14 @@ DRF_HINT = (
 )
 
 
-def _endpoint_routes(
+def endpoint_routes(
     patterns: list[URLPattern | URLResolver], prefix: str = ""
 ) -> Iterator[tuple[str, Any]]:
     """``(route prefix, view)`` of every MCP endpoint in the URLconf."""
     for pattern in patterns:
         route = prefix + str(pattern.pattern)
         if isinstance(pattern, URLResolver):
-            yield from _endpoint_routes(pattern.url_patterns, route)
+            yield from endpoint_routes(pattern.url_patterns, route)
         elif getattr(pattern.callback, "mcp_server", None) is not None:
             yield prefix, pattern.callback
 
@@ -49,7 +49,7 @@ def check_endpoint_routes(app_configs: Any, **kwargs: Any) -> list[CheckMessage]
     if not getattr(settings, "APPEND_SLASH", True):
         return []
     messages: list[CheckMessage] = []
-    for prefix, _view in _endpoint_routes(get_resolver().url_patterns):
+    for prefix, _view in endpoint_routes(get_resolver().url_patterns):
         if prefix.endswith("/"):
             bare = prefix.rstrip("/")
             messages.append(

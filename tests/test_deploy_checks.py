@@ -55,7 +55,7 @@ def test_w002_for_debug():
 def sites(monkeypatch):
     """The sites the check sees: a fixed list, not whatever other tests left alive."""
     chosen: list[MCPSite] = [MCPSite("mcp")]
-    monkeypatch.setattr(deploy_checks, "all_sites", lambda: chosen)
+    monkeypatch.setattr(deploy_checks, "served_sites", lambda: chosen)
     return chosen
 
 
@@ -83,10 +83,13 @@ def test_w003_is_silent_when_every_site_requires_authentication(sites):
         assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == []
 
 
-def test_w003_without_any_authenticator_even_where_authentication_is_required(sites):
-    """No authenticator means no caller is ever known: the settings contradict each other,
-    and a site that says it requires authentication is reported with the others."""
+def test_w003_is_about_required_authentication_not_the_authenticator_list(sites):
+    """No authenticator with authentication required refuses every caller (401): it
+    locks everyone out but opens nothing, so it is not this warning's concern. An
+    authenticator with authentication not required still admits anonymous callers."""
     with override_mcp(AUTHENTICATORS=[], REQUIRE_AUTHENTICATION=True):
+        assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == []
+    with override_mcp(AUTHENTICATORS=[]):
         assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == ["django_mcp.W003"]
     with override_mcp(AUTHENTICATORS=["myproject.auth.TokenAuthenticator"]):
         assert warnings(ALLOWED_HOSTS=["mcp.example.com"]) == ["django_mcp.W003"]
@@ -113,3 +116,14 @@ def test_manage_py_check_deploy_reports_them():
     with override_settings(**{**SAFE, "DEBUG": True}), pytest.raises(SystemCheckError) as info:
         call_command("check", deploy=True, fail_level="WARNING", tags=["security"])
     assert "django_mcp.W002" in str(info.value)
+
+
+def test_the_sites_are_read_from_the_urlconf():
+    """Only what a URL serves: the test project routes its default site at ``/mcp``; a
+    site made here and routed nowhere is no one's door."""
+    from django_mcp.sites import site
+
+    unrouted = MCPSite("unrouted")
+    found = deploy_checks.served_sites()
+    assert site in found
+    assert unrouted not in found

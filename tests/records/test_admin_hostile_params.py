@@ -99,7 +99,7 @@ def test_the_dashboard_of_a_site_no_row_can_name_is_empty(staff: Client) -> None
         "error-code-word",
         "contains",
         "pk",
-    ],  # fmt: skip
+    ],
 )
 def test_lookups_the_filters_do_not_offer_are_refused(staff: Client, query: Any) -> None:
     """Django's admin accepts any lookup on any column by default; the request log's list
