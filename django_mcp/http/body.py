@@ -24,6 +24,7 @@ connection is refused under WSGI, and records it the same way.
 
 from __future__ import annotations
 
+import logging
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final
 
@@ -31,6 +32,8 @@ from django.http import UnreadablePostError
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
+
+logger = logging.getLogger("django_mcp")
 
 #: Set by ``BodyLimit`` when the client disconnected before its body ended: in the
 #: request's own context, which every task and thread Django runs it in copies (a scope
@@ -46,9 +49,14 @@ def read_at_most(request: HttpRequest, size: int) -> bytes:
     Raises ``UnreadablePostError`` when the server could not give the body (see above)."""
     try:
         return _read(request, size)
-    except OSError:
+    except (OSError, MemoryError, RecursionError):  # a reset connection, or the process's own
         raise
     except Exception as exc:  # the server's own framing error: the body is unreadable
+        # Logged with its traceback: the same exception could come from a project's own
+        # ``wsgi.input`` wrapper, a bug the client's -32700 would otherwise hide.
+        logger.warning(
+            "django-mcp could not read a request body on %s", request.path, exc_info=True
+        )
         raise UnreadablePostError(f"The server could not decode the body: {exc!r}") from exc
 
 

@@ -95,24 +95,40 @@ WORKER_STOPPED: Final = (500, "The server stopped the request before it was answ
 CLIENT_LEFT: Final = (499, "The client went away before the request was answered")
 
 
-def record_interrupted(request: HttpRequest, exc: BaseException) -> None:
+def record_interrupted(
+    request: HttpRequest,
+    exc: BaseException,
+    *,
+    when_cancelled: tuple[int, str] = CLIENT_LEFT,
+) -> None:
     """Record an exchange that ends in ``exc`` instead of a response: Django turns every
     ``Exception`` into one, so this is a ``BaseException``. gunicorn's timeout raises
     ``SystemExit`` in the worker it stops (the worker still writes its buffered records at
     exit), and under ASGI Django cancels a request whose client went away. The request
     happened all the same, so the log keeps it: 499 (nginx's "client closed request") when
-    it was cancelled, 500 otherwise, with a note saying why. No user is looked up: the
-    process may be on its way out."""
-    status, note = CLIENT_LEFT if isinstance(exc, asyncio.CancelledError) else WORKER_STOPPED
+    it was cancelled, 500 otherwise, with a note saying why (``when_cancelled``: a path
+    where only a server shutting down cancels a request says so). No user is looked up:
+    the process may be on its way out. The exchange is not released: under ASGI the view's
+    thread may still be on its way to the deferred admission it holds."""
+    cancelled = isinstance(exc, asyncio.CancelledError)
+    status, note = when_cancelled if cancelled else WORKER_STOPPED
     # Best-effort: a failure here must not replace ``exc``, which the caller re-raises (a
     # worker that gets an error instead of its SystemExit does not stop).
     record_best_effort(
-        partial(record, note=note), request, HttpResponse(status=status), on_event_loop=True
+        partial(record, note=note, release=False),
+        request,
+        HttpResponse(status=status),
+        on_event_loop=True,
     )
 
 
 def record(
-    request: HttpRequest, response: HttpResponseBase, *, on_event_loop: bool, note: str = ""
+    request: HttpRequest,
+    response: HttpResponseBase,
+    *,
+    on_event_loop: bool,
+    note: str = "",
+    release: bool = True,
 ) -> None:
     """Queue the exchange's log record (never touches the database), then release the
     exchange (:meth:`~django_mcp.http.exchange.Exchange.release`).
@@ -139,7 +155,8 @@ def record(
         logged = exchange.record(response)
         recorder.submit(logged._replace(error_message=note) if note else logged)
     finally:
-        exchange.release()  # recorded (or not kept): see Exchange.release
+        if release:
+            exchange.release()  # recorded (or not kept): see Exchange.release
 
 
 def _is_unresolved(user: Any) -> bool:

@@ -40,6 +40,7 @@ import io
 import weakref
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
@@ -216,7 +217,9 @@ class NativeMCP:
         self.admission_needs_thread = middleware.admission_needs_thread
         self.admit = middleware.admit
         self.record = middleware.record
-        self.record_interrupted = middleware.record_interrupted
+        self.record_interrupted = partial(
+            middleware.record_interrupted, when_cancelled=middleware.WORKER_STOPPED
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         match = mcp_match_for(scope) if scope.get("type") == "http" else None
@@ -246,8 +249,8 @@ class NativeMCP:
             response = await self.respond(match.func, request)
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
             response = answer_failure(request, exc)
-        except BaseException as exc:  # cancelled (a server shutting down): still recorded
-            self.record_interrupted(request, exc)
+        except BaseException as exc:  # still recorded
+            self.record_interrupted(request, exc)  # only a server shutting down cancels here
             raise
         else:
             log_refusal(request, response)

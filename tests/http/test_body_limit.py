@@ -315,7 +315,7 @@ class Malformed:
         raise ServerFramingError("Invalid chunk size: 'zz'")
 
 
-def test_a_framing_error_of_the_server_makes_the_body_unreadable():
+def test_a_framing_error_of_the_server_makes_the_body_unreadable(caplog):
     """Whatever the server's stream raises becomes ``UnreadablePostError`` (an ``OSError``),
     which the middleware answers with -32700 and records, like a reset connection."""
     from django.http import UnreadablePostError
@@ -329,6 +329,9 @@ def test_a_framing_error_of_the_server_makes_the_body_unreadable():
     with pytest.raises(UnreadablePostError) as raised:
         read_at_most(request, 100)
     assert isinstance(raised.value.__cause__, ServerFramingError)
+    (logged,) = [r for r in caplog.records if r.name == "django_mcp"]
+    assert logged.levelname == "WARNING"
+    assert logged.exc_info is not None  # a wrapper's bug is not hidden behind -32700
 
 
 class Trickle:

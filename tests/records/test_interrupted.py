@@ -204,3 +204,14 @@ def test_a_failure_to_record_never_replaces_the_exception_that_stops_the_worker(
     monkeypatch.setattr(exchange.Exchange, "record", broken)
     with pytest.raises(SystemExit):
         mcp_post(client, "tools/call", {"name": "stuck", "arguments": {}})
+
+
+def test_the_native_asgi_path_calls_a_cancellation_a_stop_not_a_client_gone():
+    """``NativeMCP`` listens for no disconnect while it answers, so only a server shutting
+    down cancels a request there: its rows say the server stopped it (500), not that the
+    client left (499). (A cancellation reaches that code only while nothing runs in a
+    thread, which asgiref lets finish; the wiring is what is checked here.)"""
+    from django_mcp.http.native import NativeMCP
+
+    native = NativeMCP(get_asgi_application())
+    assert native.record_interrupted.keywords == {"when_cancelled": WORKER_STOPPED}
