@@ -125,6 +125,27 @@ def mcp_headers(body: Mapping[str, Any]) -> dict[str, str]:
     return headers
 
 
+def mcp_environ(message: Mapping[str, Any], stream: Any, length: int) -> dict[str, Any]:
+    """A WSGI environ for POSTing ``message`` to ``/mcp`` with its MCP headers, reading the
+    body from ``stream`` (``length`` bytes declared): for tests that drive a WSGI
+    application without a client."""
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/mcp",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "HTTP_HOST": "testserver",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.input": stream,
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(length),
+    }
+    for name, value in mcp_headers(message).items():
+        environ["HTTP_" + name.upper().replace("-", "_")] = value
+    return environ
+
+
 def _is_plain(value: str) -> bool:
     return (
         value == value.strip(" \t")

@@ -165,20 +165,26 @@ MEGABYTE = 1 << 20
 HUGE_BODY_MB = 200
 
 
-def chunked_post(port: int, chunks: list[bytes], *, finish: bool = True) -> tuple[int, bytes]:
-    """POST ``chunks`` to /mcp with ``Transfer-Encoding: chunked`` (no Content-Length); with
-    ``finish=False`` the closing chunk is never sent, so only a server that stops reading
-    early can answer. Returns the status and body of the answer."""
+def chunked_head(port: int, *extra: str) -> bytes:
+    """The request line and headers of a chunked POST of ``server/discover`` to /mcp."""
     head = [
         "POST /mcp HTTP/1.1",
         f"Host: 127.0.0.1:{port}",
         "Content-Type: application/json",
         "Accept: application/json, text/event-stream",
         "Transfer-Encoding: chunked",
+        *extra,
         *(f"{name}: {value}" for name, value in mcp_headers(DISCOVER).items()),
     ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode()
+
+
+def chunked_post(port: int, chunks: list[bytes], *, finish: bool = True) -> tuple[int, bytes]:
+    """POST ``chunks`` to /mcp with ``Transfer-Encoding: chunked`` (no Content-Length); with
+    ``finish=False`` the closing chunk is never sent, so only a server that stops reading
+    early can answer. Returns the status and body of the answer."""
     with socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT) as sock:
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        sock.sendall(chunked_head(port))
         try:
             for chunk in chunks:
                 sock.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
@@ -264,17 +270,8 @@ def test_gunicorn_serves_a_valid_chunked_request_and_refuses_a_large_one(
 
 def malformed_chunked_post(port: int, framing: bytes) -> tuple[int, bytes]:
     """POST a chunked body whose framing after the headers is ``framing`` (raw bytes)."""
-    head = [
-        "POST /mcp HTTP/1.1",
-        f"Host: 127.0.0.1:{port}",
-        "Content-Type: application/json",
-        "Accept: application/json, text/event-stream",
-        "Transfer-Encoding: chunked",
-        "Connection: close",
-        *(f"{name}: {value}" for name, value in mcp_headers(DISCOVER).items()),
-    ]
     with socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT) as sock:
-        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + framing)
+        sock.sendall(chunked_head(port, "Connection: close") + framing)
         response = http.client.HTTPResponse(sock)
         response.begin()
         return response.status, response.read()

@@ -25,7 +25,7 @@ from django_mcp.http.middleware import UNREADABLE_BODY
 from django_mcp.http.native_wsgi import NativeMCPWSGI
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
-from tests.helpers import mcp_body, mcp_headers
+from tests.helpers import mcp_body, mcp_environ
 
 pytestmark = pytest.mark.django_db
 
@@ -54,21 +54,7 @@ class Reset:
 
 def environ() -> dict[str, Any]:
     message = mcp_body("tools/list", {})
-    env: dict[str, Any] = {
-        "REQUEST_METHOD": "POST",
-        "PATH_INFO": "/mcp",
-        "SERVER_NAME": "testserver",
-        "SERVER_PORT": "80",
-        "HTTP_HOST": "testserver",
-        "REMOTE_ADDR": "127.0.0.1",
-        "wsgi.url_scheme": "http",
-        "wsgi.input": Reset(),
-        "CONTENT_TYPE": "application/json",
-        "CONTENT_LENGTH": str(len(json.dumps(message))),
-    }
-    for name, value in mcp_headers(message).items():
-        env["HTTP_" + name.upper().replace("-", "_")] = value
-    return env
+    return mcp_environ(message, Reset(), len(json.dumps(message)))
 
 
 @pytest.mark.parametrize("native", [False, True], ids=["django", "native"])

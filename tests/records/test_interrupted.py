@@ -26,7 +26,7 @@ from django.core.asgi import get_asgi_application
 from django_mcp.http.middleware import CLIENT_LEFT, WORKER_STOPPED
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
-from tests.helpers import mcp_body, mcp_headers, mcp_post
+from tests.helpers import mcp_body, mcp_environ, mcp_headers, mcp_post
 from tests.http.test_client_gone import Client, scope
 from tests.live import live_server, migrate
 
@@ -164,19 +164,7 @@ def test_the_native_wsgi_path_records_a_stopped_worker_too(mcp_site):
 
     message = mcp_body("tools/call", {"name": "stuck", "arguments": {}})
     body = json.dumps(message).encode()
-    environ = {
-        "REQUEST_METHOD": "POST",
-        "PATH_INFO": "/mcp",
-        "SERVER_NAME": "testserver",
-        "SERVER_PORT": "80",
-        "HTTP_HOST": "testserver",
-        "REMOTE_ADDR": "127.0.0.1",
-        "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(body),
-        "CONTENT_LENGTH": str(len(body)),
-        "CONTENT_TYPE": "application/json",
-        **{f"HTTP_{k.upper().replace('-', '_')}": v for k, v in mcp_headers(message).items()},
-    }
+    environ = mcp_environ(message, io.BytesIO(body), len(body))
     with pytest.raises(SystemExit):
         NativeMCPWSGI(get_wsgi_application())(environ, lambda status, headers: None)
 
