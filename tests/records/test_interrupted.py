@@ -149,9 +149,11 @@ def test_gunicorn_timeout_leaves_the_row_of_the_request_it_stopped(tmp_path: Pat
         assert answered.status_code == 200
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 def test_the_native_wsgi_path_records_a_stopped_worker_too(mcp_site):
-    """``NativeMCPWSGI`` runs the same steps without Django's handler: the same row."""
+    """``NativeMCPWSGI`` runs the same steps without Django's handler: the same row.
+    (Outside a test transaction: the path sends ``request_started``, whose
+    ``close_old_connections`` would close the connection a test transaction holds.)"""
     import io
 
     from django.core.wsgi import get_wsgi_application
