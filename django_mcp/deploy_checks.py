@@ -46,11 +46,8 @@ def served_sites() -> list[MCPSite]:
     makes): a site no URL serves is open to nobody, and one made in ``urls.py`` exists
     only once the URLconf is imported, which ``check --deploy --tag security`` alone
     never does."""
-    found = {}
-    for _prefix, view in endpoint_routes(get_resolver().url_patterns):
-        site = view.mcp_server.site
-        found[id(site)] = site
-    return list(found.values())
+    routes = endpoint_routes(get_resolver().url_patterns)
+    return list(dict.fromkeys(view.mcp_server.site for _prefix, view in routes))
 
 
 def anonymous_sites(sites: list[MCPSite]) -> list[str]:

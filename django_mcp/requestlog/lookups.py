@@ -37,10 +37,12 @@ TIME_LOOKUPS: Final = frozenset(
     {"started_at", "started_at__gte", "started_at__gt", "started_at__lte", "started_at__lt"}
 )
 DATE_LOOKUPS: Final = frozenset({"started_at__date"})
-#: The parts of ``started_at``; a year at either end may leave the range once a time
-#: zone is applied, so those two are refused.
+#: The years a date or time may name: year 1 and year 9999 may leave the databases' range
+#: once a time zone is applied, so those two are refused.
+YEARS: Final = (2, 9998)
+#: The parts of ``started_at``.
 PART_RANGES: Final = {
-    "started_at__year": (2, 9998),
+    "started_at__year": YEARS,
     "started_at__month": (1, 12),
     "started_at__day": (1, 31),
 }
@@ -106,13 +108,13 @@ def _is_date(value: str) -> bool:
         day = parse_date(value)
     except ValueError:  # well-formed but impossible: 2026-02-30
         return False
-    return day is not None and 2 <= day.year <= 9998
+    return day is not None and YEARS[0] <= day.year <= YEARS[1]
 
 
 def _is_time(value: str) -> bool:
     """A date, or a date and time, that the databases can compare: its offset within
-    PostgreSQL's range, and still within years 1 to 9999 once in UTC (a year-1 time with
-    a positive offset is not)."""
+    PostgreSQL's range, and within :data:`YEARS` once in UTC (a year-1 time with a
+    positive offset is not even in year 1 there)."""
     try:
         moment = parse_datetime(value)
         if moment is None:
@@ -128,4 +130,4 @@ def _is_time(value: str) -> bool:
         in_utc = moment.astimezone(datetime.UTC)
     except (ValueError, OverflowError):  # impossible dates, offsets out of range
         return False
-    return 2 <= in_utc.year <= 9998
+    return YEARS[0] <= in_utc.year <= YEARS[1]
