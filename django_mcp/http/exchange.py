@@ -141,33 +141,43 @@ class Exchange:
         elif admission is None and not self.refused_upstream:  # 401, 403, 413, 429, 405
             error_code, error_message = logfacts.response_error(response)
         user = self.caller.user if self.caller is not None else self.user
-        authenticated = bool(user is not None and user.is_authenticated)
-        return RequestRecord(
-            started_at=self.started_at,
-            site=self.site.name,
-            method=method[:100],
-            target=target[:255],
-            request_id=request_id[:100],
-            declared_revision=declared[:50] if isinstance(declared, str) else "",
-            served_revision=served,
-            served_how=how,
-            client_name=client_name[:200],
-            client_version=client_version[:100],
-            user_id=user.pk if authenticated and user is not None else None,
-            username=user.get_username()[:150] if authenticated and user is not None else "",
-            outcome=outcome,
-            error_code=error_code,
-            http_status=response.status_code,
-            duration_ms=(time.perf_counter() - self.started) * 1000,
-            params=(
-                truncated_params(params, int(mcp_settings.REQUEST_LOG_PARAMS_MAX_CHARS))
-                if mcp_settings.REQUEST_LOG_PARAMS and params is not None
-                else None
-            ),
-            error_message=error_message[:ERROR_MESSAGE_CHARS],
-            permission_denied=self.notes.permission_denied,
-            remote_addr=self.remote_addr,
-            user_agent=self.user_agent,
+        user_id: Any = None
+        username = ""
+        if user is not None and user.is_authenticated:
+            user_id, username = user.pk, user.get_username()[:150]
+        params_text = (
+            truncated_params(params, int(mcp_settings.REQUEST_LOG_PARAMS_MAX_CHARS))
+            if mcp_settings.REQUEST_LOG_PARAMS and params is not None
+            else None
+        )
+        # Positional, in the columns' order: ``RequestRecord(field=...)`` costs 1.1 µs (a
+        # NamedTuple's ``__new__`` matches its 21 keywords in Python), a fifth of what the
+        # log adds to a request; ``_make`` takes the tuple as it is and checks its length.
+        # tests/records/test_record_fields.py checks every field of a row by name.
+        return RequestRecord._make(
+            (
+                self.started_at,  # started_at
+                self.site.name,  # site
+                method[:100],  # method
+                target[:255],  # target
+                request_id[:100],  # request_id
+                declared[:50] if isinstance(declared, str) else "",  # declared_revision
+                served,  # served_revision
+                how,  # served_how
+                client_name[:200],  # client_name
+                client_version[:100],  # client_version
+                user_id,  # user_id
+                username,  # username
+                outcome,  # outcome
+                error_code,  # error_code
+                response.status_code,  # http_status
+                (time.perf_counter() - self.started) * 1000,  # duration_ms
+                params_text,  # params
+                error_message[:ERROR_MESSAGE_CHARS],  # error_message
+                self.notes.permission_denied,  # permission_denied
+                self.remote_addr,  # remote_addr
+                self.user_agent,  # user_agent
+            )
         )
 
 

@@ -8,6 +8,7 @@ client (middleware, admission, view), then a flush.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -19,9 +20,11 @@ from django_mcp import Context
 from django_mcp.protocol import errors
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.records import RequestRecord
 from django_mcp.sites import MCPSite
 from tests.helpers import (
     OMIT,
+    PROTOCOL_VERSION,
     call_tool,
     mcp_post,
     override_mcp,
@@ -211,3 +214,67 @@ def test_an_unreadable_body_has_no_client(site: MCPSite) -> None:
 
     row = only_row()
     assert (row.client_name, row.error_code) == ("", errors.PARSE_ERROR)
+
+
+def test_every_field_of_a_row_holds_its_own_value(site: MCPSite) -> None:
+    """Each column gets the value meant for it: the exchange builds its record
+    positionally, in the columns' order (a keyword call cost a fifth of the log's price per
+    request), so two fields swapped would still be a well-formed row. Every field here has
+    a value no other field could take, for a served call and for a refused one."""
+    user = get_user_model().objects.create_user("row-reader")
+    client = Client()
+    client.force_login(user)
+    meta = request_meta(client_info=CLIENT)
+    common = {"REMOTE_ADDR": "198.51.100.7", "HTTP_USER_AGENT": "inspector/0.9"}
+    with override_mcp(REQUEST_LOG_PARAMS=True):
+        call_tool(client, "hello", {}, id="call-1", meta=meta, **common)
+        refused = call_tool(client, "missing", {}, id=77, meta=meta, **common)
+
+    assert recorder.flush() == 2
+    served, failed = RequestLog.objects.order_by("started_at")
+    expected_common = {
+        "site": site.name,
+        "method": "tools/call",
+        "declared_revision": PROTOCOL_VERSION,
+        "served_revision": PROTOCOL_VERSION,
+        "served_how": "supported",
+        "client_name": "inspector",
+        "client_version": "0.9.1",
+        "user_id": user.pk,
+        "username": "row-reader",
+        "http_status": 200,
+        "permission_denied": False,
+        "remote_addr": "198.51.100.7",
+        "user_agent": "inspector/0.9",
+    }
+    fields = [*expected_common, "target", "request_id", "outcome", "error_code", "params"]
+    fields.append("error_message")
+    assert {name: value_of(served, name) for name in fields} == {
+        **expected_common,
+        "target": "hello",
+        "request_id": "call-1",
+        "outcome": "ok",
+        "error_code": None,
+        "params": {"name": "hello", "arguments": {}, "_meta": meta},
+        "error_message": "",
+    }
+    assert {name: value_of(failed, name) for name in fields} == {
+        **expected_common,
+        "target": "missing",
+        "request_id": "77",
+        "outcome": "protocol_error",
+        "error_code": errors.INVALID_PARAMS,
+        "params": None,  # refused at admission: its params are not kept
+        "error_message": refused.json()["error"]["message"],
+    }
+    for row in (served, failed):
+        assert row.started_at is not None
+        assert 0 <= row.duration_ms < 60_000
+    # Every field of the record is a column checked here.
+    assert set(RequestRecord._fields) == {*fields, "started_at", "duration_ms"}
+
+
+def value_of(row: RequestLog, name: str) -> Any:
+    """A column's value, the params read back from their JSON."""
+    value = getattr(row, name)
+    return json.loads(value) if name == "params" and value is not None else value
