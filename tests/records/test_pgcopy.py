@@ -149,12 +149,36 @@ def test_a_user_key_left_as_text_is_written_as_the_text_format_writes_it():
     assert RequestLog.objects.get().user_id == user.pk
 
 
+@pytest.mark.parametrize(
+    ("sent", "stored"),
+    [
+        ("10.0.0.1", "10.0.0.1"),
+        ("255.255.255.255", "255.255.255.255"),
+        ("::", "::"),
+        ("2001:db8::ff00:42:8329", "2001:db8::ff00:42:8329"),
+        ("::ffff:10.0.0.1", "::ffff:10.0.0.1"),
+        ("fe80::1%eth0", "fe80::1"),  # PostgreSQL's inet has no zone id
+    ],
+)
+def test_each_kind_of_address_is_stored_as_postgresql_reads_it(sent: str, stored: str):
+    """The binary COPY sends an address as ``inet``'s binary form, built by django-mcp
+    (pgcopy.inet_binary): PostgreSQL must read back the address that was sent."""
+    record = every_field(datetime.datetime.now(datetime.UTC), None)._replace(remote_addr=sent)
+
+    with CaptureQueriesContext(connection) as queries:
+        assert writer.write([record], "default").written == 1
+
+    [statement] = copy_statements(queries)
+    assert statement.endswith("FROM STDIN (FORMAT BINARY)")
+    assert RequestLog.objects.get().remote_addr == stored
+
+
 def test_a_long_address_text_is_not_remembered():
     """Zone ids make IPv6 address texts of any length: only short ones are cached."""
     pgcopy._cached_address.cache_clear()
     long_text = "fe80::1%" + "x" * 200
 
-    assert str(pgcopy._address(long_text)).startswith("fe80::1")
+    assert pgcopy._address(long_text) == pgcopy.inet_binary("fe80::1")
     assert pgcopy._address("10.0.0.1") == pgcopy._address("10.0.0.1")
     assert pgcopy._cached_address.cache_info().currsize == 1
 

@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 
-from django_mcp.requestlog.pgcopy import BinaryLayout
+from django_mcp.requestlog.pgcopy import BinaryLayout, inet_binary
 
 LAYOUT = BinaryLayout(["timestamptz", "int4", "int2", "uuid", "inet", "text"])
 AWARE = datetime.datetime(2026, 7, 28, 12, tzinfo=datetime.UTC)
@@ -37,13 +37,11 @@ def test_a_batch_of_plain_values_goes_binary_with_its_addresses_parsed():
     assert made is not None
     assert iter(made) is made  # one row at a time, as COPY takes them (see binary_rows)
     sent = list(made)
-    assert [r[4] for r in sent] == [
-        ipaddress.ip_address("10.0.0.1"),
-        ipaddress.ip_address("2001:db8::1"),
-        None,
-    ]
+    assert [r[4] for r in sent] == [inet_binary("10.0.0.1"), inet_binary("2001:db8::1"), None]
     assert [r[:4] + r[5:] for r in sent] == [r[:4] + r[5:] for r in rows]
     assert LAYOUT.binary_rows([]) == []
+    # Each address goes through the bytea dumper, as the bytes it already is.
+    assert LAYOUT.dumped_types == ["timestamptz", "int4", "int2", "uuid", "bytea", "text"]
 
 
 @pytest.mark.parametrize(
@@ -95,3 +93,28 @@ def test_timestamps_in_a_time_zone_that_cannot_be_hashed_are_judged_value_by_val
 
     assert LAYOUT.binary_rows([row(at=aware), row(at=aware)]) is not None
     assert LAYOUT.binary_rows([row(at=aware), row(at=NAIVE)]) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10.0.0.1",
+        "0.0.0.0",
+        "255.255.255.255",
+        "2001:db8::1",
+        "::",
+        "::ffff:10.0.0.1",
+        "fe80::1%eth0",
+    ],
+)
+def test_an_address_is_sent_in_the_bytes_psycopgs_inet_dumper_sends(text: str) -> None:
+    """psycopg's own ``inet`` dumper is the reference: the bytes must be the same, from
+    the text or from an ``ipaddress`` object (a zone id is dropped by both)."""
+    from psycopg.types.net import InetBinaryDumper
+
+    address = ipaddress.ip_address(text)
+    expected = bytes(InetBinaryDumper(type(address)).dump(address) or b"")
+
+    assert inet_binary(text) == expected
+    assert inet_binary(address) == expected
+    assert [r[4] for r in LAYOUT.binary_rows([row(addr=address)]) or []] == [expected]
