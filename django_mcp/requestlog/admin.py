@@ -166,3 +166,8 @@ class ServedRevisionAdmin(ReadOnlyAdmin):
     date_hierarchy = "last_seen"
     search_fields = ("revision", "client_name", "client_version")
     ordering = ("-last_seen",)
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        """Only the revision filter and the date hierarchy's parts (:mod:`.lookups`): any
+        other lookup, or a year Django's hierarchy cannot bound, is Django's 400."""
+        return lookups.served_lookup_allowed(lookup, value)

@@ -11,6 +11,10 @@ lookups on ``started_at`` that replace the default window
 (:class:`~.filters.StartedWithinFilter`), and equality on the columns a row is told apart
 by (``site``, ``declared_revision``, ``target``, ``error_code``, the user), each with a
 value it can take. Anything else is Django's 400 for a disallowed lookup.
+
+The best-effort revisions' list (:func:`served_lookup_allowed`) gets the same treatment:
+its revision filter and its date hierarchy's parts, each year within :data:`YEARS` (Django's
+own hierarchy code answered ``?last_seen__year=9999`` with a 500, reaching for year 10000).
 """
 
 from __future__ import annotations
@@ -67,13 +71,37 @@ def lookup_allowed(lookup: str, value: str) -> bool:
     if lookup in user_lookups():
         return _is_user_key(value)
     if lookup in PART_RANGES:
-        low, high = PART_RANGES[lookup]
-        return value.isascii() and value.isdigit() and low <= int(value) <= high
+        return _within(value, PART_RANGES[lookup])
     if lookup in TIME_LOOKUPS:
         return _is_time(value.strip())
     if lookup in DATE_LOOKUPS:
         return _is_date(value.strip())
     return False
+
+
+#: The served-revision list's filter, and the parts its date hierarchy sends.
+SERVED_TEXT_LOOKUPS: Final = frozenset({"revision", "revision__exact"})
+SERVED_PART_RANGES: Final = {
+    "last_seen__year": YEARS,
+    "last_seen__month": (1, 12),
+    "last_seen__day": (1, 31),
+}
+
+
+def served_lookup_allowed(lookup: str, value: str) -> bool:
+    """Whether the best-effort revisions' list may filter by ``lookup`` with ``value``."""
+    if "\x00" in value:
+        return False
+    if lookup in SERVED_TEXT_LOOKUPS:
+        return True
+    if lookup in SERVED_PART_RANGES:
+        return _within(value, SERVED_PART_RANGES[lookup])
+    return False
+
+
+def _within(value: str, bounds: tuple[int, int]) -> bool:
+    """Whether ``value`` is a number written in ASCII digits within ``bounds``."""
+    return value.isascii() and value.isdigit() and bounds[0] <= int(value) <= bounds[1]
 
 
 def user_lookups() -> frozenset[str]:

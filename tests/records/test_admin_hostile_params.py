@@ -17,7 +17,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.models import RequestLog, ServedRevision
 
 pytestmark = pytest.mark.django_db
 
@@ -150,3 +150,63 @@ def test_a_field_filter_given_nul_is_refused_not_sent(staff: Client, field: str)
         response = staff.get(CHANGELIST, {field: "ok\x00"})
     assert response.status_code == 400
     assert not [q for q in queries.captured_queries if TABLE in q["sql"]]
+
+
+SERVED = "/admin/django_mcp/servedrevision/"
+SERVED_TABLE = ServedRevision._meta.db_table
+
+
+@pytest.fixture
+def served_row() -> ServedRevision:
+    now = timezone.now()
+    return ServedRevision.objects.create(
+        revision="2027-01-01",
+        client_name="zed",
+        client_version="1",
+        count=3,
+        first_seen=now,
+        last_seen=now,
+    )
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"last_seen__year": "9999"},  # Django's hierarchy reached for year 10000: a 500
+        {"last_seen__year": "1"},
+        {"last_seen__year": "-1"},
+        {"last_seen__year": "2026", "last_seen__month": "13"},
+        {"last_seen__year": "2026", "last_seen__month": "12", "last_seen__day": "32"},
+        {"client_name__regex": "(a+)+$"},
+        {"count__gt": "1"},
+        {"revision": "2027\x00"},
+    ],
+    ids=["year-9999", "year-1", "year-negative", "month-13", "day-32", "regex", "count", "nul"],
+)
+def test_the_served_revisions_list_refuses_lookups_it_does_not_offer(
+    staff: Client, served_row: ServedRevision, query: Any
+) -> None:
+    """The best-effort revisions' list takes its filter and its date hierarchy only, each
+    with a value Django can bound: anything else is a 400, not a 500 or a scan."""
+    with CaptureQueriesContext(connection) as queries:
+        response = staff.get(SERVED, query)
+    assert response.status_code == 400
+    assert not [q for q in queries.captured_queries if SERVED_TABLE in q["sql"]]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"revision": "2027-01-01"},
+        {"revision__exact": "2027-01-01"},
+        {"last_seen__year": "9998", "last_seen__month": "12", "last_seen__day": "31"},
+        {"last_seen__year": "2"},
+        {"q": "zed", "o": "1"},
+    ],
+)
+def test_the_served_revisions_list_still_filters(
+    staff: Client, served_row: ServedRevision, query: Any
+) -> None:
+    response = staff.get(SERVED, query)
+    assert response.status_code == 200
