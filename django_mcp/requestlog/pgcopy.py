@@ -62,7 +62,8 @@ _INET_FAMILIES: Final = {4: 2, 6: 3}
 
 def inet_binary(address: str | ipaddress.IPv4Address | ipaddress.IPv6Address) -> bytes:
     """``address`` in ``inet``'s binary ``COPY`` form: family, prefix length (the whole
-    address: a host), 0 (not a ``cidr``), the address's length, its bytes; what psycopg's
+    address for a host, the network's for an ``ipaddress`` interface such as
+    ``10.1.2.3/8``), 0 (not a ``cidr``), the address's length, its bytes; what psycopg's
     ``inet`` dumper sends, and what PostgreSQL's ``inet_recv`` reads. A zone id
     (``fe80::1%eth0``) is not part of it, as in psycopg's.
 
@@ -73,8 +74,12 @@ def inet_binary(address: str | ipaddress.IPv4Address | ipaddress.IPv6Address) ->
     """
     parsed = ipaddress.ip_address(address) if isinstance(address, str) else address
     packed = parsed.packed
-    head = bytes((_INET_FAMILIES[parsed.version], parsed.max_prefixlen, 0, len(packed)))
-    return head + packed
+    prefix = (
+        parsed.network.prefixlen
+        if isinstance(parsed, ipaddress.IPv4Interface | ipaddress.IPv6Interface)
+        else parsed.max_prefixlen
+    )
+    return bytes((_INET_FAMILIES[parsed.version], prefix, 0, len(packed))) + packed
 
 
 #: Built once per address text seen (a server sees the same clients again and again).

@@ -9,6 +9,7 @@ row): every column is written with a value that is not its default and read back
 from __future__ import annotations
 
 import datetime
+import ipaddress
 from typing import Any
 
 import pytest
@@ -171,6 +172,22 @@ def test_each_kind_of_address_is_stored_as_postgresql_reads_it(sent: str, stored
     [statement] = copy_statements(queries)
     assert statement.endswith("FROM STDIN (FORMAT BINARY)")
     assert RequestLog.objects.get().remote_addr == stored
+
+
+def test_an_interface_is_stored_with_its_prefix():
+    """A writer's caller may hand it an ``ipaddress`` interface: stored as PostgreSQL's
+    ``inet`` with its network's prefix, as psycopg's own dumper stored it."""
+    now = datetime.datetime.now(datetime.UTC)
+    records = [
+        every_field(now, None)._replace(remote_addr=ipaddress.ip_interface(text))
+        for text in ("10.1.2.3/8", "2001:db8::5/64")
+    ]
+
+    assert writer.write(records, "default").written == 2
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT remote_addr::text FROM {RequestLog._meta.db_table}")
+        assert sorted(text for (text,) in cursor.fetchall()) == ["10.1.2.3/8", "2001:db8::5/64"]
 
 
 def test_a_long_address_text_is_not_remembered():

@@ -118,3 +118,16 @@ def test_an_address_is_sent_in_the_bytes_psycopgs_inet_dumper_sends(text: str) -
     assert inet_binary(text) == expected
     assert inet_binary(address) == expected
     assert [r[4] for r in LAYOUT.binary_rows([row(addr=address)]) or []] == [expected]
+
+
+@pytest.mark.parametrize("text", ["10.1.2.3/8", "10.1.2.3/32", "2001:db8::5/64", "::/0"])
+def test_an_interface_keeps_its_network_prefix(text: str) -> None:
+    """An ``ipaddress`` interface (an address with its network, which a caller of the
+    writer may hand it) is sent with its network's prefix length, as psycopg sends it."""
+    from psycopg.types.net import InetBinaryDumper
+
+    interface = ipaddress.ip_interface(text)
+    expected = bytes(InetBinaryDumper(type(interface)).dump(interface) or b"")
+
+    assert inet_binary(interface) == expected
+    assert expected[1] == interface.network.prefixlen
