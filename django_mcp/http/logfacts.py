@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 USER_AGENT_CHARS: Final = 300
 #: A refusal's body is read back only when it is a small JSON document (it always is).
 _ERROR_BODY_BYTES: Final = 16_384
-#: Longest address text whose parse is cached (an IPv6 address with a short zone).
+#: Longest address text whose parse is cached (an IPv6 address with a short zone id).
 _CACHED_ADDRESS_CHARS: Final = 64
 
 
@@ -46,11 +46,19 @@ def remote_addr(request: HttpRequest) -> str | None:
 
 
 def _address(text: str) -> str | None:
-    """``text`` as a normalised IP address, or None when it is not one."""
+    """``text`` as a normalised IP address, or None when it is not one.
+
+    An IPv6 zone id (``fe80::1%eth0``) is dropped: PostgreSQL's ``inet`` has no place for
+    one, and refuses the text with it, so a row that went in ``COPY``'s text format (or
+    the row-by-row retry) was lost, while the binary format stored the address without it.
+    """
     try:
-        return str(ipaddress.ip_address(text))
+        address = ipaddress.ip_address(text)
     except ValueError:
         return None
+    if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+        address = ipaddress.IPv6Address(address.packed)
+    return str(address)
 
 
 _cached_address = lru_cache(maxsize=1024)(_address)
