@@ -40,12 +40,13 @@ logger = logging.getLogger("django_mcp")
 _UNREACHABLE: Final = (OperationalError, InterfaceError)
 #: The SQLSTATEs of a binary ``COPY`` value PostgreSQL could not read: one of another size
 #: than its column's type ("insufficient data left in message", a protocol violation that
-#: psycopg raises as an ``OperationalError``, as it does a lost connection) or of another
-#: representation ("incorrect binary data format"). Only these earn a text retry of the
-#: batch: a pooler such as PgBouncer also reports its own failures as ``08P01``, so the
-#: row-by-row retry (in text, where no binary refusal can happen) still takes an
-#: ``OperationalError`` for an unreachable database.
-_BINARY_REFUSED: Final = frozenset({"08P01", "22P03"})
+#: psycopg raises as an ``OperationalError``, as it does a lost connection), of another
+#: representation ("incorrect binary data format"), or read as text by a column whose type
+#: became textual (an address's bytes are not UTF-8: "invalid byte sequence for encoding",
+#: ``22021``). Only these earn a text retry of the batch: a pooler such as PgBouncer also
+#: reports its own failures as ``08P01``, so the row-by-row retry (in text, where no binary
+#: refusal can happen) still takes an ``OperationalError`` for an unreachable database.
+_BINARY_REFUSED: Final = frozenset({"08P01", "22P03", "22021"})
 
 
 def _binary_refused(exc: BaseException) -> bool:

@@ -355,6 +355,26 @@ def test_types_changed_under_the_process_refused_binary_then_a_bad_row_fails_alo
     ]
 
 
+def test_an_address_column_made_text_under_the_process_is_written_as_text(forget_layouts, caplog):
+    """``remote_addr`` made ``text`` after the writer read the table: the binary batch's
+    address (``inet``'s bytes, not UTF-8) is refused as text (22021), which earns the
+    text retry, and the table is read again, so the next batch
+    goes as text at once instead of failing binary and going row by row."""
+    good = every_field(datetime.datetime.now(datetime.UTC), None)
+    assert writer.write([good._replace(request_id="first")], "default").written == 1
+    alter("ALTER COLUMN remote_addr TYPE text")
+
+    with caplog.at_level("WARNING", logger="django_mcp"), CaptureQueriesContext(connection) as q:
+        outcome = writer.write([good, good._replace(request_id="req-8")], "default")
+        after = writer.write([good._replace(request_id="req-9")], "default")
+
+    assert (outcome.written, outcome.failed, after.written, after.failed) == (2, 0, 1, 0)
+    assert ["BINARY" in s for s in copy_statements(q)] == [True, False, False]
+    assert not any("one by one" in r.getMessage() for r in caplog.records)
+    written = RequestLog.objects.exclude(request_id="first")  # "first" was cast by ALTER
+    assert set(written.values_list("remote_addr", flat=True)) == {"2001:db8::1"}
+
+
 class PoolerError(Exception):
     """What psycopg raises for a pooler's failure: SQLSTATE 08P01, as PgBouncer reports
     ``query_wait_timeout`` or a server connection lost mid-query."""
