@@ -133,15 +133,14 @@ def _binary_address(value: Any) -> Any:
 
 
 class BinaryLayout:
-    """What a binary ``COPY`` of one table's columns needs: their type names, and which
+    """What a binary ``COPY`` of one table's columns needs: the types it is told, and which
     columns hold timestamps with a time zone, addresses, integers (with their bounds)
     and UUIDs, the values :meth:`binary_rows` looks at."""
 
     def __init__(self, types: Sequence[str]) -> None:
-        self.types = list(types)
         #: The types ``COPY`` is told, which pick psycopg's dumpers: an address goes as
         #: ``bytea``, already in ``inet``'s binary form (:func:`inet_binary`).
-        self.dumped_types = ["bytea" if name == _INET else name for name in self.types]
+        self.dumped_types = ["bytea" if name == _INET else name for name in types]
         self.timestamps = [i for i, name in enumerate(types) if name == _TIMESTAMPTZ]
         self.addresses = [i for i, name in enumerate(types) if name == _INET]
         self.integers = [
