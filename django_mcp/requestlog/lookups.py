@@ -44,12 +44,16 @@ DATE_LOOKUPS: Final = frozenset({"started_at__date"})
 #: The years a date or time may name: year 1 and year 9999 may leave the databases' range
 #: once a time zone is applied, so those two are refused.
 YEARS: Final = (2, 9998)
+
+
+def date_part_ranges(field: str) -> dict[str, tuple[int, int]]:
+    """The year, month and day lookups on ``field`` (what a date hierarchy sends), each
+    with the values a database and Django's hierarchy can take."""
+    return {f"{field}__year": YEARS, f"{field}__month": (1, 12), f"{field}__day": (1, 31)}
+
+
 #: The parts of ``started_at``.
-PART_RANGES: Final = {
-    "started_at__year": YEARS,
-    "started_at__month": (1, 12),
-    "started_at__day": (1, 31),
-}
+PART_RANGES: Final = date_part_ranges("started_at")
 #: The widest offset PostgreSQL takes (Python takes up to 23:59).
 MAX_OFFSET: Final = datetime.timedelta(hours=15, minutes=59)
 #: A 64-bit column's range (SQLite raises OverflowError past it).
@@ -81,11 +85,7 @@ def lookup_allowed(lookup: str, value: str) -> bool:
 
 #: The served-revision list's filter, and the parts its date hierarchy sends.
 SERVED_TEXT_LOOKUPS: Final = frozenset({"revision", "revision__exact"})
-SERVED_PART_RANGES: Final = {
-    "last_seen__year": YEARS,
-    "last_seen__month": (1, 12),
-    "last_seen__day": (1, 31),
-}
+SERVED_PART_RANGES: Final = date_part_ranges("last_seen")
 
 
 def served_lookup_allowed(lookup: str, value: str) -> bool:
