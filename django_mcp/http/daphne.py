@@ -16,6 +16,14 @@ its usual 413 with the JSON-RPC error and records the exchange in the request lo
 paths are untouched. The body is still received to its end (Twisted answers only then);
 what it no longer does is take memory or disk.
 
+Nor does Twisted read an MCP body as a form. It parses every POST sent as
+``multipart/form-data`` or ``application/x-www-form-urlencoded`` into ``Request.args``
+(which Daphne never reads), and answers a body that is not the multipart it claims with a
+bare 400 of its own before the application runs: an MCP request the request log never
+heard of, refused only under Daphne. MCP bodies are JSON whatever their ``Content-Type``
+says (servers are lenient, as every other server here is), so for an MCP endpoint the
+parse is turned off and the body reaches Django as sent.
+
 With ``"daphne"`` in ``INSTALLED_APPS``, django_mcp's ``ready()`` calls
 :func:`serve_runserver`, so ``manage.py runserver`` (Daphne's command) uses the same server.
 
@@ -82,6 +90,9 @@ class BoundedRequest(WebRequest):
             super().gotLength(length)
         else:
             self.content = BytesIO()
+            # What ``parsePOSTFormSubmission=False`` sets (Twisted's Request takes it when
+            # built, before the path is known): no form parse of an MCP body.
+            self._parsePOSTFormSubmission = False
 
     def handleContentChunk(self, data: bytes) -> None:
         """Keep what fits under the cap; count the rest."""

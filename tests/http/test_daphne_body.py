@@ -110,3 +110,56 @@ def test_both_daphne_entry_points_serve_with_the_bounded_server():
     assert CommandLineInterface.server_class is Server
     assert issubclass(Server, DaphneServer)
     assert RunserverCommand.server_cls is Server
+
+
+FORM_TYPES = [
+    "multipart/form-data; boundary=xyz",  # a body that is not the multipart it claims
+    "application/x-www-form-urlencoded",
+]
+
+
+def send_whole(server: Server, target: str, content_type: str, body: bytes) -> bytes:
+    """Feed one complete POST to a channel of ``server``; return what the channel wrote
+    back itself (the application never runs here: ``process`` is replaced in the test)."""
+    channel = server.http_factory.buildProtocol(None)
+    transport = StringTransport()
+    channel.makeConnection(transport)
+    head = (
+        f"POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {content_type}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    channel.dataReceived(head.encode() + body)
+    written = transport.value()
+    channel.connectionLost(Failure(ConnectionDone()))
+    return bytes(written)
+
+
+@pytest.mark.parametrize("content_type", FORM_TYPES)
+def test_an_mcp_body_sent_as_a_form_reaches_the_application_unparsed(
+    server, monkeypatch, content_type
+):
+    """Twisted parses a POST sent as a form into ``Request.args`` (Daphne never reads them)
+    and answers a body that is not the multipart it claims with a bare 400 of its own,
+    before the application runs: an MCP request the log never saw, served everywhere else
+    (servers are lenient about ``Content-Type``: basic/transports/streamable-http.mdx
+    defines no status for it). For an MCP endpoint the body goes to the application as
+    sent; the live check is in ``test_form_content_type_live.py``."""
+    processed: list[tuple[bytes, dict[bytes, list[bytes]]]] = []
+
+    def process(request: BoundedRequest) -> None:  # what the application would be given
+        processed.append((request.content.read(), request.args))
+
+    monkeypatch.setattr(BoundedRequest, "process", process)
+    body = b'{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"a":"b=c&d"}}'
+    assert send_whole(server, "/mcp", content_type, body) == b""
+    assert processed == [(body, {})]
+
+
+def test_other_paths_keep_twisteds_form_parse(server, monkeypatch):
+    """Only MCP endpoints are changed: elsewhere a false multipart body still gets
+    Twisted's 400, as with plain Daphne."""
+    processed: list[BoundedRequest] = []
+    monkeypatch.setattr(BoundedRequest, "process", lambda request: processed.append(request))
+    written = send_whole(server, "/elsewhere", FORM_TYPES[0], b'{"not": "multipart"}')
+    assert written.startswith(b"HTTP/1.1 400 Bad Request")
+    assert processed == []
