@@ -333,20 +333,33 @@ def test_a_value_outside_a_literal_is_invalid_params(client: Client) -> None:
 
 def test_a_non_string_argument_value_is_invalid_params(client: Client) -> None:
     """server/prompts.mdx, "Getting a Prompt": arguments map names to string
-    values; anything else breaks the request."""
-    assert_error(get_prompt(client, "mixed", {"count": 3}), 200, errors.INVALID_PARAMS)
+    values; anything else breaks the request. Each one is named in ``data.errors``, as
+    every other bad argument is (docs/guides/prompts.md)."""
+    response = get_prompt(client, "mixed", {"count": 3, "note": None})
+    error = assert_error(response, 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {
+        "errors": [
+            {"argument": "count", "message": "Input should be a string"},
+            {"argument": "note", "message": "Input should be a string"},
+        ]
+    }
 
 
 def test_an_unconvertible_argument_is_invalid_params(client: Client) -> None:
     """server/prompts.mdx, "Implementation Considerations": an argument that does not
     convert to its declared type is -32602."""
-    assert_error(get_prompt(client, "mixed", {"count": "many"}), 200, errors.INVALID_PARAMS)
+    error = assert_error(get_prompt(client, "mixed", {"count": "many"}), 200, errors.INVALID_PARAMS)
+
+    assert [item["argument"] for item in error["data"]["errors"]] == ["count"]
 
 
 def test_an_undeclared_argument_is_invalid_params(client: Client) -> None:
     """server/prompts.mdx, "Implementation Considerations": servers SHOULD validate prompt
     arguments; an argument the prompt does not declare is refused with -32602."""
-    assert_error(get_prompt(client, "plain", {"extra": "x"}), 200, errors.INVALID_PARAMS)
+    error = assert_error(get_prompt(client, "plain", {"extra": "x"}), 200, errors.INVALID_PARAMS)
+
+    assert [item["argument"] for item in error["data"]["errors"]] == ["extra"]
 
 
 @pytest.mark.django_db

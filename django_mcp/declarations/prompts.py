@@ -97,9 +97,17 @@ class PromptSpec(Declaration):
     def render(self, arguments: Mapping[str, Any], context: Any) -> dict[str, Any]:
         """Validate ``arguments`` and call the prompt; -32602 for bad arguments."""
         model = self.signature.model
-        for key, value in arguments.items():
-            if not isinstance(value, str):
-                raise InvalidParams(f"Prompt argument {key!r} must be a string")
+        not_strings = [key for key, value in arguments.items() if not isinstance(value, str)]
+        if not_strings:  # the schema's arguments are strings: refused before conversion
+            raise InvalidParams(
+                f"Prompt argument {not_strings[0]!r} must be a string",
+                data={
+                    "errors": [
+                        {"argument": key, "message": "Input should be a string"}
+                        for key in not_strings
+                    ]
+                },
+            )
         try:
             values = model.model_validate(dict(arguments))
         except ValidationError as exc:
