@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from django_mcp.protocol import errors
+from django_mcp.requestlog import recorder
+from django_mcp.requestlog.models import RequestLog
 from django_mcp.sites import MCPSite
 from tests.auth.conftest import bearer
 from tests.helpers import assert_error, call_tool, mcp_post, override_mcp, result_of
@@ -36,6 +38,7 @@ def test_a_scoped_tool_without_credentials_is_a_401_naming_its_scopes(
     assert value.startswith(f'Bearer resource_metadata="{METADATA}"')
     assert 'scope="books:read books:write"' in value
     assert "error=" not in value  # no token was presented (RFC 6750 section 3.1)
+    assert_logged_as(error, 401)
 
 
 def test_a_token_lacking_a_scope_is_a_403_naming_every_needed_scope(
@@ -44,12 +47,23 @@ def test_a_token_lacking_a_scope_is_a_403_naming_every_needed_scope(
     """403 insufficient_scope with all the scopes of the operation in one challenge
     (basic/authorization.mdx, "Runtime Insufficient Scope Errors")."""
     response = call_tool(client, "write", {}, headers=bearer(issue("books:read")))
-    assert_error(response, 403, errors.INVALID_REQUEST)
+    error = assert_error(response, 403, errors.INVALID_REQUEST)
     value = response["WWW-Authenticate"]
     assert 'error="insufficient_scope"' in value
     assert 'scope="books:read books:write"' in value
     assert f'resource_metadata="{METADATA}"' in value
     assert "error_description=" in value
+    assert_logged_as(error, 403)
+
+
+def assert_logged_as(error: dict[str, Any], status: int) -> None:
+    """The refused call's row carries the error its body sent (docs/guides/records.md: a
+    refusal keeps its error), although the refusal came after admission, with no reply."""
+    assert recorder.flush() == 1
+    row = RequestLog.objects.get()
+    assert (row.method, row.target, row.http_status) == ("tools/call", "write", status)
+    assert (row.error_code, row.error_message) == (error["code"], error["message"])
+    assert row.outcome == "protocol_error"
 
 
 def test_a_token_with_the_scopes_calls_the_tool(
