@@ -10,7 +10,7 @@ from django.core.checks import CheckMessage, Error, Tags, register
 from django.utils.module_loading import import_string
 
 from django_mcp.auth.checks import AUTH_VALIDATORS
-from django_mcp.auth.oauth.checks import check_oauth_authenticators
+from django_mcp.auth.oauth.checks import check_authorization_servers, check_oauth_authenticators
 from django_mcp.auth.oauth.config import problems as oauth_problems
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
@@ -221,8 +221,9 @@ def check_listen_limits(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
 
 @register(Tags.compatibility)
 def check_oauth(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
-    """django_mcp.E012: an OAuth validator without its settings (see auth.oauth.checks)."""
-    return check_oauth_authenticators()
+    """django_mcp.E012: an OAuth validator without its settings; django_mcp.W014: one
+    listed while the metadata names no authorization server (see auth.oauth.checks)."""
+    return check_oauth_authenticators() + check_authorization_servers()
 
 
 @register(Tags.models)

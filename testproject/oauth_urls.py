@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+# [docs:urls]
 from django.urls import include, path
 from oauth2_provider import views
 
-# [docs:urls]
 # One namespace, so DOT's reverse("oauth2_provider:...") finds every endpoint; the metadata
 # document sits at the origin's root, so the issuer is the origin (RFC 8414 section 3).
 authorization_server = (

@@ -15,6 +15,7 @@ import os
 import sys
 from importlib.util import find_spec
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -148,6 +149,10 @@ if OAUTH_SERVER:
             "django_mcp.auth.oauth.dot.DOTAuthenticator",
         ]
         DJANGO_MCP["OAUTH"] = {"RESOURCE": os.environ["DJANGO_MCP_OAUTH_RESOURCE"]}
+        # The co-hosted authorization server's issuer is this origin (its metadata document
+        # sits at the origin's root): what the protected resource metadata names.
+        _resource = urlsplit(os.environ["DJANGO_MCP_OAUTH_RESOURCE"])
+        DJANGO_MCP["AUTHORIZATION_SERVERS"] = [f"{_resource.scheme}://{_resource.netloc}"]
 
 LOGGING = {
     "version": 1,

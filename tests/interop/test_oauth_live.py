@@ -199,3 +199,10 @@ def test_without_a_token_the_challenge_names_a_readable_metadata_document(
     assert document.status_code == 200
     assert document.json()["resource"] == oauth_server.url()
     assert document.json()["scopes_supported"] == ["books:write"]
+    # It names the co-hosted authorization server (basic/authorization.mdx: at least one),
+    # whose RFC 8414 metadata is where a client looks and carries that very issuer.
+    (issuer,) = document.json()["authorization_servers"]
+    assert issuer == oauth_server.url("")
+    server_metadata = httpx.get(f"{issuer}/.well-known/oauth-authorization-server", timeout=10)
+    assert server_metadata.status_code == 200
+    assert server_metadata.json()["issuer"] == issuer

@@ -3,7 +3,8 @@ client, the middleware, the view): the same 401 ``invalid_token`` challenge as t
 token authenticator, naming the protected resource metadata (basic/authorization.mdx,
 "Error Handling" and "Token Validation"; RFC 6750 section 3; RFC 9728 section 5.1), the
 scopes they grant gating tools, no database or thread for a request without a bearer
-token, and check ``django_mcp.E012`` for a validator listed without its settings."""
+token, and checks ``django_mcp.E012`` for a validator listed without its settings and
+``django_mcp.W014`` for one listed while the metadata names no authorization server."""
 
 from __future__ import annotations
 
@@ -217,3 +218,31 @@ def test_e012_when_the_metadata_names_another_resource_than_the_audience(setting
 
 def test_no_e012_without_an_oauth_authenticator(settings: Any) -> None:
     assert e012(settings, ["django_mcp.auth.tokens.TokenAuthenticator"], {}) == []
+
+
+# -- check W014: metadata naming no authorization server -------------------------------------
+
+
+def w014(settings: Any, paths: list[str], servers: list[str]) -> list[str]:
+    use(settings, *paths, AUTHORIZATION_SERVERS=servers)
+    return [m.msg for m in checks.run_checks() if m.id == "django_mcp.W014"]
+
+
+@pytest.mark.parametrize("validator", [JWT, INTROSPECTION, DOT])
+def test_w014_an_oauth_validator_with_no_authorization_server(
+    settings: Any, validator: str
+) -> None:
+    """basic/authorization.mdx: the protected resource metadata MUST name at least one
+    authorization server; with none, a client that starts from a 401 cannot get a token."""
+    (message,) = w014(settings, [validator], [])
+    assert validator in message
+    assert "AUTHORIZATION_SERVERS" in message
+
+
+def test_no_w014_once_an_authorization_server_is_named(settings: Any) -> None:
+    assert w014(settings, [DOT], ["https://mcp.example.com"]) == []
+
+
+def test_no_w014_without_an_oauth_validator(settings: Any) -> None:
+    """Project tokens need no authorization server: nothing to discover."""
+    assert w014(settings, ["django_mcp.auth.tokens.TokenAuthenticator"], []) == []

@@ -1,5 +1,6 @@
 """``django_mcp.E012``: an OAuth validator listed in ``AUTHENTICATORS`` without the
-``DJANGO_MCP["OAUTH"]`` settings it needs.
+``DJANGO_MCP["OAUTH"]`` settings it needs; ``django_mcp.W014``: one listed while the
+protected resource metadata names no authorization server.
 
 Each validator class names its required keys in ``required_oauth_settings``; a missing one
 would otherwise surface as ``ImproperlyConfigured`` (a 500) on the first request that
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.checks import CheckMessage, Error
+from django.core.checks import CheckMessage, Error, Warning
 from django.utils.module_loading import import_string
 
 from django_mcp.auth.oauth.audience import canonical_uri
@@ -22,6 +23,7 @@ from django_mcp.auth.oauth.config import audience_setting
 from django_mcp.conf import mcp_settings
 
 CHECK_ID = "django_mcp.E012"
+NO_AUTHORIZATION_SERVER_ID = "django_mcp.W014"
 
 
 def _required(path: str) -> tuple[str, ...]:
@@ -79,3 +81,31 @@ def check_oauth_authenticators() -> list[CheckMessage]:
             )
         )
     return messages
+
+
+def check_authorization_servers() -> list[CheckMessage]:
+    """W014 when an OAuth validator is listed and ``AUTHORIZATION_SERVERS`` is empty.
+
+    The RFC 9728 document then says ``"authorization_servers": []``, and an MCP client
+    that starts from a 401 has nowhere to ask for a token: the specification requires at
+    least one issuer (basic/authorization.mdx). Easy to miss where the project is its own
+    authorization server (django-oauth-toolkit), since the validator works without it. A
+    warning, not an error: tokens obtained some other way are still accepted."""
+    paths = mcp_settings.AUTHENTICATORS
+    servers = mcp_settings.AUTHORIZATION_SERVERS
+    if not isinstance(paths, list | tuple) or not isinstance(servers, list | tuple):
+        return []  # E004 reports the malformed setting
+    listed = [path for path in paths if isinstance(path, str) and _required(path)]
+    if not listed or servers:
+        return []
+    return [
+        Warning(
+            f"{listed[0]} is in AUTHENTICATORS but DJANGO_MCP['AUTHORIZATION_SERVERS'] is "
+            "empty: the protected resource metadata names no authorization server, so an "
+            "MCP client cannot find where to obtain a token.",
+            hint="List the issuer of each authorization server, e.g. "
+            "'AUTHORIZATION_SERVERS': ['https://auth.example.com'] (your own origin when "
+            "django-oauth-toolkit runs in this project; docs/guides/oauth.md).",
+            id=NO_AUTHORIZATION_SERVER_ID,
+        )
+    ]
