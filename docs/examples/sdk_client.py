@@ -36,5 +36,15 @@ async def main() -> None:
         me = await client.call_tool("whoami", {})
         print("whoami:", me.content[0].text)
 
+        # Resources are read by URI (a template's variables filled in), prompts got by name
+        # with string arguments.
+        resources = await client.list_resources()
+        print("resources:", ", ".join(str(resource.uri) for resource in resources.resources))
+        book = await client.read_resource("books://9780441172719")
+        print("books://9780441172719:", book.contents[0].text)
+
+        prompt = await client.get_prompt("review_request", {"isbn": "9780441172719"})
+        print("review_request:", prompt.messages[0].content.text)
+
 
 anyio.run(main)

@@ -58,6 +58,27 @@ def test_curl_tool_call_example_gets_the_response_the_readme_shows(daphne_server
     assert message == shown
 
 
+def test_curl_resource_read_example_names_the_uri_in_mcp_name(daphne_server: LiveServer):
+    """basic/transports/streamable-http.mdx: for ``resources/read`` the ``Mcp-Name`` header
+    carries the resource's URI (``params.uri``); the demo's book answers as JSON."""
+    message = run_curl_example("curl_read_resource.sh", daphne_server)
+
+    (content,) = message["result"]["contents"]
+    assert content["uri"] == "books://9780441172719"
+    assert content["mimeType"] == "application/json"
+    assert json.loads(content["text"])["title"] == "Dune"
+
+
+def test_curl_prompt_get_example_names_the_prompt_in_mcp_name(daphne_server: LiveServer):
+    """basic/transports/streamable-http.mdx: for ``prompts/get`` the ``Mcp-Name`` header
+    carries the prompt's name (``params.name``); arguments are strings."""
+    message = run_curl_example("curl_get_prompt.sh", daphne_server)
+
+    (first,) = message["result"]["messages"]
+    assert first["role"] == "user"
+    assert first["content"]["text"] == "Write a neutral review of 'Dune' by Frank Herbert."
+
+
 def test_sdk_client_example_prints_what_the_readme_shows(daphne_server: LiveServer):
     """The SDK example (auto mode) discovers, lists and calls tools, printing exactly the
     output the README shows."""
