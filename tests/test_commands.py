@@ -149,6 +149,51 @@ def test_mcp_inspect_lists_the_demo_models_as_tools():
     assert authors["permissions"]["create"] == ["books.add_author"]
 
 
+def test_mcp_inspect_shows_what_guards_each_model_tools_action():
+    """An action no permission guards is public (the demo's reads); a guarded one names
+    its permission, and ``has_permission`` only where a class overrides it."""
+    status, out, _ = run("mcp_inspect", "--format", "json")
+    assert status == 0
+    [default] = [r for r in json.loads(out) if r["site"] == django_mcp.sites.site.name]
+    access = {tool["name"]: tool["access"] for tool in default["tools"]}
+    assert access["author_list"] == {"public": True}
+    assert access["author_create"]["public"] is False
+    assert access["author_create"]["permission_required"] == ["books.add_author"]
+    assert "custom_check" not in access["author_create"]
+
+
+def test_mcp_inspect_names_an_overridden_has_permission_and_permission_classes(site):
+    from rest_framework.permissions import IsAuthenticated
+
+    from testproject.books.models import Author, Book
+
+    class Gated(django_mcp.ModelTools):
+        actions = ("list",)
+        permission_classes = (IsAuthenticated,)
+
+    class Custom(django_mcp.ModelTools):
+        actions = ("list",)
+
+        def has_permission(self, ctx: Context, action: str) -> bool:
+            return True
+
+    site.register(Book, Gated)
+    site.register(Author, Custom)
+
+    status, out, _ = run("mcp_inspect", "--site", site.name, "--format", "json")
+    assert status == 0
+    [report] = json.loads(out)
+    access = {tool["name"]: tool["access"] for tool in report["tools"]}
+    assert access["book_list"] == {
+        "public": False,
+        "permission_classes": ["rest_framework.permissions.IsAuthenticated"],
+    }
+    assert access["author_list"]["public"] is False
+    assert access["author_list"]["custom_check"].endswith("Custom.has_permission")
+    _, table, _ = run("mcp_inspect", "--site", site.name)
+    assert "classes=rest_framework.permissions.IsAuthenticated" in table
+
+
 def test_mcp_inspect_shows_the_scopes_a_declaration_requires():
     """The demo's ``set_price`` needs the ``books:write`` scope: not public."""
     status, out, _ = run("mcp_inspect", "--format", "json")
@@ -157,3 +202,16 @@ def test_mcp_inspect_shows_the_scopes_a_declaration_requires():
     [set_price] = [tool for tool in default["tools"] if tool["name"] == "set_price"]
     assert set_price["access"]["scopes"] == ["books:write"]
     assert set_price["access"]["public"] is False
+
+
+def test_the_explorer_says_who_may_use_each_model_tools_action():
+    """The explorer reads the same access report: the demo's author list is open to
+    anyone, its create action names the model permission."""
+    from django_mcp.explorer.catalogue import entries
+
+    tools = {tool["name"]: tool for tool in entries(django_mcp.sites.site)["tools"]}
+    assert tools["author_list"]["access_items"] == ["anyone who may use the endpoint"]
+    assert tools["author_create"]["access_items"] == [
+        "permission books.add_author",
+        "scope books:write",
+    ]

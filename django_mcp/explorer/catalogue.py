@@ -76,6 +76,7 @@ def access_items(info: dict[str, Any]) -> list[str]:
     if info.get("public"):
         return ["anyone who may use the endpoint"]
     items = [f"permission {perm}" for perm in info.get("permission_required") or []]
+    items.extend(f"permission class {name}" for name in info.get("permission_classes") or [])
     if info.get("custom_check"):
         items.append(f"custom check {info['custom_check']}")
     items.extend(f"scope {scope}" for scope in info.get("scopes") or [])
