@@ -33,34 +33,12 @@ def access(spec: Any) -> dict[str, Any]:
         info["custom_check"] = _name(custom) if custom is not None else None
     elif isinstance(check, functools.partial) and len(check.args) == 2:
         tools, action = check.args  # a ModelTools action: its options decide
-        info.update(model_tools_access(tools, action))
-        info["public"] = not scopes and not info.keys() & {
-            "permission_required",
-            "permission_classes",
-            "custom_check",
-        }
+        guards = tools.guards(action)
+        info.update(guards, public=not (guards or scopes))
     elif check is not None:
         info["custom_check"] = _name(check)
     if scopes:
         info["scopes"] = scopes
-    return info
-
-
-def model_tools_access(tools: Any, action: str) -> dict[str, Any]:
-    """What guards one action of a ``ModelTools``: its Django permissions, its DRF
-    permission classes, and ``has_permission`` only where the class overrides it (the
-    inherited one applies just the first two, so an action with neither is public)."""
-    from django_mcp.modeltools.options import ModelTools  # DRF: only a ModelTools gets here
-
-    info: dict[str, Any] = {}
-    perms = list(tools.permissions_for(action))
-    if perms:
-        info["permission_required"] = perms
-    classes = [_name(permission) for permission in tools.permission_classes]
-    if classes:
-        info["permission_classes"] = classes
-    if type(tools).has_permission is not ModelTools.has_permission:
-        info["custom_check"] = f"{_name(type(tools))}.has_permission"
     return info
 
 

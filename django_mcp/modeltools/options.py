@@ -145,6 +145,22 @@ class ModelTools:
             self._drf_allows(permission(), ctx, action) for permission in self.permission_classes
         )
 
+    def guards(self, action: str) -> dict[str, Any]:
+        """What guards ``action``, for operators (``mcp_inspect``, the explorer): its Django
+        permissions, its DRF permission classes, and ``has_permission`` where this class
+        overrides it (the inherited one applies just the first two). Empty: public."""
+        found: dict[str, Any] = {}
+        perms = list(self.permissions_for(action))
+        if perms:
+            found["permission_required"] = perms
+        classes = [f"{c.__module__}.{c.__qualname__}" for c in self.permission_classes]
+        if classes:
+            found["permission_classes"] = classes
+        if type(self).has_permission is not ModelTools.has_permission:
+            found["custom_check"] = f"{type(self).__module__}.{type(self).__qualname__}"
+            found["custom_check"] += ".has_permission"
+        return found
+
     def get_serializer_class(self) -> type[serializers.ModelSerializer[Any]]:
         if self.serializer_class is not None:
             return self.serializer_class
