@@ -1,4 +1,4 @@
-"""Deployment checks (``manage.py check --deploy``): stable ids ``django_mcp.W001``..``W003``.
+"""Deployment checks (``manage.py check --deploy``): stable ids ``django_mcp.W001``..``W004``.
 
 They warn about settings that are fine on a laptop and dangerous once the endpoint is
 reachable from other machines (docs/security.md has the whole checklist):
@@ -12,6 +12,11 @@ reachable from other machines (docs/security.md has the whole checklist):
   admits anonymous callers (it does not require authentication, the default): every tool
   no permission guards is open to whoever can reach the server. Public tools are a
   legitimate choice; silence the warning then.
+* W004: ``ASGI_APPLICATION`` is Django's handler with neither ``BodyLimit`` nor
+  ``NativeMCP`` in front of it, so a huge MCP body is read whole before
+  ``MAX_REQUEST_BYTES`` can refuse it (docs/security.md). Only said when the chain of
+  wrappers is one this check can follow to Django's handler: an unknown wrapper may bound
+  bodies itself.
 
 ``subscriptions/listen`` needs no deployment check: streams always end (``LISTEN_MAX_SECONDS``
 may not be None), are capped per process and per caller, and are refused under WSGI unless
@@ -24,7 +29,9 @@ from typing import Any, Final
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, Warning, register
+from django.core.handlers.asgi import ASGIHandler
 from django.urls import get_resolver
+from django.utils.module_loading import import_string
 
 from django_mcp.conf import SETTINGS_NAME
 from django_mcp.setup_checks import endpoint_routes
@@ -56,6 +63,50 @@ def anonymous_sites(sites: list[MCPSite]) -> list[str]:
     every caller is such a caller; a site that requires authentication then refuses them
     all, which locks everyone out but opens nothing."""
     return sorted(site.name for site in sites if not site.requires_authentication)
+
+
+#: How far :func:`reads_bodies_unbounded` follows wrappers before it gives up.
+MAX_WRAPPERS: Final = 10
+
+
+def reads_bodies_unbounded(application: Any) -> bool:
+    """Whether ``application`` reaches Django's ``ASGIHandler`` with neither ``BodyLimit``
+    nor ``NativeMCP`` on the way: through Channels' ``ProtocolTypeRouter`` (its ``"http"``
+    entry) and wrappers that keep what they wrap as ``application`` or ``app`` (as
+    ``BodyLimit`` and most ASGI middleware do). False when the chain leaves what this can
+    follow: an unknown wrapper may bound bodies itself."""
+    from django_mcp.http.asgi import BodyLimit
+    from django_mcp.http.native import NativeMCP
+
+    for _ in range(MAX_WRAPPERS):
+        if isinstance(application, BodyLimit | NativeMCP):
+            return False
+        if isinstance(application, ASGIHandler):
+            return True
+        mapping = getattr(application, "application_mapping", None)
+        if isinstance(mapping, dict):
+            application = mapping.get("http")
+        else:
+            application = getattr(application, "application", None) or getattr(
+                application, "app", None
+            )
+        if application is None:
+            return False
+    return False
+
+
+def asgi_application_unbounded() -> bool:
+    """Whether ``ASGI_APPLICATION`` is set and reads MCP bodies unbounded (see
+    :func:`reads_bodies_unbounded`); False when it cannot be imported (Django reports
+    that where it is used)."""
+    path = getattr(settings, "ASGI_APPLICATION", None)
+    if not isinstance(path, str) or not path:
+        return False
+    try:
+        application = import_string(path)
+    except Exception:  # any error of the project's asgi.py is reported where it runs
+        return False
+    return reads_bodies_unbounded(application)
 
 
 @register(Tags.security, deploy=True)
@@ -92,6 +143,17 @@ def check_deployment(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
                 "(or MCPSite(require_authentication=True)) with an authenticator, or silence "
                 "django_mcp.W003 if those tools are meant to be public (docs/security.md).",
                 id="django_mcp.W003",
+            )
+        )
+    if asgi_application_unbounded():
+        messages.append(
+            Warning(
+                f"ASGI_APPLICATION ({settings.ASGI_APPLICATION}) reads MCP request bodies "
+                "whole before MAX_REQUEST_BYTES can refuse them.",
+                hint="Django's ASGI handler reads a whole body before any middleware runs. "
+                "Wrap it in asgi.py: application = BodyLimit(get_asgi_application()), "
+                "from django_mcp.http.asgi (or serve MCP with NativeMCP); docs/deployment.md.",
+                id="django_mcp.W004",
             )
         )
     return messages

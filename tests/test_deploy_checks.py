@@ -127,3 +127,31 @@ def test_the_sites_are_read_from_the_urlconf():
     found = deploy_checks.served_sites()
     assert site in found
     assert unrouted not in found
+
+
+@pytest.mark.parametrize(
+    ("application", "warned"),
+    [
+        ("django_alone", True),
+        ("channels_unbounded", True),
+        ("middleware_over_django", True),
+        ("bounded", False),
+        ("native", False),
+        ("channels_bounded", False),
+        ("middleware_over_bounded", False),
+        ("unknown", False),
+        ("no_such_name", False),  # not importable: Django says so where it is used
+    ],
+)
+def test_w004_for_an_asgi_application_that_reads_bodies_whole(sites, application, warned):
+    """docs/deployment.md: Django's ASGI handler reads a whole request body before any
+    middleware runs, so without ``BodyLimit`` (or ``NativeMCP``) in front of it a huge MCP
+    body is read in full before ``MAX_REQUEST_BYTES`` refuses it
+    (basic/transports/streamable-http.mdx leaves limits to the server)."""
+    found = warnings(ASGI_APPLICATION=f"tests.asgi_variants.{application}")
+    assert found == (["django_mcp.W004"] if warned else [])
+
+
+def test_w004_is_silent_without_asgi_application(sites):
+    """A WSGI-only project names no ASGI application."""
+    assert warnings(ASGI_APPLICATION=None) == []

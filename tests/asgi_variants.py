@@ -1,0 +1,36 @@
+"""ASGI applications as projects write them, for check ``django_mcp.W004``
+(tests/test_deploy_checks.py): each module-level name is an ``ASGI_APPLICATION`` value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.routing import ProtocolTypeRouter
+from django.core.asgi import get_asgi_application
+
+from django_mcp.http.asgi import BodyLimit
+from django_mcp.http.native import NativeMCP
+
+django_alone = get_asgi_application()
+bounded = BodyLimit(get_asgi_application())
+native = NativeMCP(get_asgi_application())
+channels_unbounded = ProtocolTypeRouter({"http": get_asgi_application()})
+channels_bounded = ProtocolTypeRouter({"http": BodyLimit(get_asgi_application())})
+
+
+class Middleware:
+    """An ASGI middleware of the usual shape: it keeps what it wraps as ``app``."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
+middleware_over_django = Middleware(get_asgi_application())
+middleware_over_bounded = Middleware(BodyLimit(get_asgi_application()))
+
+
+async def unknown(scope: Any, receive: Any, send: Any) -> None:
+    """A function application: nothing to follow, so nothing is said."""
