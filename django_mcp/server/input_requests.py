@@ -273,9 +273,20 @@ class ListRoots(InputRequest):
         return meta.has_capability("roots")
 
     def parse(self, key: str, value: Any) -> list[dict[str, Any]]:
-        if not (isinstance(value, Mapping) and isinstance(value.get("roots"), list)):
+        """The roots, each a ``Root`` of the schema: an object with a string ``uri`` and,
+        if present, a string ``name``; anything else refuses the whole answer."""
+        roots = value.get("roots") if isinstance(value, Mapping) else None
+        if not (isinstance(roots, list) and all(map(_is_root, roots))):
             raise InvalidParams(f"inputResponses.{key} must be a roots result", data={"key": key})
-        return [dict(root) for root in value["roots"] if isinstance(root, Mapping)]
+        return [dict(root) for root in roots]
+
+
+def _is_root(root: Any) -> bool:
+    return (
+        isinstance(root, Mapping)
+        and isinstance(root.get("uri"), str)
+        and isinstance(root.get("name", ""), str)
+    )
 
 
 def shape_of(asked: Any) -> InputRequest | None:

@@ -438,13 +438,24 @@ def test_a_malformed_elicitation_result_is_invalid_params(client: Client, answer
     [
         ("test_input_required_result_sampling", "capital_question", {"content": {}}),
         ("test_input_required_result_list_roots", "client_roots", {"roots": "file:///"}),
+        ("test_input_required_result_list_roots", "client_roots", {"roots": [1]}),
+        ("test_input_required_result_list_roots", "client_roots", {"roots": [None]}),
+        ("test_input_required_result_list_roots", "client_roots", {"roots": [{"uri": 5}]}),
+        ("test_input_required_result_list_roots", "client_roots", {"roots": [{"name": "a"}]}),
+        (
+            "test_input_required_result_list_roots",
+            "client_roots",
+            {"roots": [{"uri": "file:///a", "name": 7}]},
+        ),
     ],
 )
 def test_malformed_sampling_and_roots_results_are_invalid_params(
     client: Client, name: str, key: str, answer: Any
 ):
     """basic/patterns/mrtr.mdx: a ``CreateMessageResult`` needs ``model`` and ``content``; a
-    ``ListRootsResult`` needs a ``roots`` list."""
+    ``ListRootsResult`` needs a ``roots`` list of ``Root`` objects, each with a string
+    ``uri`` and, if named, a string ``name`` (schema.json, ``Root``). A malformed root is
+    refused, not dropped: the tool would count roots the client never sent correctly."""
     state = first_state(client, name, capabilities=EVERYTHING)
 
     response = tool(client, name, responses={key: answer}, state=state, capabilities=EVERYTHING)
