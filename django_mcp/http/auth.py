@@ -146,9 +146,16 @@ def authorize(
     if not missing:
         return None
     request_id = admission.request.id
+    refusal: errors.InvalidRequest
     if not context().caller.is_authenticated:
-        return unauthorized(request, scopes=missing, request_id=request_id)
-    return insufficient_scope(request, missing, request_id)
+        refusal = errors.Unauthenticated()
+        response = unauthorized(request, scopes=missing, request_id=request_id, answer=refusal)
+    else:
+        refusal = errors.InsufficientScope(scopes_description(missing))
+        response = insufficient_scope(request, missing, request_id, answer=refusal)
+    # The request was admitted, so its log row reads the error from the reply.
+    exchange.reply = Reply(request_id, error=refusal)
+    return response
 
 
 def unauthorized(
@@ -158,9 +165,12 @@ def unauthorized(
     error: str | None = None,
     description: str | None = None,
     request_id: RequestId | None = None,
+    answer: errors.MCPError | None = None,
 ) -> HttpResponse:
-    """401 with a Bearer challenge (and those of other authenticators, e.g. DRF's)."""
-    response = error_response(errors.Unauthenticated(description), request_id)
+    """401 with a Bearer challenge (and those of other authenticators, e.g. DRF's);
+    ``answer`` is the JSON-RPC error of the body (by default -32600 with ``description``)."""
+    answer = answer or errors.Unauthenticated(description)
+    response = error_response(answer, request_id)
     bearer = bearer_challenge(
         request, request.path, scopes=scopes, error=error, description=description
     )
@@ -169,13 +179,23 @@ def unauthorized(
     return response
 
 
+def scopes_description(scopes: Iterable[str]) -> str:
+    """What a 403 says, in its body and its challenge: every scope the operation needs."""
+    return f"This operation needs the scopes: {' '.join(sorted(scopes))}"
+
+
 def insufficient_scope(
-    request: HttpRequest, scopes: Iterable[str], request_id: RequestId | None
+    request: HttpRequest,
+    scopes: Iterable[str],
+    request_id: RequestId | None,
+    *,
+    answer: errors.MCPError | None = None,
 ) -> HttpResponse:
-    """403 ``insufficient_scope`` naming every scope the operation needs."""
+    """403 ``insufficient_scope`` naming every scope the operation needs; ``answer`` is the
+    JSON-RPC error of the body (by default -32600 saying so)."""
     scopes = sorted(scopes)
-    description = f"This operation needs the scopes: {' '.join(scopes)}"
-    response = error_response(errors.InsufficientScope(description), request_id)
+    description = scopes_description(scopes)
+    response = error_response(answer or errors.InsufficientScope(description), request_id)
     response["WWW-Authenticate"] = bearer_challenge(
         request,
         request.path,

@@ -126,9 +126,6 @@ class Exchange:
                     error_code, error_message = reply.error.code, reply.error.message
             elif self.streamed:
                 outcome = "ok"  # the stream is open; its final reply is not known yet
-            else:  # answered before the view replied: a scope refusal (401, 403), or a
-                # response of a middleware or decorator of the project's own
-                error_code, error_message = logfacts.response_error(response)
         elif isinstance(admission, NotificationAccepted):
             method, outcome = admission.notification.method, "notification"
         elif isinstance(admission, Rejected):

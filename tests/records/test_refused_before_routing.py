@@ -206,3 +206,32 @@ def test_recording_a_refusal_never_touches_the_session_it_shielded(
     assert response.status_code == 403
     recorder.flush()
     assert RequestLog.objects.get().user_id is None
+
+
+class AnswerAfterAdmission:
+    """A middleware listed after ``MCPMiddleware`` (a maintenance switch, say) that answers
+    an admitted request with JSON of its own, shaped like a JSON-RPC error."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, *args: Any) -> HttpResponseBase:
+        body = {"error": {"code": 503, "message": "Down for maintenance"}}
+        return HttpResponse(json.dumps(body), status=503, content_type="application/json")
+
+
+def test_an_answer_of_the_project_after_admission_keeps_no_error_code(
+    site: MCPSite, settings: Any
+) -> None:
+    """The answer was the project's, not django-mcp's: its body is not read as a JSON-RPC
+    error (docs/guides/records.md), even when it looks like one. The request was admitted,
+    so its method is known; only django-mcp's own refusals carry a code."""
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, f"{__name__}.AnswerAfterAdmission"]
+
+    response = mcp_post(Client(), "tools/call", {"name": "hello"})
+
+    assert response.status_code == 503
+    assert rows() == [(site.name, 503, "tools/call", None, "127.0.0.1")]
