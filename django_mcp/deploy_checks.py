@@ -65,6 +65,10 @@ def anonymous_sites(sites: list[MCPSite]) -> list[str]:
     return sorted(site.name for site in sites if not site.requires_authentication)
 
 
+#: Where ASGI wrappers keep what they wrap: ``BodyLimit``, Django's static files handler and
+#: Channels' origin validators (``application``), most ASGI middleware (``app``), Channels'
+#: ``BaseMiddleware`` such as ``AuthMiddlewareStack`` (``inner``).
+WRAPPED: Final = ("application", "app", "inner")
 #: How far :func:`reads_bodies_unbounded` follows wrappers before it gives up.
 MAX_WRAPPERS: Final = 10
 
@@ -72,23 +76,23 @@ MAX_WRAPPERS: Final = 10
 def reads_bodies_unbounded(application: Any) -> bool:
     """Whether ``application`` reaches Django's ``ASGIHandler`` with neither ``BodyLimit``
     nor ``NativeMCP`` on the way: through Channels' ``ProtocolTypeRouter`` (its ``"http"``
-    entry) and wrappers that keep what they wrap as ``application`` or ``app`` (as
-    ``BodyLimit`` and most ASGI middleware do). False when the chain leaves what this can
-    follow: an unknown wrapper may bound bodies itself."""
+    entry) and wrappers that keep what they wrap as one of :data:`WRAPPED`. Django's handler
+    itself, not a subclass (``ASGIStaticFilesHandler`` is one, and wraps). False when the
+    chain leaves what this can follow: an unknown wrapper may bound bodies itself."""
     from django_mcp.http.asgi import BodyLimit
     from django_mcp.http.native import NativeMCP
 
     for _ in range(MAX_WRAPPERS):
         if isinstance(application, BodyLimit | NativeMCP):
             return False
-        if isinstance(application, ASGIHandler):
+        if type(application) is ASGIHandler:  # subclasses may wrap (static files do)
             return True
         mapping = getattr(application, "application_mapping", None)
         if isinstance(mapping, dict):
             application = mapping.get("http")
         else:
-            application = getattr(application, "application", None) or getattr(
-                application, "app", None
+            application = next(
+                (found for name in WRAPPED if (found := getattr(application, name, None))), None
             )
         if application is None:
             return False

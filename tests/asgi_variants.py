@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter
+from channels.security.websocket import AllowedHostsOriginValidator
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.asgi import get_asgi_application
 
 from django_mcp.http.asgi import BodyLimit
@@ -16,6 +19,16 @@ bounded = BodyLimit(get_asgi_application())
 native = NativeMCP(get_asgi_application())
 channels_unbounded = ProtocolTypeRouter({"http": get_asgi_application()})
 channels_bounded = ProtocolTypeRouter({"http": BodyLimit(get_asgi_application())})
+# Django's static files handler subclasses its ASGI handler and keeps what it wraps.
+static_over_bounded = ASGIStaticFilesHandler(BodyLimit(get_asgi_application()))
+static_over_django = ASGIStaticFilesHandler(get_asgi_application())
+# Channels' own wrappers keep what they wrap as ``application`` or ``inner``.
+channels_stack_over_django = ProtocolTypeRouter(
+    {"http": AllowedHostsOriginValidator(AuthMiddlewareStack(get_asgi_application()))}
+)
+channels_stack_over_bounded = ProtocolTypeRouter(
+    {"http": AllowedHostsOriginValidator(AuthMiddlewareStack(BodyLimit(get_asgi_application())))}
+)
 
 
 class Middleware:

@@ -194,6 +194,33 @@ def test_mcp_inspect_names_an_overridden_has_permission_and_permission_classes(s
     assert "classes=rest_framework.permissions.IsAuthenticated" in table
 
 
+def test_composed_drf_permissions_are_named_as_written(site):
+    """DRF's ``&``, ``|`` and ``~`` make class-like objects with no name of their own; the
+    report writes them out instead of failing (the explorer's page would be a 500)."""
+    from rest_framework.permissions import IsAdminUser, IsAuthenticated
+
+    from django_mcp.explorer.catalogue import entries
+    from testproject.books.models import Book
+
+    class Composed(django_mcp.ModelTools):
+        actions = ("list",)
+        permission_classes = (IsAuthenticated & ~IsAdminUser, IsAdminUser | IsAuthenticated)
+
+    site.register(Book, Composed)
+    status, out, _ = run("mcp_inspect", "--site", site.name, "--format", "json")
+    assert status == 0
+    [report] = json.loads(out)
+    drf = "rest_framework.permissions"
+    assert report["tools"][0]["access"]["permission_classes"] == [
+        f"({drf}.IsAuthenticated & ~{drf}.IsAdminUser)",
+        f"({drf}.IsAdminUser | {drf}.IsAuthenticated)",
+    ]
+    [tool] = entries(site)["tools"]
+    assert (
+        tool["access_items"][0] == f"permission class ({drf}.IsAuthenticated & ~{drf}.IsAdminUser)"
+    )
+
+
 def test_mcp_inspect_shows_the_scopes_a_declaration_requires():
     """The demo's ``set_price`` needs the ``books:write`` scope: not public."""
     status, out, _ = run("mcp_inspect", "--format", "json")

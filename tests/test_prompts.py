@@ -346,6 +346,17 @@ def test_a_non_string_argument_value_is_invalid_params(client: Client) -> None:
     }
 
 
+def test_every_bad_argument_is_named_beside_a_non_string_one(client: Client) -> None:
+    """docs/guides/prompts.md: ``data.errors`` names each bad argument; a non-string value
+    does not hide a missing required one, nor one the prompt does not declare."""
+    response = get_prompt(client, "mixed", {"note": 5, "extra": "x"})
+    error = assert_error(response, 200, errors.INVALID_PARAMS)
+
+    named = {item["argument"]: item["message"] for item in error["data"]["errors"]}
+    assert named.keys() == {"note", "count", "extra"}
+    assert named["note"] == "Input should be a string"
+
+
 def test_an_unconvertible_argument_is_invalid_params(client: Client) -> None:
     """server/prompts.mdx, "Implementation Considerations": an argument that does not
     convert to its declared type is -32602."""

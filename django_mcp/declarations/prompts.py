@@ -97,36 +97,29 @@ class PromptSpec(Declaration):
     def render(self, arguments: Mapping[str, Any], context: Any) -> dict[str, Any]:
         """Validate ``arguments`` and call the prompt; -32602 for bad arguments."""
         model = self.signature.model
-        not_strings = [key for key, value in arguments.items() if not isinstance(value, str)]
-        if not_strings:  # the schema's arguments are strings: refused before conversion
-            raise InvalidParams(
-                f"Prompt argument {not_strings[0]!r} must be a string",
-                data={
-                    "errors": [
-                        {"argument": key, "message": "Input should be a string"}
-                        for key in not_strings
-                    ]
-                },
-            )
+        # The schema's arguments are strings: any other value is refused before conversion,
+        # and the strings are still validated, so that every bad argument is named at once.
+        strings = {key: value for key, value in arguments.items() if isinstance(value, str)}
+        not_strings = arguments.keys() - strings.keys()
+        problems = [
+            {"argument": key, "message": "Input should be a string"}
+            for key in arguments
+            if key in not_strings
+        ]
+        values = None
         try:
-            values = model.model_validate(dict(arguments))
+            values = model.model_validate(strings)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+            problems += [
+                {"argument": ".".join(str(p) for p in error["loc"]), "message": error["msg"]}
                 for error in exc.errors(include_url=False)
-            )
+                if not error["loc"] or error["loc"][0] not in not_strings  # named already
+            ]
+        if problems or values is None:
+            listed = "; ".join(f"{item['argument']}: {item['message']}" for item in problems)
             raise InvalidParams(
-                f"Invalid arguments for prompt {self.name}: {problems}",
-                data={
-                    "errors": [
-                        {
-                            "argument": ".".join(str(p) for p in error["loc"]),
-                            "message": error["msg"],
-                        }
-                        for error in exc.errors(include_url=False)
-                    ]
-                },
-            ) from exc
+                f"Invalid arguments for prompt {self.name}: {listed}", data={"errors": problems}
+            )
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
             kwargs[name] = context

@@ -153,7 +153,7 @@ class ModelTools:
         perms = list(self.permissions_for(action))
         if perms:
             found["permission_required"] = perms
-        classes = [f"{c.__module__}.{c.__qualname__}" for c in self.permission_classes]
+        classes = [permission_name(permission) for permission in self.permission_classes]
         if classes:
             found["permission_classes"] = classes
         if type(self).has_permission is not ModelTools.has_permission:
@@ -381,3 +381,24 @@ class _DRFView:
     @property
     def queryset(self) -> QuerySet[Any]:
         return self.get_queryset()
+
+
+#: How DRF's composed permissions (``IsA & IsB``, ``IsA | IsB``, ``~IsA``) are written.
+_OPERATORS: Final = {"AND": "&", "OR": "|", "NOT": "~"}
+
+
+def permission_name(permission: Any) -> str:
+    """A DRF permission class by its dotted path; a composition of them (DRF's
+    ``OperandHolder``, a class-like object with no name of its own) as written, e.g.
+    ``(rest_framework.permissions.IsAuthenticated & myapp.IsOwner)``."""
+    operator = _OPERATORS.get(getattr(getattr(permission, "operator_class", None), "__name__", ""))
+    first = getattr(permission, "op1_class", None)
+    if operator is not None and first is not None:
+        second = getattr(permission, "op2_class", None)
+        if second is None:
+            return f"{operator}{permission_name(first)}"
+        return f"({permission_name(first)} {operator} {permission_name(second)})"
+    name = getattr(permission, "__qualname__", None)
+    if name is None:
+        return repr(permission)
+    return f"{getattr(permission, '__module__', '?')}.{name}"

@@ -104,8 +104,9 @@ def check_authorization_servers() -> list[CheckMessage]:
             "empty: the protected resource metadata names no authorization server, so an "
             "MCP client cannot find where to obtain a token.",
             hint="List the issuer of each authorization server, e.g. "
-            "'AUTHORIZATION_SERVERS': ['https://auth.example.com'] (your own origin when "
-            "django-oauth-toolkit runs in this project; docs/guides/oauth.md).",
+            "'AUTHORIZATION_SERVERS': ['https://auth.example.com']: usually OAUTH['ISSUER'], "
+            "or your own origin when django-oauth-toolkit runs in this project "
+            "(docs/guides/oauth.md).",
             id=NO_AUTHORIZATION_SERVER_ID,
         )
     ]
