@@ -36,7 +36,11 @@ if os.environ.get("BENCH_REDIS") == "1":
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [_REDIS_URL], "prefix": _REDIS_PREFIX},
+            # socket_timeout above the layer's 5 s blocking pop (docs/deployment.md).
+            "CONFIG": {
+                "hosts": [{"address": _REDIS_URL, "socket_timeout": 30}],
+                "prefix": _REDIS_PREFIX,
+            },
         }
     }
     CACHES = {

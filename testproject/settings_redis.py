@@ -17,7 +17,14 @@ CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {
-            "hosts": [os.environ.get("DJANGO_MCP_REDIS_URL", "redis://127.0.0.1:6379")],
+            # socket_timeout above channels_redis's 5 s blocking pop: redis-py 8 times a read
+            # out after 5 s by default, failing every quiet wait (docs/deployment.md).
+            "hosts": [
+                {
+                    "address": os.environ.get("DJANGO_MCP_REDIS_URL", "redis://127.0.0.1:6379"),
+                    "socket_timeout": 30,
+                }
+            ],
             "prefix": os.environ.get("DJANGO_MCP_REDIS_PREFIX", "django_mcp"),
         },
     }

@@ -35,6 +35,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 #: Longest wait of a WSGI stream's loop before it looks for events again.
 WSGI_POLL_SECONDS = 0.25
+#: A channel-layer ``receive`` that fails sooner than this after it started is a quick
+#: failure (the layer is down, say): the next one waits this long first, and after
+#: :data:`LAYER_QUICK_FAILURES` of them in a row the stream ends with its closing result.
+LAYER_RETRY_SECONDS = 1.0
+LAYER_QUICK_FAILURES = 3
 #: What a WSGI stream learns of its client's connection (:mod:`django_mcp.http.peer`):
 #: open, closed on the client's sending side only (it may still read), or gone.
 PeerState = Literal["open", "half-closed", "gone"]
@@ -115,6 +120,12 @@ class Listener:
         cancelled for a keep-alive: a channels_redis receive cancelled mid-way can lose a
         message it already popped, for this stream or another one of the process.
 
+        A ``receive`` that fails is started again, not the stream's end: channels_redis
+        with redis-py 8 (whose socket timeout equals the layer's five-second blocking pop)
+        fails every idle wait with ``TimeoutError``, and a Redis restart fails a few. Only
+        :data:`LAYER_QUICK_FAILURES` quick failures in a row end the stream, with its
+        closing result, so the client reconnects (to a process whose layer works).
+
         ``peer`` (WSGI, where no cancellation comes) is asked at every wake-up: once the
         client is gone the stream ends without a further frame, as nobody reads it. The
         first time it has only half-closed, a keep-alive goes out at once: a client that
@@ -127,6 +138,8 @@ class Listener:
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
         deadline = _deadline()
         receiving: asyncio.Task[Any] | None = None
+        receive_started = 0.0
+        quick_failures = 0
         stopping = shutdown.waiter()
         nudged = False
         try:
@@ -149,6 +162,7 @@ class Listener:
                 wake = min(last_frame + keep_alive, deadline)
                 if receiving is None:
                     receiving = asyncio.ensure_future(layer.receive(channel))
+                    receive_started = now
                 done, _ = await asyncio.wait(
                     {receiving, stopping},
                     timeout=max(0.0, wake - now if poll is None else min(wake - now, poll)),
@@ -159,8 +173,20 @@ class Listener:
                         yield sse.KEEP_ALIVE
                         last_frame = _now()
                     continue
-                event, receiving = receiving.result(), None
-                frame = await self.render(event)
+                finished, receiving = receiving, None
+                failure = finished.exception()
+                if failure is not None:
+                    quick = _now() - receive_started < LAYER_RETRY_SECONDS
+                    quick_failures = quick_failures + 1 if quick else 0
+                    log_layer_failure(failure, quick_failures)
+                    if quick_failures >= LAYER_QUICK_FAILURES:
+                        yield sse.event(proto.closing_result(self.subscription_id))
+                        return
+                    if quick:  # not at once again, nor past a shutdown
+                        await asyncio.wait({stopping}, timeout=LAYER_RETRY_SECONDS)
+                    continue
+                quick_failures = 0
+                frame = await self.render(finished.result())
                 if frame is not None:
                     yield frame
                     last_frame = _now()
@@ -215,3 +241,18 @@ def _now() -> float:
 
 def _deadline() -> float:
     return _now() + limits.max_seconds()
+
+
+def log_layer_failure(failure: BaseException, quick_failures: int) -> None:
+    """A failed ``receive``: a warning when it failed at once (the layer may be down),
+    debug for a wait that timed out (channels_redis with redis-py 8 does that every five
+    seconds of quiet, which is no news; a ``socket_timeout`` above five seconds in
+    ``CHANNEL_LAYERS`` avoids it, docs/deployment.md)."""
+    if quick_failures:
+        logger.warning(
+            "A listen stream's channel-layer receive failed (%d in a row): %r",
+            quick_failures,
+            failure,
+        )
+    else:
+        logger.debug("A listen stream's channel-layer receive failed after waiting: %r", failure)
