@@ -21,6 +21,7 @@ from django_mcp.declarations.permissions import (
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
 from django_mcp.modeltools import registration, writes
+from django_mcp.modeltools.permission_names import permission_name
 from django_mcp.modeltools.spec import ModelActionSpec
 from django_mcp.server.context import Context
 
@@ -276,7 +277,9 @@ class ModelTools:
         count = queryset.count()
         start = (page - 1) * size
         rows = list(queryset[start : start + size])
-        serializer = self.get_serializer_class()(rows, many=True)
+        serializer = self.get_serializer_class()(
+            rows, many=True, context=self._serializer_context(ctx)
+        )
         return {
             "results": serializer.data,
             "count": count,
@@ -307,7 +310,8 @@ class ModelTools:
 
     def get_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         args.reject_unknown(arguments, [self.lookup_argument])
-        return self.get_serializer_class()(self.get_object(arguments, ctx)).data
+        instance = self.get_object(arguments, ctx)
+        return self.get_serializer_class()(instance, context=self._serializer_context(ctx)).data
 
     def create_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         serializer = self.get_serializer_class()(
@@ -364,6 +368,8 @@ class ModelTools:
         return f"No {self.opts.verbose_name} has {key} {value!r}."
 
     def _serializer_context(self, ctx: Context) -> dict[str, Any]:
+        """What every action gives its serializer, reads as writes (as DRF's generic views
+        do): ``request`` (None off HTTP) and ``mcp_context``, the request's Context."""
         return {"request": ctx.request, "mcp_context": ctx}
 
 
@@ -381,24 +387,3 @@ class _DRFView:
     @property
     def queryset(self) -> QuerySet[Any]:
         return self.get_queryset()
-
-
-#: How DRF's composed permissions (``IsA & IsB``, ``IsA | IsB``, ``~IsA``) are written.
-_OPERATORS: Final = {"AND": "&", "OR": "|", "NOT": "~"}
-
-
-def permission_name(permission: Any) -> str:
-    """A DRF permission class by its dotted path; a composition of them (DRF's
-    ``OperandHolder``, a class-like object with no name of its own) as written, e.g.
-    ``(rest_framework.permissions.IsAuthenticated & myapp.IsOwner)``."""
-    operator = _OPERATORS.get(getattr(getattr(permission, "operator_class", None), "__name__", ""))
-    first = getattr(permission, "op1_class", None)
-    if operator is not None and first is not None:
-        second = getattr(permission, "op2_class", None)
-        if second is None:
-            return f"{operator}{permission_name(first)}"
-        return f"({permission_name(first)} {operator} {permission_name(second)})"
-    name = getattr(permission, "__qualname__", None)
-    if name is None:
-        return repr(permission)
-    return f"{getattr(permission, '__module__', '?')}.{name}"

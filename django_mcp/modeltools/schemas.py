@@ -1,15 +1,24 @@
 """JSON Schemas (2020-12) for DRF serializers, for ``ModelTools`` input and output.
 
-DRF's OpenAPI generator already knows how every serializer field maps to a schema; its
+DRF's OpenAPI generator already knows how most serializer fields map to a schema; its
 output is OpenAPI 3.0, so ``nullable: true`` becomes a ``"null"`` type, and the
 read-only/write-only flags split it into an input schema and an output schema.
+
+Where DRF guesses, the guess is replaced (:func:`field_schema`): it calls any field it does
+not know a string, and a ``JSONField`` an object. A ``SerializerMethodField`` returning a
+bool, a ``ReadOnlyField`` over a number or a JSON list would then break the promise of
+``outputSchema`` (server/tools.mdx: structured results MUST conform to it), and a client
+that checks, as the official SDK does, refuses the result. Such a field gets the schema of
+its method's return annotation when it has one, and otherwise no constraint.
 """
 
 from __future__ import annotations
 
 import copy
+import typing
 from typing import Any
 
+from pydantic import TypeAdapter
 from rest_framework import serializers
 from rest_framework.schemas.openapi import AutoSchema
 
@@ -36,16 +45,58 @@ def serializer_schema(serializer: serializers.BaseSerializer[Any]) -> dict[str, 
     return copy.deepcopy(AutoSchema().map_serializer(serializer))
 
 
+def field_schema(field: serializers.Field[Any, Any, Any, Any]) -> dict[str, Any] | None:
+    """The schema of a field whose value DRF's generator only guesses, or None to keep
+    DRF's: a method field's return annotation (none: any value), a ``ReadOnlyField``, a
+    ``JSONField`` (any JSON value, not only an object) and a project's own field built
+    directly on ``Field``, which may represent itself as anything."""
+    if isinstance(field, serializers.SerializerMethodField):
+        return _returns(getattr(field.parent, field.method_name or "", None))
+    if isinstance(field, serializers.ReadOnlyField | serializers.JSONField):
+        return {}
+    kind = type(field)
+    if kind.__mro__[1] is serializers.Field and not kind.__module__.startswith("rest_framework"):
+        return {}
+    return None
+
+
+def _returns(method: Any) -> dict[str, Any]:
+    """The JSON Schema of ``method``'s return annotation, or ``{}`` (any value) when it
+    has none, it cannot be resolved, or its schema needs definitions of its own."""
+    try:
+        annotation = typing.get_type_hints(method).get("return")
+        if annotation is None:
+            return {}
+        schema: dict[str, Any] = TypeAdapter(annotation).json_schema()
+    except Exception:  # an unresolvable or unsupported annotation constrains nothing
+        return {}
+    if "$defs" in schema or "$ref" in schema:
+        return {}
+    schema.pop("title", None)
+    return schema
+
+
+def _properties(
+    serializer: serializers.BaseSerializer[Any], *, drop: str
+) -> dict[str, dict[str, Any]]:
+    """Each property of the serializer's schema but those flagged ``drop`` (``readOnly``
+    for input, ``writeOnly`` for output), converted, with DRF's guesses replaced."""
+    fields = getattr(serializer, "fields", {})
+    properties = {}
+    for name, prop in serializer_schema(serializer).get("properties", {}).items():
+        if prop.get(drop):
+            continue
+        replaced = field_schema(fields[name]) if name in fields else None
+        properties[name] = _convert(prop) if replaced is None else replaced
+    return properties
+
+
 def input_schema(
     serializer: serializers.BaseSerializer[Any], *, partial: bool = False
 ) -> dict[str, Any]:
     """The writable fields as an object schema; with ``partial`` nothing is required."""
     schema = serializer_schema(serializer)
-    properties = {
-        name: _convert(prop)
-        for name, prop in schema.get("properties", {}).items()
-        if not prop.get("readOnly")
-    }
+    properties = _properties(serializer, drop="readOnly")
     result: dict[str, Any] = {"type": "object", "properties": properties}
     required = [name for name in schema.get("required", []) if name in properties]
     if required and not partial:
@@ -56,10 +107,5 @@ def input_schema(
 
 def output_schema(serializer: serializers.BaseSerializer[Any]) -> dict[str, Any]:
     """The readable fields as an object schema; every one is present in the output."""
-    schema = serializer_schema(serializer)
-    properties = {
-        name: _convert(prop)
-        for name, prop in schema.get("properties", {}).items()
-        if not prop.get("writeOnly")
-    }
+    properties = _properties(serializer, drop="writeOnly")
     return {"type": "object", "properties": properties, "required": list(properties)}

@@ -1,0 +1,124 @@
+"""What a ``ModelTools`` serializer reads and returns: the serializer context on every
+action, and output schemas that hold for fields DRF's schema generator only guesses.
+
+server/tools.mdx, "Output Schema": when a tool declares an ``outputSchema``, its structured
+results MUST conform to it, and clients SHOULD validate them (the official SDK refuses a
+result that does not). DRF's generator calls any field it does not know a string and a
+``JSONField`` an object, so a method field returning a bool broke every list it was in.
+The module is its own URLconf: a site at /mcp with one ModelTools over ``Book``.
+"""
+
+# ModelTools options are class attributes read once, like ModelAdmin's.
+# ruff: noqa: RUF012
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.urls import path
+from jsonschema import Draft202012Validator
+from rest_framework import serializers
+
+import django_mcp
+from django_mcp.modeltools.schemas import output_schema
+from django_mcp.sites import MCPSite
+from testproject.books.models import Book
+from tests.helpers import call_tool, mcp_post, result_of
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+site = MCPSite(name="modeltools-serializer-fields")
+
+
+class Shelf(serializers.Field[Any, Any, Any, Any]):
+    """A project's own field, built directly on ``Field``: it may return anything."""
+
+    def to_representation(self, value: Any) -> Any:
+        return [value[:1], len(value)]
+
+
+class BookSerializer(serializers.ModelSerializer[Book]):
+    """Fields whose value DRF's schema generator can only guess."""
+
+    seen_by = serializers.SerializerMethodField()  # no annotation: any value
+    cheap = serializers.SerializerMethodField()  # annotated: a boolean
+    author_name = serializers.ReadOnlyField(source="author.name")
+    tags = serializers.JSONField(read_only=True, default=list)
+    shelf = Shelf(source="title", read_only=True)
+
+    class Meta:
+        model = Book
+        fields = ["isbn", "title", "seen_by", "cheap", "author_name", "tags", "shelf"]
+
+    def get_seen_by(self, book: Book) -> Any:
+        """Who the serializer was given as the caller: needs the context on reads too."""
+        request = self.context.get("request")
+        mcp_context = self.context.get("mcp_context")
+        return {
+            "request_user": getattr(getattr(request, "user", None), "username", None),
+            "has_context": mcp_context is not None,
+        }
+
+    def get_cheap(self, book: Book) -> bool:
+        return book.price < 8
+
+
+@django_mcp.register(Book, site=site)
+class BookTools(django_mcp.ModelTools):
+    serializer_class = BookSerializer
+    actions = ["list", "get"]
+    lookup_argument = "isbn"
+
+
+urlpatterns = [path("mcp", site.urls)]
+
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
+
+
+def listed_output_schema(client: Client, name: str) -> dict[str, Any]:
+    listed = result_of(mcp_post(client, "tools/list"))["tools"]
+    schema: dict[str, Any] = next(t for t in listed if t["name"] == name)["outputSchema"]
+    return schema
+
+
+def test_guessed_fields_get_schemas_their_values_meet() -> None:
+    properties = output_schema(BookSerializer())["properties"]
+
+    assert properties["cheap"] == {"type": "boolean"}
+    assert properties["seen_by"] == {}
+    assert properties["author_name"] == {}
+    assert properties["tags"] == {}
+    assert properties["shelf"] == {}
+    assert properties["title"]["type"] == "string"  # what DRF knows stays DRF's
+
+
+def test_list_and_get_results_conform_to_their_output_schemas(
+    client: Client, catalogue: Any
+) -> None:
+    page = result_of(call_tool(client, "book_list", {}))["structuredContent"]
+    one = result_of(call_tool(client, "book_get", {"isbn": "9780441013593"}))
+
+    Draft202012Validator(listed_output_schema(client, "book_list")).validate(page)
+    Draft202012Validator(listed_output_schema(client, "book_get")).validate(
+        one["structuredContent"]
+    )
+    assert one["structuredContent"]["cheap"] is False
+    assert one["structuredContent"]["author_name"] == "Frank Herbert"
+
+
+def test_reads_give_the_serializer_the_request_and_the_mcp_context(
+    client: Client, catalogue: Any, django_user_model: Any
+) -> None:
+    """As DRF's generic views do for every action: ``self.context["request"]`` in a
+    method field must not depend on whether the action writes."""
+    client.force_login(django_user_model.objects.create(username="ada"))
+    expected = {"request_user": "ada", "has_context": True}
+
+    page = result_of(call_tool(client, "book_list", {}))["structuredContent"]
+    one = result_of(call_tool(client, "book_get", {"isbn": "9780441013593"}))
+
+    assert page["results"]
+    assert all(row["seen_by"] == expected for row in page["results"])
+    assert one["structuredContent"]["seen_by"] == expected
