@@ -64,3 +64,17 @@ def test_inputs_first_then_the_task(client, example_site):
     task_id = result_of(mcp_post(client, "tools/call", params, meta=declaring()))["taskId"]
     run_worker()
     assert get(client, task_id)["result"]["content"][0]["text"] == "Migrated eu"
+
+
+def test_the_testing_guides_task_snippet_runs(example_site):
+    """docs/guides/testing.md, "Tools that run as tasks": the test client declaring the
+    extension gets the task, and polls it with a raw request (Mcp-Name from the taskId)."""
+    from django_mcp.test import MCPClient
+
+    client = MCPClient(capabilities={"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    created = client.call_tool("build_report", year=2025).raw
+    assert created["resultType"] == "task"
+    run_worker()
+    polled = client.request("tasks/get", {"taskId": created["taskId"]})
+    assert polled["status"] == "completed"
+    assert polled["result"]["content"][0]["text"] == "Report over 12 months"
