@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import operator
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from django_mcp.declarations.permissions import (
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
 from django_mcp.modeltools import registration, writes
+from django_mcp.modeltools.drf_permissions import drf_allows
 from django_mcp.modeltools.permission_names import permission_name
 from django_mcp.modeltools.spec import ModelActionSpec
 from django_mcp.server.context import Context
@@ -39,13 +39,6 @@ _DEFAULT_CODENAMES: Final = {
     "create": "add",
     "update": "change",
     "delete": "delete",
-}
-_HTTP_METHODS: Final = {
-    "list": "GET",
-    "get": "GET",
-    "create": "POST",
-    "update": "PATCH",
-    "delete": "DELETE",
 }
 
 
@@ -143,7 +136,7 @@ class ModelTools:
         if perms and not has_django_perms(ctx, perms):
             return False
         return all(
-            self._drf_allows(permission(), ctx, action) for permission in self.permission_classes
+            drf_allows(permission(), self, ctx, action) for permission in self.permission_classes
         )
 
     def guards(self, action: str) -> dict[str, Any]:
@@ -203,23 +196,6 @@ class ModelTools:
         if isinstance(required, Mapping):
             return normalise_scopes(required.get(action))
         return normalise_scopes(required)
-
-    def _drf_allows(self, permission: Any, ctx: Context, action: str) -> bool:
-        if ctx.request is None:
-            return False
-        from django.contrib.auth.models import AnonymousUser
-        from rest_framework.request import Request
-
-        http_request = copy.copy(ctx.request)
-        http_request.method = _HTTP_METHODS[action]
-        drf_request = Request(http_request)
-        # A bare Request has no authenticators, so it would see AnonymousUser: hand it the
-        # caller that Django's permissions are checked against.
-        user: Any = ctx.user if ctx.user is not None else AnonymousUser()
-        drf_request.user = user
-        drf_request.auth = None
-        view = _DRFView(self, ctx, action)
-        return bool(permission.has_permission(drf_request, view))
 
     # -- building the tools -------------------------------------------------------------
 
@@ -371,19 +347,3 @@ class ModelTools:
         """What every action gives its serializer, reads as writes (as DRF's generic views
         do): ``request`` (None off HTTP) and ``mcp_context``, the request's Context."""
         return {"request": ctx.request, "mcp_context": ctx}
-
-
-class _DRFView:
-    """What DRF permission classes look for on a view: action, model queryset, kwargs."""
-
-    def __init__(self, tools: ModelTools, ctx: Context, action: str) -> None:
-        self.action = action
-        self.kwargs: dict[str, Any] = {}
-        self._tools, self._ctx = tools, ctx
-
-    def get_queryset(self) -> QuerySet[Any]:
-        return self._tools.get_queryset(self._ctx)
-
-    @property
-    def queryset(self) -> QuerySet[Any]:
-        return self.get_queryset()
