@@ -129,6 +129,17 @@ class ModelTools:
             queryset = queryset.select_related(*self.list_select_related)
         return queryset
 
+    def perform_create(self, serializer: Any, ctx: Context) -> None:
+        """Save a new row from the validated ``serializer``, as DRF's ``perform_create``:
+        override to set what the caller does not send, e.g.
+        ``serializer.save(owner=ctx.user)``. Runs in the action's transaction."""
+        serializer.save()
+
+    def perform_update(self, serializer: Any, ctx: Context) -> None:
+        """Save the changes of the validated ``serializer``, as DRF's ``perform_update``;
+        runs in the action's transaction, with the row locked."""
+        serializer.save()
+
     def has_permission(self, ctx: Context, action: str) -> bool:
         """Whether the caller may use ``action``; by default ``permission_required`` and
         ``permission_classes`` decide."""
@@ -299,7 +310,7 @@ class ModelTools:
                 raise ToolError(
                     f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
                 )
-            serializer.save()
+            self.perform_create(serializer, ctx)
         return serializer.data
 
     def update_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
@@ -318,7 +329,7 @@ class ModelTools:
                         f"{args.serializer_errors(serializer.errors)}"
                     )
                 with writes.updates_only(instance):
-                    serializer.save()
+                    self.perform_update(serializer, ctx)
         except writes.Vanished as exc:
             raise ToolError(self._not_found(arguments)) from exc
         return serializer.data
