@@ -35,11 +35,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 #: Longest wait of a WSGI stream's loop before it looks for events again.
 WSGI_POLL_SECONDS = 0.25
-#: A channel-layer ``receive`` that fails sooner than this after it started is a quick
-#: failure (the layer is down, say): the next one waits this long first, and after
-#: :data:`LAYER_QUICK_FAILURES` of them in a row the stream ends with its closing result.
+#: A failed channel-layer ``receive`` is started again no sooner than this after the last
+#: one started, and a timeout counts as an idle wait only after at least this long.
 LAYER_RETRY_SECONDS = 1.0
-LAYER_QUICK_FAILURES = 3
+#: Failures (other than idle waits) with no event between them that end the stream.
+LAYER_MAX_FAILURES = 3
 #: What a WSGI stream learns of its client's connection (:mod:`django_mcp.http.peer`):
 #: open, closed on the client's sending side only (it may still read), or gone.
 PeerState = Literal["open", "half-closed", "gone"]
@@ -120,11 +120,11 @@ class Listener:
         cancelled for a keep-alive: a channels_redis receive cancelled mid-way can lose a
         message it already popped, for this stream or another one of the process.
 
-        A ``receive`` that fails is started again, not the stream's end: channels_redis
-        with redis-py 8 (whose socket timeout equals the layer's five-second blocking pop)
-        fails every idle wait with ``TimeoutError``, and a Redis restart fails a few. Only
-        :data:`LAYER_QUICK_FAILURES` quick failures in a row end the stream, with its
-        closing result, so the client reconnects (to a process whose layer works).
+        A ``receive`` that fails is started again, not the stream's end (see
+        :meth:`recover`); :data:`LAYER_MAX_FAILURES` with no event between them end the
+        stream without its closing result, which tells the client that it dropped and that
+        it may reconnect (basic/utilities/subscriptions.mdx), perhaps to a process whose
+        layer works.
 
         ``peer`` (WSGI, where no cancellation comes) is asked at every wake-up: once the
         client is gone the stream ends without a further frame, as nobody reads it. The
@@ -139,7 +139,7 @@ class Listener:
         deadline = _deadline()
         receiving: asyncio.Task[Any] | None = None
         receive_started = 0.0
-        quick_failures = 0
+        failures = 0
         stopping = shutdown.waiter()
         nudged = False
         try:
@@ -174,18 +174,16 @@ class Listener:
                         last_frame = _now()
                     continue
                 finished, receiving = receiving, None
-                failure = finished.exception()
+                failure = _failure_of(finished)
                 if failure is not None:
-                    quick = _now() - receive_started < LAYER_RETRY_SECONDS
-                    quick_failures = quick_failures + 1 if quick else 0
-                    log_layer_failure(failure, quick_failures)
-                    if quick_failures >= LAYER_QUICK_FAILURES:
-                        yield sse.event(proto.closing_result(self.subscription_id))
-                        return
-                    if quick:  # not at once again, nor past a shutdown
-                        await asyncio.wait({stopping}, timeout=LAYER_RETRY_SECONDS)
+                    waited = _now() - receive_started
+                    failures = await self.recover(layer, channel, failure, waited, failures)
+                    if failures >= LAYER_MAX_FAILURES:
+                        return  # dropped, not closed: the client may reconnect
+                    if waited < LAYER_RETRY_SECONDS:  # not at once again, nor past a shutdown
+                        await asyncio.wait({stopping}, timeout=LAYER_RETRY_SECONDS - waited)
                     continue
-                quick_failures = 0
+                failures = 0
                 frame = await self.render(finished.result())
                 if frame is not None:
                     yield frame
@@ -197,6 +195,37 @@ class Listener:
             if receiving is not None:
                 await _abandon(receiving)
             await layer.group_discard(self.group, channel)
+
+    async def recover(
+        self, layer: Any, channel: str, failure: BaseException, waited: float, failures: int
+    ) -> int:
+        """The stream's failure count after ``receive`` failed with ``failure`` after
+        ``waited`` seconds, the stream's place in its group made sure of again.
+
+        An idle wait that timed out counts for nothing: channels_redis with redis-py 8
+        (whose default socket timeout equals the layer's five-second blocking pop) times
+        out every quiet wait, and the configured ``socket_timeout`` that avoids it may be
+        missing (docs/deployment.md). Any other failure counts, slow ones too (a Redis that
+        hangs fails every receive after a connect timeout), and a successful receive
+        resets the count. After a failure the stream joins its group again: a Redis that
+        restarted forgot it, and the stream would wait for ever on a channel nobody sends
+        to."""
+        if waited >= LAYER_RETRY_SECONDS and _is_timeout(failure):
+            logger.debug("A listen stream's idle channel-layer receive timed out: %r", failure)
+            return failures
+        failures += 1
+        logger.warning(
+            "A listen stream's channel-layer receive failed (%d of %d): %r",
+            failures,
+            LAYER_MAX_FAILURES,
+            failure,
+        )
+        if failures < LAYER_MAX_FAILURES:
+            try:
+                await layer.group_add(self.group, channel)
+            except Exception as exc:  # still down: the next receive fails and counts
+                logger.debug("A listen stream could not join its group again: %r", exc)
+        return failures
 
     def sync_events(self, peer: Callable[[], PeerState] | None = None) -> Iterator[bytes]:
         """The same stream for WSGI servers, which hold one thread per open stream.
@@ -243,16 +272,14 @@ def _deadline() -> float:
     return _now() + limits.max_seconds()
 
 
-def log_layer_failure(failure: BaseException, quick_failures: int) -> None:
-    """A failed ``receive``: a warning when it failed at once (the layer may be down),
-    debug for a wait that timed out (channels_redis with redis-py 8 does that every five
-    seconds of quiet, which is no news; a ``socket_timeout`` above five seconds in
-    ``CHANNEL_LAYERS`` avoids it, docs/deployment.md)."""
-    if quick_failures:
-        logger.warning(
-            "A listen stream's channel-layer receive failed (%d in a row): %r",
-            quick_failures,
-            failure,
-        )
-    else:
-        logger.debug("A listen stream's channel-layer receive failed after waiting: %r", failure)
+def _failure_of(task: asyncio.Task[Any]) -> BaseException | None:
+    """Why a finished ``receive`` failed, or None. A receive the layer cancelled itself
+    (nothing here cancels a pending one) is a failure too, not the stream's cancellation."""
+    if task.cancelled():
+        return asyncio.CancelledError("the channel layer cancelled its receive")
+    return task.exception()
+
+
+def _is_timeout(failure: BaseException) -> bool:
+    """Python's ``TimeoutError``, or a layer's own of that name (redis-py's is not one)."""
+    return isinstance(failure, TimeoutError) or type(failure).__name__ == "TimeoutError"

@@ -2,26 +2,33 @@
 
 channels_redis 4.3 with redis-py 8 fails every idle wait: redis-py's default socket timeout
 (5 s) equals the layer's blocking pop, so a quiet stream's ``receive`` raises
-``TimeoutError`` after five seconds. That used to end the stream with an exception and no
-closing result, five seconds after it opened, under every documented Redis setup. A receive
-that fails after waiting is now simply started again; only failures in quick succession
-(the layer is down) end the stream, with its closing result so the client reconnects
-(basic/utilities/subscriptions.mdx: a stream ends with the listen result).
+``TimeoutError`` after five seconds. That used to end the stream with an exception, five
+seconds after it opened, under every documented Redis setup. Now an idle wait that timed
+out is simply started again; other failures are retried too, the stream joining its group
+again (a restarted Redis forgot it), and only a few of them with no event between end the
+stream, without its closing result: basic/utilities/subscriptions.mdx, a close without the
+listen response tells the client the stream dropped, and it may reconnect.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shutil
 import socket
+import subprocess
+import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from django_mcp.listen import listener as listener_module
-from django_mcp.listen.listener import LAYER_QUICK_FAILURES, Listener
+from django_mcp.listen.listener import LAYER_MAX_FAILURES, Listener
 from django_mcp.protocol import subscriptions as proto
 from django_mcp.sites import MCPSite
+from tests.live import free_port
 
 from . import sse
 
@@ -29,19 +36,22 @@ TOOLS_CHANGED = {"type": "django_mcp.change", "method": proto.TOOLS_LIST_CHANGED
 
 
 class FlakyLayer:
-    """A channel layer whose receives fail as ``failures`` says (each a delay before a
-    ``TimeoutError``), then deliver ``event``, then wait for ever."""
+    """A channel layer whose receives fail as ``failures`` says (each a delay, then the
+    exception to raise), then deliver ``event``, then wait for ever."""
 
-    def __init__(self, failures: list[float], event: dict[str, Any] | None) -> None:
+    def __init__(
+        self, failures: list[tuple[float, BaseException]], event: dict[str, Any] | None
+    ) -> None:
         self.failures = list(failures)
         self.event = event
         self.receives = 0
+        self.joins = 0
 
     async def new_channel(self) -> str:
         return "channel!1"
 
     async def group_add(self, group: str, channel: str) -> None:
-        pass
+        self.joins += 1
 
     async def group_discard(self, group: str, channel: str) -> None:
         pass
@@ -49,8 +59,9 @@ class FlakyLayer:
     async def receive(self, channel: str) -> dict[str, Any]:
         self.receives += 1
         if self.failures:
-            await asyncio.sleep(self.failures.pop(0))
-            raise TimeoutError("Timeout reading from 127.0.0.1:6379")
+            delay, failure = self.failures.pop(0)
+            await asyncio.sleep(delay)
+            raise failure
         if self.event is not None:
             event, self.event = self.event, None
             return event
@@ -76,6 +87,10 @@ async def first_frames(stream: Listener, count: int, within: float) -> list[byte
     return frames
 
 
+TIMEOUT = TimeoutError("Timeout reading from 127.0.0.1:6379")
+GONE = ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
 @pytest.fixture
 def stream(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Listener:
     settings.DJANGO_MCP = {
@@ -83,33 +98,55 @@ def stream(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Listener:
         "LISTEN_KEEPALIVE_SECONDS": 60,
         "LISTEN_MAX_SECONDS": 60,
     }
+    monkeypatch.setattr(listener_module, "LAYER_RETRY_SECONDS", 0.1)
     return Listener(MCPSite("flaky"), "listen-1", proto.SubscriptionFilter(tools_list_changed=True))
 
 
-def test_a_receive_that_times_out_after_waiting_is_started_again(stream, monkeypatch):
-    layer = FlakyLayer([1.2, 1.2], TOOLS_CHANGED)  # two idle waits that end in TimeoutError
+def serve(
+    stream: Listener, monkeypatch: pytest.MonkeyPatch, layer: FlakyLayer, count: int = 10
+) -> list[bytes]:
+    """The stream's first ``count`` frames, or all of them if it ends sooner."""
     monkeypatch.setattr(listener_module, "channel_layer", lambda: layer)
+    return asyncio.run(first_frames(stream, count, within=10))
 
-    frames = asyncio.run(first_frames(stream, 2, within=10))
 
-    acknowledged, changed = messages(frames)
+def test_idle_waits_that_time_out_are_started_again_and_count_for_nothing(stream, monkeypatch):
+    layer = FlakyLayer([(0.15, TIMEOUT)] * (LAYER_MAX_FAILURES + 2), TOOLS_CHANGED)
+
+    acknowledged, changed = messages(serve(stream, monkeypatch, layer, count=2))
+
     assert acknowledged == proto.acknowledgement("listen-1", stream.filter)
     assert changed["method"] == proto.TOOLS_LIST_CHANGED
-    assert layer.receives == 3
+    assert layer.receives == LAYER_MAX_FAILURES + 3
+    assert layer.joins == 1  # an idle wait that timed out left the group alone
 
 
-def test_quick_failures_in_a_row_end_the_stream_with_its_closing_result(
-    stream, monkeypatch, caplog
+def test_after_a_failure_the_stream_joins_its_group_again_and_goes_on(stream, monkeypatch):
+    """A Redis that restarted forgot the group: without joining again, the stream would
+    keep waiting on a channel nobody sends to."""
+    layer = FlakyLayer([(0.0, GONE), (0.0, GONE)], TOOLS_CHANGED)
+
+    changed = messages(serve(stream, monkeypatch, layer, count=2))[1]
+
+    assert changed["method"] == proto.TOOLS_LIST_CHANGED
+    assert layer.joins == 3
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [(0.0, GONE), (0.15, GONE), (0.0, TIMEOUT), (0.0, asyncio.CancelledError())],
+    ids=["refused-at-once", "refused-slowly", "timed-out-at-once", "cancelled-by-the-layer"],
+)
+def test_failures_with_no_event_between_end_the_stream_as_dropped(
+    stream, monkeypatch, caplog, failure
 ):
-    layer = FlakyLayer([0.0] * 10, None)  # the layer is down: every receive fails at once
-    monkeypatch.setattr(listener_module, "channel_layer", lambda: layer)
-    monkeypatch.setattr(listener_module, "LAYER_RETRY_SECONDS", 0.05)
+    layer = FlakyLayer([failure] * 10, None)
 
-    frames = asyncio.run(first_frames(stream, 10, within=10))
+    frames = serve(stream, monkeypatch, layer)
 
-    assert messages(frames)[-1] == proto.closing_result("listen-1")
-    assert layer.receives == LAYER_QUICK_FAILURES
-    assert "channel-layer receive failed" in caplog.text
+    assert messages(frames) == [proto.acknowledgement("listen-1", stream.filter)]
+    assert layer.receives == LAYER_MAX_FAILURES
+    assert caplog.text.count("channel-layer receive failed") == LAYER_MAX_FAILURES
 
 
 def redis_available() -> bool:
@@ -154,3 +191,72 @@ def test_a_quiet_stream_on_redis_with_default_timeouts_still_delivers(stream, se
     finally:
         channel_layers.backends.clear()
     assert messages(frames)[-1]["method"] == proto.TOOLS_LIST_CHANGED
+
+
+@contextlib.contextmanager
+def private_redis(port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """A Redis of this test's own, keeping nothing on disk, until the block ends."""
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:  # bounded wait for it to accept connections
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield process
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@pytest.mark.live
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_a_stream_hears_changes_again_after_redis_restarts(stream, settings):
+    """Redis restarted (and, keeping nothing, forgot every group): the stream's receive
+    fails, it joins its group again, and the next change reaches it."""
+    pytest.importorskip("channels_redis")
+    from channels.layers import channel_layers
+
+    port = free_port()
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [{"address": f"redis://127.0.0.1:{port}/0", "socket_timeout": 30}],
+                "prefix": "dmcp-restart",
+            },
+        }
+    }
+    channel_layers.backends.clear()
+
+    async def scenario() -> dict[str, Any]:
+        with private_redis(port) as first:
+            events = stream.events()
+            await anext(events)  # the acknowledgement, with the group joined
+            waiting = asyncio.ensure_future(anext(events))
+            await asyncio.sleep(0.3)
+            first.kill()
+            first.wait(timeout=10)
+        with private_redis(port):
+            await asyncio.sleep(3)  # the failed receive, the retry and the join again
+            assert not waiting.done()
+            await listener_module.channel_layer().group_send(stream.group, TOOLS_CHANGED)
+            async with asyncio.timeout(10):
+                frame = await waiting
+            await events.aclose()
+        (message,) = sse.messages(frame)
+        return message
+
+    try:
+        message = asyncio.run(scenario())
+    finally:
+        channel_layers.backends.clear()
+    assert message["method"] == proto.TOOLS_LIST_CHANGED
