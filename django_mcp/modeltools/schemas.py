@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import copy
 import typing
-from typing import Any
+from typing import Any, Final
 
+from django.db import models
 from pydantic import TypeAdapter
 from rest_framework import serializers
 from rest_framework.schemas.openapi import AutoSchema
@@ -45,11 +46,16 @@ def serializer_schema(serializer: serializers.BaseSerializer[Any]) -> dict[str, 
     return copy.deepcopy(AutoSchema().map_serializer(serializer))
 
 
+#: What a replaced schema keeps of DRF's: the annotations it took from the field.
+_KEPT: Final[tuple[str, ...]] = ("title", "description", "default")
+
+
 def field_schema(field: serializers.Field[Any, Any, Any, Any]) -> dict[str, Any] | None:
     """The schema of a field whose value DRF's generator only guesses, or None to keep
     DRF's: a method field's return annotation (none: any value), a ``ReadOnlyField``, a
-    ``JSONField`` (any JSON value, not only an object) and a project's own field built
-    directly on ``Field``, which may represent itself as anything."""
+    ``JSONField`` (any JSON value, not only an object), a project's own field built
+    directly on ``Field``, which may represent itself as anything, and a primary-key
+    relation to an integer key that DRF cannot see (a read-only one has no queryset)."""
     if isinstance(field, serializers.SerializerMethodField):
         return _returns(getattr(field.parent, field.method_name or "", None))
     if isinstance(field, serializers.ReadOnlyField | serializers.JSONField):
@@ -57,7 +63,46 @@ def field_schema(field: serializers.Field[Any, Any, Any, Any]) -> dict[str, Any]
     kind = type(field)
     if kind.__mro__[1] is serializers.Field and not kind.__module__.startswith("rest_framework"):
         return {}
+    if isinstance(field, serializers.PrimaryKeyRelatedField) and field.pk_field is None:
+        queryset: Any = getattr(field, "queryset", None)
+        target = getattr(queryset, "model", None) or _related_model(field)
+        if target is None:
+            return {}
+        if isinstance(target._meta.pk, models.IntegerField):
+            return {"type": "integer"}
     return None
+
+
+def _related_model(field: serializers.Field[Any, Any, Any, Any]) -> Any:
+    """The model a relation field points to, read from its serializer's model; None when
+    it cannot be told. A ``many=True`` relation's child is named by its parent."""
+    holder: Any = field.parent if isinstance(field.parent, serializers.ManyRelatedField) else field
+    model = getattr(getattr(holder.parent, "Meta", None), "model", None)
+    try:
+        return model._meta.get_field(holder.source).related_model if model else None
+    except Exception:  # a source that is no model field (a property, a dotted path)
+        return None
+
+
+def replace_guesses(schema: dict[str, Any], field: Any) -> dict[str, Any]:
+    """``schema`` (DRF's, converted) of ``field`` with every guess in it replaced, nested
+    serializers and list children included; what DRF knows, and the annotations it took
+    from the field (``description``...), stay. A replacement keeps DRF's ``null``."""
+    replaced = field_schema(field)
+    if replaced is not None:
+        kept: dict[str, Any] = {key: schema[key] for key in _KEPT if key in schema}
+        if isinstance(replaced.get("type"), str) and "null" in (schema.get("type") or ()):
+            replaced = {**replaced, "type": [replaced["type"], "null"]}
+        return {**kept, **replaced}
+    child = getattr(field, "child_relation", None) or getattr(field, "child", None)
+    if child is not None and isinstance(schema.get("items"), dict):
+        schema["items"] = replace_guesses(schema["items"], child)
+    properties = schema.get("properties")
+    if isinstance(field, serializers.Serializer) and isinstance(properties, dict):
+        for name, sub in field.fields.items():
+            if name in properties:
+                properties[name] = replace_guesses(properties[name], sub)
+    return schema
 
 
 def _returns(method: Any) -> dict[str, Any]:
@@ -86,8 +131,8 @@ def _properties(
     for name, prop in serializer_schema(serializer).get("properties", {}).items():
         if prop.get(drop):
             continue
-        replaced = field_schema(fields[name]) if name in fields else None
-        properties[name] = _convert(prop) if replaced is None else replaced
+        converted = _convert(prop)
+        properties[name] = replace_guesses(converted, fields[name]) if name in fields else converted
     return properties
 
 

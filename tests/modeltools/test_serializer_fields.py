@@ -23,7 +23,7 @@ from rest_framework import serializers
 import django_mcp
 from django_mcp.modeltools.schemas import output_schema
 from django_mcp.sites import MCPSite
-from testproject.books.models import Book
+from testproject.books.models import Author, Book
 from tests.helpers import call_tool, mcp_post, result_of
 
 if TYPE_CHECKING:
@@ -39,6 +39,21 @@ class Shelf(serializers.Field[Any, Any, Any, Any]):
         return [value[:1], len(value)]
 
 
+class AuthorSerializer(serializers.ModelSerializer[Author]):
+    """Nested in a book: its guessed fields must be replaced too."""
+
+    prolific = serializers.SerializerMethodField()
+    notes = serializers.JSONField(read_only=True, default=list, help_text="Free notes.")
+    books = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Author
+        fields = ["id", "name", "prolific", "notes", "books"]
+
+    def get_prolific(self, author: Author) -> bool:
+        return author.books.count() > 1
+
+
 class BookSerializer(serializers.ModelSerializer[Book]):
     """Fields whose value DRF's schema generator can only guess."""
 
@@ -47,10 +62,18 @@ class BookSerializer(serializers.ModelSerializer[Book]):
     author_name = serializers.ReadOnlyField(source="author.name")
     tags = serializers.JSONField(read_only=True, default=list)
     shelf = Shelf(source="title", read_only=True)
+    writer = AuthorSerializer(source="author", read_only=True)
+    author_id = serializers.PrimaryKeyRelatedField(source="author", read_only=True)
+    maybe_author = serializers.PrimaryKeyRelatedField(
+        source="author", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Book
-        fields = ["isbn", "title", "seen_by", "cheap", "author_name", "tags", "shelf"]
+        fields = [
+            "isbn", "title", "seen_by", "cheap", "author_name", "tags", "shelf", "writer",
+            "author_id", "maybe_author",
+        ]  # fmt: skip
 
     def get_seen_by(self, book: Book) -> Any:
         """Who the serializer was given as the caller: needs the context on reads too."""
@@ -91,6 +114,12 @@ def test_guessed_fields_get_schemas_their_values_meet() -> None:
     assert properties["author_name"] == {}
     assert properties["tags"] == {}
     assert properties["shelf"] == {}
+    assert properties["author_id"] == {"type": "integer"}  # DRF: a string (no queryset)
+    nested = properties["writer"]["properties"]
+    assert nested["prolific"] == {"type": "boolean"}
+    assert nested["notes"] == {"description": "Free notes."}  # any value, help text kept
+    assert nested["books"] == {"type": "array", "items": {"type": "integer"}}
+    assert properties["maybe_author"] == {"type": ["integer", "null"]}
     assert properties["title"]["type"] == "string"  # what DRF knows stays DRF's
 
 
@@ -105,6 +134,7 @@ def test_list_and_get_results_conform_to_their_output_schemas(
         one["structuredContent"]
     )
     assert one["structuredContent"]["cheap"] is False
+    assert one["structuredContent"]["writer"]["prolific"] is True
     assert one["structuredContent"]["author_name"] == "Frank Herbert"
 
 
