@@ -76,24 +76,23 @@ MAX_WRAPPERS: Final = 10
 def reads_bodies_unbounded(application: Any) -> bool:
     """Whether ``application`` reaches Django's ``ASGIHandler`` with neither ``BodyLimit``
     nor ``NativeMCP`` on the way: through Channels' ``ProtocolTypeRouter`` (its ``"http"``
-    entry) and wrappers that keep what they wrap as one of :data:`WRAPPED`. Django's handler
-    itself, not a subclass (``ASGIStaticFilesHandler`` is one, and wraps). False when the
-    chain leaves what this can follow: an unknown wrapper may bound bodies itself."""
+    entry) and wrappers that keep what they wrap as one of :data:`WRAPPED`, down to Django's
+    handler or a subclass of it that wraps nothing (``ASGIStaticFilesHandler`` wraps, and
+    is followed). False when the chain leaves what this can follow: an unknown wrapper may
+    bound bodies itself."""
     from django_mcp.http.asgi import BodyLimit
     from django_mcp.http.native import NativeMCP
 
     for _ in range(MAX_WRAPPERS):
         if isinstance(application, BodyLimit | NativeMCP):
             return False
-        if type(application) is ASGIHandler:  # subclasses may wrap (static files do)
+        wrapped = next(
+            (found for name in WRAPPED if (found := getattr(application, name, None))), None
+        )
+        if isinstance(application, ASGIHandler) and wrapped is None:
             return True
         mapping = getattr(application, "application_mapping", None)
-        if isinstance(mapping, dict):
-            application = mapping.get("http")
-        else:
-            application = next(
-                (found for name in WRAPPED if (found := getattr(application, name, None))), None
-            )
+        application = mapping.get("http") if isinstance(mapping, dict) else wrapped
         if application is None:
             return False
     return False

@@ -10,6 +10,7 @@ from channels.routing import ProtocolTypeRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.asgi import get_asgi_application
+from django.core.handlers.asgi import ASGIHandler
 
 from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
@@ -22,6 +23,13 @@ channels_bounded = ProtocolTypeRouter({"http": BodyLimit(get_asgi_application())
 # Django's static files handler subclasses its ASGI handler and keeps what it wraps.
 static_over_bounded = ASGIStaticFilesHandler(BodyLimit(get_asgi_application()))
 static_over_django = ASGIStaticFilesHandler(get_asgi_application())
+
+
+class LifespanHandler(ASGIHandler):
+    """Django's handler extended in place, wrapping nothing (as lifespan add-ons do)."""
+
+
+lifespan_django = LifespanHandler()
 # Channels' own wrappers keep what they wrap as ``application`` or ``inner``.
 channels_stack_over_django = ProtocolTypeRouter(
     {"http": AllowedHostsOriginValidator(AuthMiddlewareStack(get_asgi_application()))}

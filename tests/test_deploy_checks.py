@@ -137,6 +137,7 @@ def test_the_sites_are_read_from_the_urlconf():
         ("middleware_over_django", True),
         ("static_over_django", True),
         ("static_over_bounded", False),
+        ("lifespan_django", True),
         ("channels_stack_over_django", True),
         ("channels_stack_over_bounded", False),
         ("bounded", False),
