@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from django.core.exceptions import ObjectDoesNotExist
@@ -310,7 +311,8 @@ class ModelTools:
                 raise ToolError(
                     f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
                 )
-            self.perform_create(serializer, ctx)
+            with refused_as_tool_error(self.opts.verbose_name):
+                self.perform_create(serializer, ctx)
         return serializer.data
 
     def update_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
@@ -328,7 +330,7 @@ class ModelTools:
                         f"Invalid {self.opts.verbose_name}: "
                         f"{args.serializer_errors(serializer.errors)}"
                     )
-                with writes.updates_only(instance):
+                with writes.updates_only(instance), refused_as_tool_error(self.opts.verbose_name):
                     self.perform_update(serializer, ctx)
         except writes.Vanished as exc:
             raise ToolError(self._not_found(arguments)) from exc
@@ -358,3 +360,20 @@ class ModelTools:
         """What every action gives its serializer, reads as writes (as DRF's generic views
         do): ``request`` (None off HTTP) and ``mcp_context``, the request's Context."""
         return {"request": ctx.request, "mcp_context": ctx}
+
+
+@contextlib.contextmanager
+def refused_as_tool_error(verbose_name: Any) -> Iterator[None]:
+    """A DRF refusal raised while saving (by a ``perform_*`` hook, or by the serializer's
+    ``create``/``update``) as the tool error it is, which undoes the write with the
+    action's transaction: a ``ValidationError`` names its fields as an invalid input
+    does; another ``APIException`` (``PermissionDenied``, ``NotFound``...) gives its
+    detail. DRF answers them 400, 403 and 404; left alone they would be -32603."""
+    from rest_framework.exceptions import APIException, ValidationError
+
+    try:
+        yield
+    except ValidationError as exc:
+        raise ToolError(f"Invalid {verbose_name}: {args.serializer_errors(exc.detail)}") from exc
+    except APIException as exc:
+        raise ToolError(str(exc.detail)) from exc

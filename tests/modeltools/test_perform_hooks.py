@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.urls import path
 from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
 
 import django_mcp
 from django_mcp import Context, ToolError
@@ -42,6 +43,11 @@ class BookTools(django_mcp.ModelTools):
     actions = ["create", "update"]
 
     def perform_create(self, serializer: Any, ctx: Context) -> None:
+        title = serializer.validated_data["title"]
+        if title == "invalid":  # DRF's way to refuse: a 400 there, a tool error here
+            raise serializers.ValidationError({"title": ["This title is taken."]})
+        if title == "forbidden":
+            raise PermissionDenied("Only editors may add this book.")
         if serializer.validated_data["title"] == "refuse":
             serializer.save(price="1.00")  # written, then undone with the transaction
             raise ToolError("refused by perform_create")
@@ -91,4 +97,25 @@ def test_a_tool_error_in_perform_create_is_a_result_and_undoes_the_write(
 
     assert result["isError"] is True
     assert result["content"][0]["text"] == "refused by perform_create"
+    assert not Book.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("title", "message"),
+    [
+        ("invalid", "Invalid book: title: This title is taken."),
+        ("forbidden", "Only editors may add this book."),
+    ],
+)
+def test_a_drf_refusal_in_a_hook_is_a_tool_error(
+    signed_in: Client, title: str, message: str
+) -> None:
+    """DRF answers these 400 and 403; unmapped they were -32603 internal errors."""
+    author = Author.objects.create(name="Frank Herbert")
+    arguments = {"isbn": "9780441013593", "title": title, "author": author.pk}
+
+    result = result_of(call_tool(signed_in, "book_create", arguments))
+
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == message
     assert not Book.objects.exists()
