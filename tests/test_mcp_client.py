@@ -7,6 +7,7 @@ basic/transports/streamable-http.mdx). Responses are also schema-checked by the 
 
 from __future__ import annotations
 
+import gc
 import inspect
 import tomllib
 from pathlib import Path
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 
 from django_mcp import Context, MCPHeader, ToolError, notify_tools_changed
 from django_mcp.auth.models import AccessToken
+from django_mcp.listen import limits
 from django_mcp.protocol import errors
 from django_mcp.test import (
     AsyncMCPClient,
@@ -275,6 +277,36 @@ def test_the_async_client_calls_through_the_asgi_handler(mcp_site):
     assert [n["method"] for n in result.notifications] == ["notifications/progress"]
     assert names == ["work"]
     assert code == errors.INVALID_PARAMS
+
+
+def test_leaving_the_async_listen_block_ends_the_servers_stream(mcp_site, settings):
+    """docs/guides/testing.md: leaving the ``async with`` closes the stream, on the server
+    too: its slot in the listen limits is free again at once (one stream per caller here,
+    so a second listen would be refused with -31000 otherwise)."""
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_MAX_SECONDS": 5,
+        "LISTEN_MAX_STREAMS_PER_CALLER": 1,
+    }
+    mcp_site.tool(name="t")(lambda: "x")
+
+    async def scenario() -> list[int]:
+        client = AsyncMCPClient(site=mcp_site)
+        held = []
+        for _ in range(2):
+            async with client.listen(toolsListChanged=True) as stream:
+                async for message in stream:
+                    assert message["method"] == "notifications/subscriptions/acknowledged"
+                    held.append(limits.open_streams())
+                    break
+            held.append(limits.open_streams())
+        return held
+
+    gc.disable()  # the stream must end because it was closed, not because it was collected
+    try:
+        assert async_to_sync(scenario)() == [1, 0, 1, 0]
+    finally:
+        gc.enable()
 
 
 def test_both_clients_offer_every_protocol_operation_with_one_signature():

@@ -7,7 +7,7 @@ See docs/guides/testing.md.
 
 from __future__ import annotations
 
-from django_mcp.test.aclient import AsyncMCPClient
+from django_mcp.test.aclient import AsyncListenStream, AsyncMCPClient
 from django_mcp.test.client import ListenStream, MCPClient
 from django_mcp.test.results import (
     CompletionResult,
@@ -20,6 +20,7 @@ from django_mcp.test.results import (
 )
 
 __all__ = [
+    "AsyncListenStream",
     "AsyncMCPClient",
     "CompletionResult",
     "DiscoverResult",

@@ -92,19 +92,65 @@ class AsyncMCPClient(BaseMCPClient):
     get_prompt = _awaited(ClientCore.get_prompt)
     complete = _awaited(ClientCore.complete)
 
-    async def listen(
+    def listen(
         self, notifications: Mapping[str, Any] | None = None, **filters: Any
-    ) -> AsyncIterator[dict[str, Any]]:
-        """Open ``subscriptions/listen`` and yield its messages as they come (the
-        acknowledgement first); leaving the ``async for`` closes the stream."""
-        outgoing = self.core.listen_request(notifications, **filters)
-        response = await self.post(outgoing.body, outgoing.headers)
+    ) -> AsyncListenStream:
+        """``subscriptions/listen``: the stream, opened by ``async with`` (or the first
+        ``async for``), whose messages come as they are sent (the acknowledgement first);
+        leaving the ``async with`` (or ``await stream.aclose()``) ends it. A refused filter
+        raises :class:`MCPClientError` when the stream is opened."""
+        return AsyncListenStream(self, self.core.listen_request(notifications, **filters))
+
+
+class AsyncListenStream:
+    """The messages of one ``subscriptions/listen`` stream of :class:`AsyncMCPClient`.
+
+    An object of its own, not an async generator: leaving ``async for`` early does not
+    close an async generator (the event loop does, some time after it is collected), and
+    the server's stream, with its place in the listen limits, would live on until then.
+    ``async with`` closes it when the block ends. Keep-alive comments are skipped."""
+
+    def __init__(self, client: AsyncMCPClient, outgoing: Outgoing) -> None:
+        self.client, self.outgoing = client, outgoing
+        self.response: HttpResponseBase | None = None
+        self._chunks: AsyncIterator[bytes] | None = None
+        self._decoder = wire.SSEDecoder()
+        self._pending: list[dict[str, Any]] = []
+
+    async def open(self) -> None:
+        """Send the request (once); raise :class:`MCPClientError` for a refusal."""
+        if self.response is not None:
+            return
+        response = await self.client.post(self.outgoing.body, self.outgoing.headers)
+        self.response = response
         raise_unless_stream(response)
-        chunks = response.streaming_content  # type: ignore[attr-defined]
-        decoder = wire.SSEDecoder()
-        try:
-            async for chunk in chunks:
-                for message in decoder.feed(chunk):
-                    yield message
-        finally:
+        self._chunks = response.streaming_content.__aiter__()  # type: ignore[attr-defined]
+
+    def __aiter__(self) -> AsyncListenStream:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        await self.open()
+        while not self._pending:
+            if self._chunks is None:
+                raise StopAsyncIteration
+            self._pending.extend(self._decoder.feed(await self._chunks.__anext__()))
+        return self._pending.pop(0)
+
+    async def aclose(self) -> None:
+        """End the stream as a disconnecting client would: the wrapper Django's test client
+        puts around the body, then the response's own iterator under it (closing only the
+        wrapper would leave the server's stream open)."""
+        chunks, self._chunks = self._chunks, None
+        if chunks is not None and hasattr(chunks, "aclose"):
             await chunks.aclose()
+        iterator = getattr(self.response, "_iterator", None)
+        if iterator is not None and hasattr(iterator, "aclose"):
+            await iterator.aclose()
+
+    async def __aenter__(self) -> AsyncListenStream:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
