@@ -60,6 +60,10 @@ class Listener:
         self.filter = wanted
         self.context = context  # the listener's caller: what it may read
         self.group = group_name(site.name)
+        #: Set when the stream ended because its channel layer kept failing: it ends
+        #: without its closing result, which a transport with no connection to drop
+        #: (stdio) must answer some other way.
+        self.dropped = False
         #: The stream's place in the open-stream counts, given back when the stream ends.
         self.slot: limits.Slot | None = None
 
@@ -177,8 +181,11 @@ class Listener:
                 failure = _failure_of(finished)
                 if failure is not None:
                     waited = _now() - receive_started
-                    failures = await self.recover(layer, channel, failure, waited, failures)
+                    failures = await self.recover(
+                        layer, channel, failure, waited, failures, stopping
+                    )
                     if failures >= LAYER_MAX_FAILURES:
+                        self.dropped = True
                         return  # dropped, not closed: the client may reconnect
                     if waited < LAYER_RETRY_SECONDS:  # not at once again, nor past a shutdown
                         await asyncio.wait({stopping}, timeout=LAYER_RETRY_SECONDS - waited)
@@ -194,38 +201,63 @@ class Listener:
                 self.slot.release()
             if receiving is not None:
                 await _abandon(receiving)
-            await layer.group_discard(self.group, channel)
+            try:  # a layer that is down must not turn the stream's end into an error
+                await asyncio.wait_for(
+                    layer.group_discard(self.group, channel), LAYER_RETRY_SECONDS
+                )
+            except Exception as exc:
+                logger.debug("A listen stream could not leave its group: %r", exc)
 
     async def recover(
-        self, layer: Any, channel: str, failure: BaseException, waited: float, failures: int
+        self,
+        layer: Any,
+        channel: str,
+        failure: BaseException,
+        waited: float,
+        failures: int,
+        stopping: asyncio.Future[None],
     ) -> int:
         """The stream's failure count after ``receive`` failed with ``failure`` after
-        ``waited`` seconds, the stream's place in its group made sure of again.
+        ``waited`` seconds, once the stream has joined its group again.
 
-        An idle wait that timed out counts for nothing: channels_redis with redis-py 8
-        (whose default socket timeout equals the layer's five-second blocking pop) times
-        out every quiet wait, and the configured ``socket_timeout`` that avoids it may be
-        missing (docs/deployment.md). Any other failure counts, slow ones too (a Redis that
-        hangs fails every receive after a connect timeout), and a successful receive
-        resets the count. After a failure the stream joins its group again: a Redis that
-        restarted forgot it, and the stream would wait for ever on a channel nobody sends
-        to."""
-        if waited >= LAYER_RETRY_SECONDS and _is_timeout(failure):
+        It joins again after every failure: a Redis that restarted forgot the group, and
+        the stream would wait for ever on a channel nobody sends to. The join is also the
+        test of an idle wait that timed out: channels_redis with redis-py 8 (whose default
+        socket timeout equals the layer's five-second blocking pop) times out every quiet
+        wait when the configured ``socket_timeout`` that avoids it is missing
+        (docs/deployment.md), which counts for nothing if the join works; a Redis that
+        hangs times out too, and then the join does not. Any other failure counts; only an
+        event resets the count. The join waits at most :data:`LAYER_RETRY_SECONDS`, and
+        not past a shutdown, so keep-alives, the deadline and shutdown still apply."""
+        idle = waited >= LAYER_RETRY_SECONDS and _is_timeout(failure)
+        joined = await self.join_again(layer, channel, stopping)
+        if idle and joined:
             logger.debug("A listen stream's idle channel-layer receive timed out: %r", failure)
             return failures
         failures += 1
         logger.warning(
-            "A listen stream's channel-layer receive failed (%d of %d): %r",
+            "A listen stream's channel-layer receive failed (%d of %d): %r%s",
             failures,
             LAYER_MAX_FAILURES,
             failure,
+            "" if joined else "; joining its group again failed too",
         )
-        if failures < LAYER_MAX_FAILURES:
-            try:
-                await layer.group_add(self.group, channel)
-            except Exception as exc:  # still down: the next receive fails and counts
-                logger.debug("A listen stream could not join its group again: %r", exc)
         return failures
+
+    async def join_again(self, layer: Any, channel: str, stopping: asyncio.Future[None]) -> bool:
+        """Whether the stream joined its group again within :data:`LAYER_RETRY_SECONDS`
+        (a shutdown ends the wait: the stream is about to end anyway)."""
+        joining = asyncio.ensure_future(layer.group_add(self.group, channel))
+        done, _ = await asyncio.wait(
+            {joining, stopping}, timeout=LAYER_RETRY_SECONDS, return_when=asyncio.FIRST_COMPLETED
+        )
+        if joining not in done:
+            await _abandon(joining)
+            return False
+        failure = _failure_of(joining)
+        if failure is not None:
+            logger.debug("A listen stream could not join its group again: %r", failure)
+        return failure is None
 
     def sync_events(self, peer: Callable[[], PeerState] | None = None) -> Iterator[bytes]:
         """The same stream for WSGI servers, which hold one thread per open stream.

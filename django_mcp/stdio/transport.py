@@ -60,6 +60,10 @@ logger = logging.getLogger("django_mcp.stdio")
 #: Requests (and listen streams) handled at once; further ones wait for a free worker.
 MAX_WORKERS: Final = 8
 _DATA: Final = b"data:"
+#: The answer to a listen request whose stream dropped (its channel layer kept failing):
+#: over HTTP the connection closes without the listen result, which tells the client so;
+#: stdio has no connection to close, so the request gets this error instead.
+LISTEN_DROPPED: Final = "The subscription stream dropped: its channel layer kept failing"
 #: How much of an over-long line's rest is read (and dropped) at a time.
 _DISCARD_CHUNK: Final = 64 * 1024
 
@@ -217,6 +221,8 @@ class StdioServer:
                     return
                 if chunk.startswith(_DATA):  # one event, one message; comments are skipped
                     self.write_line(chunk[len(_DATA) :].strip())
+            if listener.dropped:  # no connection to drop here: the request is answered
+                self.write(jsonrpc.error_response(InternalError(LISTEN_DROPPED), request_id))
         finally:
             getattr(events, "close", lambda: None)()  # a generator: run its cleanup now
             with self._inflight_lock:

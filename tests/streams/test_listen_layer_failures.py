@@ -37,13 +37,20 @@ TOOLS_CHANGED = {"type": "django_mcp.change", "method": proto.TOOLS_LIST_CHANGED
 
 class FlakyLayer:
     """A channel layer whose receives fail as ``failures`` says (each a delay, then the
-    exception to raise), then deliver ``event``, then wait for ever."""
+    exception to raise), then deliver ``event``, then wait for ever. With ``down``, every
+    join after the first hangs (a Redis that stopped answering) and leaving the group
+    fails."""
 
     def __init__(
-        self, failures: list[tuple[float, BaseException]], event: dict[str, Any] | None
+        self,
+        failures: list[tuple[float, BaseException]],
+        event: dict[str, Any] | None,
+        *,
+        down: bool = False,
     ) -> None:
         self.failures = list(failures)
         self.event = event
+        self.down = down
         self.receives = 0
         self.joins = 0
 
@@ -52,9 +59,12 @@ class FlakyLayer:
 
     async def group_add(self, group: str, channel: str) -> None:
         self.joins += 1
+        if self.down and self.joins > 1:
+            await asyncio.Event().wait()
 
     async def group_discard(self, group: str, channel: str) -> None:
-        pass
+        if self.down:
+            raise GONE
 
     async def receive(self, channel: str) -> dict[str, Any]:
         self.receives += 1
@@ -118,7 +128,7 @@ def test_idle_waits_that_time_out_are_started_again_and_count_for_nothing(stream
     assert acknowledged == proto.acknowledgement("listen-1", stream.filter)
     assert changed["method"] == proto.TOOLS_LIST_CHANGED
     assert layer.receives == LAYER_MAX_FAILURES + 3
-    assert layer.joins == 1  # an idle wait that timed out left the group alone
+    assert layer.joins == 1 + LAYER_MAX_FAILURES + 2  # each timeout: joined again, and fine
 
 
 def test_after_a_failure_the_stream_joins_its_group_again_and_goes_on(stream, monkeypatch):
@@ -147,6 +157,60 @@ def test_failures_with_no_event_between_end_the_stream_as_dropped(
     assert messages(frames) == [proto.acknowledgement("listen-1", stream.filter)]
     assert layer.receives == LAYER_MAX_FAILURES
     assert caplog.text.count("channel-layer receive failed") == LAYER_MAX_FAILURES
+
+
+@pytest.mark.parametrize(
+    "failure", [(0.0, GONE), (0.15, TIMEOUT)], ids=["refused", "timed-out-after-waiting"]
+)
+def test_a_layer_that_stopped_answering_drops_the_stream_soon(stream, monkeypatch, caplog, failure):
+    """A hung Redis: receives fail (or time out, which alone would pass for an idle
+    wait), joins never return, leaving the group fails. Each join is given up after the
+    retry delay, so the stream drops within a few of them, and ends without raising."""
+    layer = FlakyLayer([failure] * 10, None, down=True)
+
+    started = time.monotonic()
+    frames = serve(stream, monkeypatch, layer)
+
+    assert messages(frames) == [proto.acknowledgement("listen-1", stream.filter)]
+    assert stream.dropped is True
+    assert layer.receives == LAYER_MAX_FAILURES
+    assert time.monotonic() - started < 5
+    assert "joining its group again failed too" in caplog.text
+
+
+def test_over_stdio_a_dropped_stream_answers_its_request_with_an_error(monkeypatch, settings):
+    """basic/utilities/subscriptions.mdx: over HTTP a close without the listen result
+    tells the client the stream dropped; stdio has no connection to close, so the listen
+    request gets -32603 instead of waiting for ever."""
+    import io
+    import json
+
+    from django.contrib.auth.models import AnonymousUser
+
+    from django_mcp.server.dispatch import MCPServer
+    from django_mcp.stdio.transport import LISTEN_DROPPED, StdioServer
+    from tests.helpers import mcp_body
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_SECONDS": 60}
+    monkeypatch.setattr(listener_module, "LAYER_RETRY_SECONDS", 0.05)
+    layer = FlakyLayer([(0.0, GONE)] * 10, None)
+    monkeypatch.setattr(listener_module, "channel_layer", lambda: layer)
+    site = MCPSite("flaky-stdio")
+    site.tool(name="t")(lambda: "x")
+    server = MCPServer(site)
+    body = mcp_body("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=7)
+    admitted = server.admit(json.dumps(body).encode(), None)
+    output = io.BytesIO()
+
+    StdioServer(server, output, user=AnonymousUser())._stream(admitted)
+
+    acknowledged, answer = [json.loads(line) for line in output.getvalue().splitlines()]
+    assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": -32603, "message": LISTEN_DROPPED},
+    }
 
 
 def redis_available() -> bool:
