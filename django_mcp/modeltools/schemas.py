@@ -24,6 +24,8 @@ from rest_framework import serializers
 from rest_framework.schemas.openapi import AutoSchema
 
 _OPENAPI_ONLY = ("readOnly", "writeOnly", "nullable", "example")
+#: The field attribute behind each OpenAPI flag a direction drops.
+_ATTRIBUTE: Final = {"readOnly": "read_only", "writeOnly": "write_only"}
 
 
 def _convert(schema: dict[str, Any]) -> dict[str, Any]:
@@ -32,7 +34,7 @@ def _convert(schema: dict[str, Any]) -> dict[str, Any]:
     if schema.get("nullable"):
         if "type" in result:
             result["type"] = [result["type"], "null"]
-        elif "enum" in result:
+        if "enum" in result:  # an enum binds on its own: null must be one of its values
             result["enum"] = [*result["enum"], None]
     if "items" in result and isinstance(result["items"], dict):
         result["items"] = _convert(result["items"])
@@ -46,6 +48,12 @@ def serializer_schema(serializer: serializers.BaseSerializer[Any]) -> dict[str, 
     return copy.deepcopy(AutoSchema().map_serializer(serializer))
 
 
+#: Classes DRF maps to a type only when the field is of that very class.
+_EXACT_TYPES: Final[dict[type, str]] = {
+    serializers.BooleanField: "boolean",
+    serializers.DictField: "object",
+    serializers.HStoreField: "object",
+}
 #: What a replaced schema keeps of DRF's: the annotations it took from the field.
 _KEPT: Final[tuple[str, ...]] = ("title", "description", "default")
 
@@ -58,8 +66,18 @@ def field_schema(field: serializers.Field[Any, Any, Any, Any]) -> dict[str, Any]
     relation to an integer key that DRF cannot see (a read-only one has no queryset)."""
     if isinstance(field, serializers.SerializerMethodField):
         return _returns(getattr(field.parent, field.method_name or "", None))
-    if isinstance(field, serializers.ReadOnlyField | serializers.JSONField):
-        return {}
+    if isinstance(
+        field,
+        serializers.ReadOnlyField
+        | serializers.JSONField
+        | serializers.SlugRelatedField
+        | serializers.ModelField,
+    ):
+        return {}  # any JSON value, whatever the field's slug or model field holds
+    if type(field) not in _EXACT_TYPES:  # DRF maps these by exact class: a subclass is "string"
+        for base, json_type in _EXACT_TYPES.items():
+            if isinstance(field, base):
+                return {"type": json_type}
     kind = type(field)
     if kind.__mro__[1] is serializers.Field and not kind.__module__.startswith("rest_framework"):
         return {}
@@ -68,7 +86,10 @@ def field_schema(field: serializers.Field[Any, Any, Any, Any]) -> dict[str, Any]
         target = getattr(queryset, "model", None) or _related_model(field)
         if target is None:
             return {}
-        if isinstance(target._meta.pk, models.IntegerField):
+        key = target._meta.pk
+        while key.remote_field is not None:  # a key that is a relation (multi-table child)
+            key = key.target_field
+        if isinstance(key, models.IntegerField):
             return {"type": "integer"}
     return None
 
@@ -84,10 +105,12 @@ def _related_model(field: serializers.Field[Any, Any, Any, Any]) -> Any:
         return None
 
 
-def replace_guesses(schema: dict[str, Any], field: Any) -> dict[str, Any]:
+def replace_guesses(schema: dict[str, Any], field: Any, *, drop: str) -> dict[str, Any]:
     """``schema`` (DRF's, converted) of ``field`` with every guess in it replaced, nested
     serializers and list children included; what DRF knows, and the annotations it took
-    from the field (``description``...), stay. A replacement keeps DRF's ``null``."""
+    from the field (``description``...), stay. A replacement keeps DRF's ``null``. A
+    nested serializer loses the fields that do not travel this way (``drop``:
+    ``read_only`` for input, ``write_only`` for output), as the top level does."""
     replaced = field_schema(field)
     if replaced is not None:
         kept: dict[str, Any] = {key: schema[key] for key in _KEPT if key in schema}
@@ -96,12 +119,18 @@ def replace_guesses(schema: dict[str, Any], field: Any) -> dict[str, Any]:
         return {**kept, **replaced}
     child = getattr(field, "child_relation", None) or getattr(field, "child", None)
     if child is not None and isinstance(schema.get("items"), dict):
-        schema["items"] = replace_guesses(schema["items"], child)
+        schema["items"] = replace_guesses(schema["items"], child, drop=drop)
     properties = schema.get("properties")
     if isinstance(field, serializers.Serializer) and isinstance(properties, dict):
         for name, sub in field.fields.items():
-            if name in properties:
-                properties[name] = replace_guesses(properties[name], sub)
+            if name not in properties:
+                continue
+            if getattr(sub, drop, False):
+                del properties[name]
+            else:
+                properties[name] = replace_guesses(properties[name], sub, drop=drop)
+        if isinstance(schema.get("required"), list):
+            schema["required"] = [name for name in schema["required"] if name in properties]
     return schema
 
 
@@ -132,7 +161,9 @@ def _properties(
         if prop.get(drop):
             continue
         converted = _convert(prop)
-        properties[name] = replace_guesses(converted, fields[name]) if name in fields else converted
+        if name in fields:
+            converted = replace_guesses(converted, fields[name], drop=_ATTRIBUTE[drop])
+        properties[name] = converted
     return properties
 
 

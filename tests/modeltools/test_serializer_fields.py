@@ -13,15 +13,17 @@ The module is its own URLconf: a site at /mcp with one ModelTools over ``Book``.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.db import models as django_models
 from django.urls import path
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
 import django_mcp
-from django_mcp.modeltools.schemas import output_schema
+from django_mcp.modeltools.schemas import field_schema, output_schema
 from django_mcp.sites import MCPSite
 from testproject.books.models import Author, Book
 from tests.helpers import call_tool, mcp_post, result_of
@@ -152,3 +154,68 @@ def test_reads_give_the_serializer_the_request_and_the_mcp_context(
     assert page["results"]
     assert all(row["seen_by"] == expected for row in page["results"])
     assert one["structuredContent"]["seen_by"] == expected
+
+
+# -- the rest of DRF's guesses, field by field ---------------------------------------------
+
+
+class Flag(serializers.BooleanField):
+    """A project's boolean: DRF maps booleans by exact class, so it said "string"."""
+
+
+class Bag(serializers.DictField):
+    """Likewise for a dict."""
+
+
+class Secretive(serializers.Serializer[Any]):
+    """Nested, with a field that is only ever written."""
+
+    name = serializers.CharField()
+    secret = serializers.CharField(write_only=True)
+
+
+class Odd(serializers.Serializer[Any]):
+    by_slug = serializers.SlugRelatedField(slug_field="id", read_only=True)
+    modelled = serializers.ModelField(model_field=django_models.IntegerField(), read_only=True)
+    flag = Flag(read_only=True)
+    bag = Bag(read_only=True)
+    colour = serializers.ChoiceField(choices=["r", "g"], allow_null=True, read_only=True)
+    inner = Secretive(read_only=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "schema"),
+    [
+        ("by_slug", {}),  # the slug may be anything, a number here
+        ("modelled", {}),
+        ("flag", {"type": "boolean"}),
+        ("bag", {"type": "object"}),
+        ("colour", {"enum": ["r", "g", None], "type": ["string", "null"]}),
+    ],
+)
+def test_fields_drf_maps_by_guess(name: str, schema: dict[str, Any]) -> None:
+    assert output_schema(Odd())["properties"][name] == schema
+
+
+def test_a_nested_serializer_leaves_out_what_does_not_travel_that_way() -> None:
+    """A write-only field of a nested serializer is not in the output, nor required."""
+    inner = output_schema(Odd())["properties"]["inner"]
+    assert set(inner["properties"]) == {"name"}
+    assert inner.get("required", []) == ["name"]
+
+
+def test_values_of_the_guessed_fields_meet_their_schemas() -> None:
+    value = {
+        "by_slug": 9, "modelled": 4, "flag": True, "bag": {"a": 1}, "colour": None,
+        "inner": {"name": "n"},
+    }  # fmt: skip
+    Draft202012Validator(output_schema(Odd())).validate(value)
+
+
+def test_a_relation_to_a_key_that_is_itself_a_relation_is_an_integer() -> None:
+    """A multi-table child's key is the one-to-one link to its parent: followed to the
+    parent's integer key."""
+    link = SimpleNamespace(remote_field=object(), target_field=django_models.AutoField())
+    child = SimpleNamespace(_meta=SimpleNamespace(pk=link))
+    field = serializers.PrimaryKeyRelatedField(queryset=SimpleNamespace(model=child))
+    assert field_schema(field) == {"type": "integer"}
