@@ -364,11 +364,13 @@ class ModelTools:
 
 @contextlib.contextmanager
 def refused_as_tool_error(verbose_name: Any) -> Iterator[None]:
-    """A DRF refusal raised while saving (by a ``perform_*`` hook, or by the serializer's
+    """A refusal raised while saving (by a ``perform_*`` hook, or by the serializer's
     ``create``/``update``) as the tool error it is, which undoes the write with the
-    action's transaction: a ``ValidationError`` names its fields as an invalid input
+    action's transaction: DRF's ``ValidationError`` names its fields as an invalid input
     does; another ``APIException`` (``PermissionDenied``, ``NotFound``...) gives its
-    detail. DRF answers them 400, 403 and 404; left alone they would be -32603."""
+    detail, and so do Django's ``PermissionDenied`` and ``Http404``, which DRF's views
+    answer 403 and 404 too. Left alone they would be -32603."""
+    from django.core.exceptions import PermissionDenied
     from rest_framework.exceptions import APIException, ValidationError
 
     try:
@@ -376,4 +378,8 @@ def refused_as_tool_error(verbose_name: Any) -> Iterator[None]:
     except ValidationError as exc:
         raise ToolError(f"Invalid {verbose_name}: {args.serializer_errors(exc.detail)}") from exc
     except APIException as exc:
-        raise ToolError(str(exc.detail)) from exc
+        detail = exc.detail
+        text = detail if isinstance(detail, str) else args.serializer_errors(detail)
+        raise ToolError(str(text)) from exc
+    except (PermissionDenied, Http404) as exc:
+        raise ToolError(str(exc) or type(exc).__name__) from exc

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
 from django.urls import path
 from rest_framework import serializers
 from rest_framework.exceptions import PermissionDenied
@@ -48,6 +50,12 @@ class BookTools(django_mcp.ModelTools):
             raise serializers.ValidationError({"title": ["This title is taken."]})
         if title == "forbidden":
             raise PermissionDenied("Only editors may add this book.")
+        if title == "forbidden by field":
+            raise PermissionDenied({"owner": "You do not own this shelf."})
+        if title == "django forbids":
+            raise DjangoPermissionDenied("Not on this shelf.")
+        if title == "gone":
+            raise Http404("No such shelf.")
         if serializer.validated_data["title"] == "refuse":
             serializer.save(price="1.00")  # written, then undone with the transaction
             raise ToolError("refused by perform_create")
@@ -105,12 +113,16 @@ def test_a_tool_error_in_perform_create_is_a_result_and_undoes_the_write(
     [
         ("invalid", "Invalid book: title: This title is taken."),
         ("forbidden", "Only editors may add this book."),
+        ("forbidden by field", "owner: You do not own this shelf."),
+        ("django forbids", "Not on this shelf."),
+        ("gone", "No such shelf."),
     ],
 )
 def test_a_drf_refusal_in_a_hook_is_a_tool_error(
     signed_in: Client, title: str, message: str
 ) -> None:
-    """DRF answers these 400 and 403; unmapped they were -32603 internal errors."""
+    """DRF's views answer these 400, 403 and 404; unmapped they were -32603 internal
+    errors, and a detail that is not a string is written out, not its repr."""
     author = Author.objects.create(name="Frank Herbert")
     arguments = {"isbn": "9780441013593", "title": title, "author": author.pk}
 
