@@ -76,10 +76,11 @@ MAX_WRAPPERS: Final = 10
 def reads_bodies_unbounded(application: Any) -> bool:
     """Whether ``application`` reaches Django's ``ASGIHandler`` with neither ``BodyLimit``
     nor ``NativeMCP`` on the way: through Channels' ``ProtocolTypeRouter`` (its ``"http"``
-    entry) and wrappers that keep what they wrap as one of :data:`WRAPPED`, down to Django's
-    handler or a subclass of it that wraps nothing (``ASGIStaticFilesHandler`` wraps, and
-    is followed). False when the chain leaves what this can follow: an unknown wrapper may
-    bound bodies itself."""
+    entry) and wrappers that keep what they wrap (an application: something callable) as
+    one of :data:`WRAPPED`, down to Django's handler or a subclass of it that wraps nothing
+    (``ASGIStaticFilesHandler`` wraps, and is followed) and reads bodies as Django's does.
+    False when the chain leaves what this can follow: an unknown wrapper may bound bodies
+    itself."""
     from django_mcp.http.asgi import BodyLimit
     from django_mcp.http.native import NativeMCP
 
@@ -87,10 +88,12 @@ def reads_bodies_unbounded(application: Any) -> bool:
         if isinstance(application, BodyLimit | NativeMCP):
             return False
         wrapped = next(
-            (found for name in WRAPPED if (found := getattr(application, name, None))), None
+            (found for name in WRAPPED if callable(found := getattr(application, name, None))),
+            None,
         )
         if isinstance(application, ASGIHandler) and wrapped is None:
-            return True
+            # Unless a subclass reads bodies its own way (bounded, one hopes).
+            return type(application).read_body is ASGIHandler.read_body
         mapping = getattr(application, "application_mapping", None)
         application = mapping.get("http") if isinstance(mapping, dict) else wrapped
         if application is None:

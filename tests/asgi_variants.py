@@ -30,6 +30,25 @@ class LifespanHandler(ASGIHandler):
 
 
 lifespan_django = LifespanHandler()
+
+
+class LabelledHandler(ASGIHandler):
+    """Django's handler with an ``app`` that is a label, not an application."""
+
+    app = "shop"
+
+
+labelled_django = LabelledHandler()
+
+
+class BoundingHandler(ASGIHandler):
+    """Django's handler reading bodies its own way: the project's business."""
+
+    async def read_body(self, receive: Any) -> Any:
+        return await super().read_body(receive)
+
+
+bounding_django = BoundingHandler()
 # Channels' own wrappers keep what they wrap as ``application`` or ``inner``.
 channels_stack_over_django = ProtocolTypeRouter(
     {"http": AllowedHostsOriginValidator(AuthMiddlewareStack(get_asgi_application()))}

@@ -138,6 +138,8 @@ def test_the_sites_are_read_from_the_urlconf():
         ("static_over_django", True),
         ("static_over_bounded", False),
         ("lifespan_django", True),
+        ("labelled_django", True),
+        ("bounding_django", False),
         ("channels_stack_over_django", True),
         ("channels_stack_over_bounded", False),
         ("bounded", False),

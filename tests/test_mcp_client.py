@@ -309,6 +309,27 @@ def test_leaving_the_async_listen_block_ends_the_servers_stream(mcp_site, settin
         gc.enable()
 
 
+def test_a_refused_async_listen_raises_each_time_it_is_opened(mcp_site):
+    """basic/patterns/subscriptions.mdx: a malformed filter is -32602, before any stream;
+    opening or reading the refused stream again raises again, never an empty stream."""
+
+    async def scenario() -> list[int]:
+        stream = AsyncMCPClient(site=mcp_site).listen(toolsListChanged="yes")
+        codes = []
+        for attempt in range(3):
+            try:
+                if attempt == 2:
+                    await anext(stream)
+                else:
+                    async with stream:
+                        pass
+            except MCPClientError as exc:
+                codes.append(exc.code)
+        return codes
+
+    assert async_to_sync(scenario)() == [errors.INVALID_PARAMS] * 3
+
+
 def test_both_clients_offer_every_protocol_operation_with_one_signature():
     """The sync and async clients run the same operations of the I/O-free core: each
     public method of one is a method of the other, with the same parameters."""

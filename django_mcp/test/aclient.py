@@ -118,13 +118,13 @@ class AsyncListenStream:
         self._pending: list[dict[str, Any]] = []
 
     async def open(self) -> None:
-        """Send the request (once); raise :class:`MCPClientError` for a refusal."""
-        if self.response is not None:
-            return
-        response = await self.client.post(self.outgoing.body, self.outgoing.headers)
-        self.response = response
-        raise_unless_stream(response)
-        self._chunks = response.streaming_content.__aiter__()  # type: ignore[attr-defined]
+        """Send the request (once); raise :class:`MCPClientError` for a refusal, each time
+        the stream is opened or read again after it."""
+        if self.response is None:
+            self.response = await self.client.post(self.outgoing.body, self.outgoing.headers)
+            if self.response.streaming:
+                self._chunks = self.response.streaming_content.__aiter__()  # type: ignore[attr-defined]
+        raise_unless_stream(self.response)
 
     def __aiter__(self) -> AsyncListenStream:
         return self
