@@ -196,7 +196,8 @@ class StdioServer:
 
     def listen(self, admitted: Admitted) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server
-        ends it (with its result), the client cancels it or the input ends. The stream
+        ends it (with its result, or with -32603 when its channel layer kept failing:
+        :data:`LISTEN_DROPPED`), the client cancels it or the input ends. The stream
         wakes at least every ``LISTEN_KEEPALIVE_SECONDS`` (a keep-alive, not written
         here), which bounds how long a cancellation takes to notice."""
         try:
