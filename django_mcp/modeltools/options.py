@@ -162,10 +162,14 @@ class ModelTools:
         classes = [permission_name(permission) for permission in self.permission_classes]
         if classes:
             found["permission_classes"] = classes
-        if type(self).has_permission is not ModelTools.has_permission:
-            found["custom_check"] = f"{type(self).__module__}.{type(self).__qualname__}"
-            found["custom_check"] += ".has_permission"
+        if self._checks_permission_itself():
+            kind = type(self)
+            found["custom_check"] = f"{kind.__module__}.{kind.__qualname__}.has_permission"
         return found
+
+    def _checks_permission_itself(self) -> bool:
+        """Whether this class overrides ``has_permission`` with rules of its own."""
+        return type(self).has_permission is not ModelTools.has_permission
 
     def get_serializer_class(self) -> type[serializers.ModelSerializer[Any]]:
         if self.serializer_class is not None:
@@ -232,7 +236,7 @@ class ModelTools:
         return bool(
             self.permission_required is not None
             or self.permission_classes
-            or type(self).has_permission is not ModelTools.has_permission
+            or self._checks_permission_itself()
         )
 
     # -- the actions --------------------------------------------------------------------
