@@ -151,13 +151,14 @@ def _returns(method: Any) -> dict[str, Any]:
 
 
 def _properties(
-    serializer: serializers.BaseSerializer[Any], *, drop: str
+    serializer: serializers.BaseSerializer[Any], schema: dict[str, Any], *, drop: str
 ) -> dict[str, dict[str, Any]]:
-    """Each property of the serializer's schema but those flagged ``drop`` (``readOnly``
-    for input, ``writeOnly`` for output), converted, with DRF's guesses replaced."""
+    """Each property of the serializer's ``schema`` (:func:`serializer_schema`) but those
+    flagged ``drop`` (``readOnly`` for input, ``writeOnly`` for output), converted, with
+    DRF's guesses replaced."""
     fields = getattr(serializer, "fields", {})
     properties = {}
-    for name, prop in serializer_schema(serializer).get("properties", {}).items():
+    for name, prop in schema.get("properties", {}).items():
         if prop.get(drop):
             continue
         converted = _convert(prop)
@@ -172,7 +173,7 @@ def input_schema(
 ) -> dict[str, Any]:
     """The writable fields as an object schema; with ``partial`` nothing is required."""
     schema = serializer_schema(serializer)
-    properties = _properties(serializer, drop="readOnly")
+    properties = _properties(serializer, schema, drop="readOnly")
     result: dict[str, Any] = {"type": "object", "properties": properties}
     required = [name for name in schema.get("required", []) if name in properties]
     if required and not partial:
@@ -183,5 +184,5 @@ def input_schema(
 
 def output_schema(serializer: serializers.BaseSerializer[Any]) -> dict[str, Any]:
     """The readable fields as an object schema; every one is present in the output."""
-    properties = _properties(serializer, drop="writeOnly")
+    properties = _properties(serializer, serializer_schema(serializer), drop="writeOnly")
     return {"type": "object", "properties": properties, "required": list(properties)}
