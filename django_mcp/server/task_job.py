@@ -11,6 +11,8 @@ from django_mcp.tasks.engine import task
 
 
 @task()  # type: ignore[untyped-decorator]
-def run_mcp_task(task_id: str) -> None:
-    """Run the MCP task ``task_id`` once (see :func:`task_runner.run`)."""
-    task_runner.run(task_id)
+def run_mcp_task(task_id: str) -> str:
+    """Run the MCP task ``task_id`` once (see :func:`task_runner.run`); the task's status
+    after the run is the job's return value (``"cancelled"`` for a job the backend lists as
+    successful because the tool stopped when asked)."""
+    return task_runner.run(task_id)

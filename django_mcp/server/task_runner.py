@@ -73,7 +73,8 @@ class Heartbeat:
         self.thread = threading.Thread(target=self._run, name="mcp-task-heartbeat", daemon=True)
 
     def __enter__(self) -> Heartbeat:
-        store.beat(self.task_id)
+        if store.pick_up(self.task_id):
+            tasking.announce(self.task_id)  # no longer waiting for a worker
         self.thread.start()
         return self
 
@@ -114,16 +115,25 @@ def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
     return context
 
 
-def run(task_id: str) -> None:
-    """The body of the Django Tasks job: run the task once, record what happened."""
+#: What :func:`run` returns when it found nothing to run: the task was purged, or it was
+#: no longer ``working`` (cancelled, finished, or waiting for input) when the job started.
+NOT_RUN = "not run"
+
+
+def run(task_id: str) -> str:
+    """The body of the Django Tasks job: run the task once, record what happened.
+
+    Returns the task's status after this run (or :data:`NOT_RUN`), which the job returns
+    too: the task backend records every job that returns as a success, a cancelled task's
+    included, and its return value is where its admin and logs can tell them apart.
+    """
     close_old_connections()
     task = MCPTask.objects.filter(pk=task_id).first()
     if task is None or task.status != proto.WORKING:
-        return  # purged, cancelled, already finished, or waiting for input
+        return NOT_RUN  # purged, cancelled, already finished, or waiting for input
     found = find_spec(task.site, task.tool)
     if found is None:
-        settle(task_id, error=InternalError(f"Tool {task.tool} is no longer served"))
-        return
+        return settle(task_id, error=InternalError(f"Tool {task.tool} is no longer served"))
     site, spec = found
     context = context_for(task, site)
     with Heartbeat(task_id):
@@ -135,22 +145,22 @@ def run(task_id: str) -> None:
             requests = {key: request.to_dict() for key, request in exc.requests.items()}
             if store.need_input(task_id, requests):
                 tasking.announce(task_id)
-            return
+            return status_of(task_id)
         except RequestCancelled:
             store.cancel(task_id)
             tasking.announce(task_id)
-            return
+            return proto.CANCELLED
         except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
-            settle(task_id, error=mcp_settings.exception_handler(exc, context))
-            return
+            return settle(task_id, error=mcp_settings.exception_handler(exc, context))
     result.setdefault("resultType", "complete")
-    settle(task_id, result=result)
+    return settle(task_id, result=result)
 
 
 def settle(
     task_id: str, *, result: dict[str, Any] | None = None, error: MCPError | None = None
-) -> None:
-    """Record the terminal outcome (unless the task is already terminal) and announce it."""
+) -> str:
+    """Record the terminal outcome (unless the task is already terminal: a cancellation
+    that came first stays) and announce it; the task's status after it."""
     changed = (
         store.complete(task_id, result)
         if result is not None
@@ -158,3 +168,11 @@ def settle(
     )
     if changed:
         tasking.announce(task_id)
+        return proto.COMPLETED if result is not None else proto.FAILED
+    return status_of(task_id)
+
+
+def status_of(task_id: str) -> str:
+    """The task's status now (:data:`NOT_RUN` if it was purged meanwhile)."""
+    status = MCPTask.objects.filter(pk=task_id).values_list("status", flat=True).first()
+    return NOT_RUN if status is None else status

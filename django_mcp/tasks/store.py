@@ -27,6 +27,10 @@ from django_mcp.tasks.models import MCPTask
 WORKER_LOST = (
     "The worker running this task stopped before it finished (no heartbeat); start the call again"
 )
+#: The ``statusMessage`` of a ``working`` task that no worker is running yet (queued, or
+#: queued again after its last answer): without it a client could not tell a task stuck
+#: behind a busy (or absent) worker pool from one whose tool is slow.
+WAITING_FOR_WORKER = "Waiting for a worker to pick this task up"
 
 
 def iso(moment: datetime) -> str:
@@ -43,7 +47,9 @@ def to_wire(task: MCPTask, poll_interval_ms: int | None = None) -> dict[str, Any
         "lastUpdatedAt": iso(task.last_updated_at),
         "ttlMs": task.ttl_ms,
     }
-    if task.status_message:
+    if task.status == proto.WORKING and task.heartbeat_at is None:
+        wire["statusMessage"] = WAITING_FOR_WORKER
+    elif task.status_message:
         wire["statusMessage"] = task.status_message
     if poll_interval_ms is not None and not task.is_terminal:
         wire["pollIntervalMs"] = poll_interval_ms
@@ -168,6 +174,19 @@ def need_input(task_id: str, requests: Mapping[str, Any]) -> bool:
 
 def set_message(task_id: str, message: str) -> bool:
     return _transition(task_id, proto.ACTIVE, status_message=message)
+
+
+def pick_up(task_id: str) -> bool:
+    """A worker starts running this ``working`` task: its first heartbeat, which also ends
+    its :data:`WAITING_FOR_WORKER` message (so ``lastUpdatedAt`` moves); whether it was
+    still ``working``."""
+    now = timezone.now()
+    return (
+        MCPTask.objects.filter(pk=task_id, status=proto.WORKING).update(
+            heartbeat_at=now, last_updated_at=now
+        )
+        == 1
+    )
 
 
 def beat(task_id: str) -> bool:

@@ -84,6 +84,52 @@ def test_a_queued_task_without_a_worker_yet_is_not_orphaned(client):
     assert get(client, task_id)["status"] == "working"
 
 
+def test_a_task_no_worker_runs_yet_says_so_in_its_status_message(client):
+    """tasks.md: ``statusMessage`` is free text for the user or model. A ``working`` task
+    that no worker has picked up says it is waiting (queued, or queued again after its last
+    answer), so a client can tell a stalled queue from a slow tool; once a worker runs it,
+    the tool's own message (or none) is shown."""
+    created = start(client, "confirm_delete", {"filename": "a.txt"})
+    task_id = created["taskId"]
+    assert created["statusMessage"] == store.WAITING_FOR_WORKER
+    assert get(client, task_id)["statusMessage"] == store.WAITING_FOR_WORKER
+    MCPTask.objects.filter(pk=task_id).update(heartbeat_at=timezone.now())  # a worker took it
+    assert "statusMessage" not in get(client, task_id)
+    MCPTask.objects.filter(pk=task_id).update(heartbeat_at=None)
+    run_worker()
+    assert "statusMessage" not in get(client, task_id)  # input_required: nobody to wait for
+    answer = {"confirm_delete": {"action": "accept", "content": {"confirm": True}}}
+    result_of(tasks_call(client, "tasks/update", task_id, inputResponses=answer))
+    assert get(client, task_id)["statusMessage"] == store.WAITING_FOR_WORKER  # queued again
+    run_worker()
+    assert "statusMessage" not in get(client, task_id)  # completed
+
+
+def test_the_job_returns_the_status_the_task_ended_in(client, task_site):
+    """The task backend lists every job that returns as successful, a cancelled task's too
+    (the tool stopped when asked, so the job returned). Its return value is the MCP status,
+    so the backend's admin and logs tell a cancelled or failed task from a completed one."""
+    from django_tasks_db.models import DBTaskResult
+
+    @task_site.tool(task="required")
+    def asks(ctx: Context) -> str:
+        return str(ctx.elicit("Sure?", {"sure": bool}, key="sure").accepted)
+
+    @task_site.tool(task="required")
+    def fails(ctx: Context) -> str:
+        raise RuntimeError("boom")
+
+    names = ["cancelled_midway", "reports", "asks", "fails", "reports"]
+    task_ids = [start(client, name)["taskId"] for name in names]
+    result_of(tasks_call(client, "tasks/cancel", task_ids[-1]))  # before any worker ran it
+    run_worker()
+    returned = [
+        DBTaskResult.objects.get(pk=MCPTask.objects.get(pk=task_id).job_id).return_value
+        for task_id in task_ids
+    ]
+    assert returned == ["cancelled", "completed", "input_required", "failed", "not run"]
+
+
 def test_an_expired_task_is_32602_and_purged(client):
     """tasks.md, "Task Polling": after ``ttlMs`` the server may delete the task; an
     expired id is -32602 ("Task has expired"); ``mcp_purge_tasks`` deletes the row."""
@@ -107,8 +153,15 @@ def test_every_status_change_is_published_with_the_detailed_task(client, monkeyp
     answer = {"confirm_delete": {"action": "accept", "content": {"confirm": True}}}
     result_of(tasks_call(client, "tasks/update", task_id, inputResponses=answer))
     run_worker()
-    statuses = [task["status"] for tid, task in sent if tid == task_id]
-    assert statuses == ["input_required", "working", "completed"]
+    statuses = [(task["status"], task.get("statusMessage")) for tid, task in sent if tid == task_id]
+    waiting = store.WAITING_FOR_WORKER
+    assert statuses == [
+        ("working", None),  # a worker picked it up
+        ("input_required", None),
+        ("working", waiting),  # answered: queued again
+        ("working", None),
+        ("completed", None),
+    ]
     assert sent[-1][1]["result"]["content"][0]["text"] == "Deleted a.txt"
 
 
