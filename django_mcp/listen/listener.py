@@ -25,6 +25,7 @@ from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
+from django_mcp.protocol.tasks import TERMINAL as TERMINAL_TASK_STATUSES
 from django_mcp.protocol.tasks import notification as task_notification
 from django_mcp.protocol.uritemplate import is_template
 
@@ -66,6 +67,9 @@ class Listener:
         self.dropped = False
         #: The stream's place in the open-stream counts, given back when the stream ends.
         self.slot: limits.Slot | None = None
+        #: Tasks whose terminal state this stream sent: a state published before it (by a
+        #: worker or server that read the row first, and published last) is stale.
+        self.ended_tasks: set[str] = set()
 
     def acknowledgement(self) -> bytes:
         return sse.event(proto.acknowledgement(self.subscription_id, self.filter))
@@ -84,8 +88,17 @@ class Listener:
         elif not self.filter.wants(method, uri):
             return None
         if method == proto.TASK_STATUS:
-            return sse.event(task_notification(self.subscription_id, event.get("task") or {}))
+            return self.render_task(uri, event.get("task") or {})
         return sse.event(proto.change_notification(self.subscription_id, method, uri))
+
+    def render_task(self, task_id: Any, task: dict[str, Any]) -> bytes | None:
+        """``notifications/tasks``, unless the task already ended on this stream: a
+        terminal state never changes (ext-tasks tasks.md), so nothing after it is sent."""
+        if task_id in self.ended_tasks:
+            return None
+        if task.get("status") in TERMINAL_TASK_STATUSES:
+            self.ended_tasks.add(task_id)
+        return sse.event(task_notification(self.subscription_id, task))
 
     def may_receive_update(self, uri: str) -> bool:
         """Whether ``uri`` is subscribed (exactly or by a declared template) and the

@@ -65,7 +65,8 @@ class TaskContext(Context):
 
 
 class Heartbeat:
-    """Records, every ``TASK_HEARTBEAT_SECONDS``, that this worker still runs the task."""
+    """Records, every ``TASK_HEARTBEAT_SECONDS``, that this worker still runs the task
+    (:func:`~django_mcp.tasks.store.pick_up` recorded the first beat)."""
 
     def __init__(self, task_id: str) -> None:
         self.task_id = task_id
@@ -73,8 +74,6 @@ class Heartbeat:
         self.thread = threading.Thread(target=self._run, name="mcp-task-heartbeat", daemon=True)
 
     def __enter__(self) -> Heartbeat:
-        if store.pick_up(self.task_id):
-            tasking.announce(self.task_id)  # no longer waiting for a worker
         self.thread.start()
         return self
 
@@ -93,16 +92,6 @@ class Heartbeat:
             connection.close()
 
 
-def find_spec(site_name: str, tool: str) -> tuple[MCPSite, ToolSpec] | None:
-    """The site called ``site_name`` that serves ``tool``, and the tool (the worker has no
-    request, so no permission filter: the creating call was checked)."""
-    for site in all_sites():
-        spec = site.get_tool(tool) if site.name == site_name else None
-        if spec is not None:
-            return site, spec
-    return None
-
-
 def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
     """The context of the creating call, rebuilt from its stored ``_meta``."""
     version, capabilities, raw = required_meta({"_meta": task.request_meta})
@@ -115,29 +104,39 @@ def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
     return context
 
 
-#: What :func:`run` returns when it found nothing to run: the task was purged, or it was
-#: no longer ``working`` (cancelled, finished, or waiting for input) when the job started.
+#: What :func:`run` returns when it found nothing to run: the task was no longer
+#: ``working`` (cancelled, finished, or waiting for input) when the job started.
 NOT_RUN = "not run"
+#: What it returns when the task's row was deleted (purged) before or while it ran.
+DELETED = "deleted"
 
 
 def run(task_id: str) -> str:
     """The body of the Django Tasks job: run the task once, record what happened.
 
-    Returns the task's status after this run (or :data:`NOT_RUN`), which the job returns
-    too: the task backend records every job that returns as a success, a cancelled task's
-    included, and its return value is where its admin and logs can tell them apart.
+    The task is picked up first (its heartbeat starts, which ends its "waiting for a
+    worker" message), so anything that fails after that, finding the tool or rebuilding
+    its context included, fails the task instead of leaving it waiting.
+
+    Returns the task's status after this run (or :data:`NOT_RUN`, :data:`DELETED`), which
+    the job returns too: the task backend records every job that returns as a success, a
+    cancelled task's included, and its return value is where its admin and logs can tell
+    them apart.
     """
     close_old_connections()
     task = MCPTask.objects.filter(pk=task_id).first()
-    if task is None or task.status != proto.WORKING:
-        return NOT_RUN  # purged, cancelled, already finished, or waiting for input
-    found = find_spec(task.site, task.tool)
-    if found is None:
-        return settle(task_id, error=InternalError(f"Tool {task.tool} is no longer served"))
-    site, spec = found
-    context = context_for(task, site)
+    if task is None:
+        return DELETED
+    if task.status != proto.WORKING:
+        return NOT_RUN  # cancelled, already finished, or waiting for input
+    if not store.pick_up(task_id):  # the first heartbeat
+        return status_of(task_id)  # cancelled or purged since it was read
+    tasking.announce(task_id)  # no longer waiting for a worker
     with Heartbeat(task_id):
+        context: TaskContext | None = None
         try:
+            site, spec = served(task)
+            context = context_for(task, site)
             result = spec.result(spec.call(task.arguments, context))
         except ToolError as exc:
             result = error_result(str(exc))
@@ -147,13 +146,23 @@ def run(task_id: str) -> str:
                 tasking.announce(task_id)
             return status_of(task_id)
         except RequestCancelled:
-            store.cancel(task_id)
-            tasking.announce(task_id)
-            return proto.CANCELLED
+            if store.cancel(task_id):  # else it had ended meanwhile: that outcome stays
+                tasking.announce(task_id)
+            return status_of(task_id)
         except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
             return settle(task_id, error=mcp_settings.exception_handler(exc, context))
     result.setdefault("resultType", "complete")
     return settle(task_id, result=result)
+
+
+def served(task: MCPTask) -> tuple[MCPSite, ToolSpec]:
+    """The task's site and tool (the worker has no request, so no permission filter: the
+    creating call was checked), or -32603 if the deployment no longer serves it."""
+    for site in all_sites():
+        spec = site.get_tool(task.tool) if site.name == task.site else None
+        if spec is not None:
+            return site, spec
+    raise InternalError(f"Tool {task.tool} is no longer served")
 
 
 def settle(
@@ -173,6 +182,6 @@ def settle(
 
 
 def status_of(task_id: str) -> str:
-    """The task's status now (:data:`NOT_RUN` if it was purged meanwhile)."""
+    """The task's status now (:data:`DELETED` if it was purged meanwhile)."""
     status = MCPTask.objects.filter(pk=task_id).values_list("status", flat=True).first()
-    return NOT_RUN if status is None else status
+    return DELETED if status is None else status

@@ -13,6 +13,7 @@ job is enqueued in the same transaction as the row; with any other backend, afte
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from django_mcp.protocol.subscriptions import SubscriptionFilter
     from django_mcp.server.context import Context
     from django_mcp.sites import MCPSite
+
+logger = logging.getLogger("django_mcp")
 
 
 def always(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
@@ -79,6 +82,10 @@ def start(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> dic
             answers=answers,
         )
         enqueue(task.id)
+    if not engine.is_database_backend(mcp_settings.TASK_BACKEND):
+        # Enqueued on commit: a backend that runs the job at once (ImmediateBackend, in
+        # tests) has run it by now, so the row may be past "working".
+        task.refresh_from_db()
     return proto.create_result(store.to_wire(task, mcp_settings.TASK_POLL_INTERVAL_MS))
 
 
@@ -107,10 +114,17 @@ def enqueue(task_id: str) -> None:
 
 
 def announce(task_id: str) -> None:
-    """Send ``notifications/tasks`` with the task as it is now to its listeners."""
-    task = MCPTask.objects.filter(pk=task_id).first()
-    if task is not None:
-        publish_task(task.site, task.id, task_wire(task))
+    """Send ``notifications/tasks`` with the task as it is now to its listeners.
+
+    Best-effort: the change it announces is committed already, so a failure here (the
+    database gone while the task is read again) is logged, never raised into the request
+    or the job that made the change."""
+    try:
+        task = MCPTask.objects.filter(pk=task_id).first()
+        if task is not None:
+            publish_task(task.site, task.id, task_wire(task))
+    except Exception:
+        logger.exception("Task %s: could not announce its new state", task_id)
 
 
 def task_wire(task: MCPTask) -> dict[str, Any]:
@@ -125,6 +139,7 @@ def lookup(task_id: Any, context: Context) -> MCPTask:
         owner=context.principal,
         site=context.site.name,
         worker_timeout=None if timeout is None else float(timeout),
+        on_orphan_failed=announce,
     )
     return task
 

@@ -51,7 +51,11 @@ class MCPTask(models.Model):
     ttl_ms = models.BigIntegerField("TTL (ms)", null=True, blank=True)
     expires_at = models.DateTimeField("expires at", null=True, blank=True, db_index=True)
     heartbeat_at = models.DateTimeField(
-        "worker heartbeat", null=True, blank=True, help_text="Set while a worker runs it."
+        "worker heartbeat",
+        null=True,
+        blank=True,
+        help_text="The last heartbeat of the worker that ran it; empty until a worker picks "
+        "it up (and again once an answer queues it for another run).",
     )
     job_id = models.CharField("job id", max_length=255, blank=True)
 

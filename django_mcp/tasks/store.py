@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -47,10 +47,9 @@ def to_wire(task: MCPTask, poll_interval_ms: int | None = None) -> dict[str, Any
         "lastUpdatedAt": iso(task.last_updated_at),
         "ttlMs": task.ttl_ms,
     }
-    if task.status == proto.WORKING and task.heartbeat_at is None:
-        wire["statusMessage"] = WAITING_FOR_WORKER
-    elif task.status_message:
-        wire["statusMessage"] = task.status_message
+    message = shown_message(task)
+    if message:
+        wire["statusMessage"] = message
     if poll_interval_ms is not None and not task.is_terminal:
         wire["pollIntervalMs"] = poll_interval_ms
     if task.status == proto.INPUT_REQUIRED:
@@ -60,6 +59,14 @@ def to_wire(task: MCPTask, poll_interval_ms: int | None = None) -> dict[str, Any
     elif task.status == proto.FAILED:
         wire["error"] = task.error
     return wire
+
+
+def shown_message(task: MCPTask) -> str:
+    """The ``statusMessage`` a client sees: :data:`WAITING_FOR_WORKER` while the task is
+    ``working`` and no worker runs it, else what its tool last reported (possibly none)."""
+    if task.status == proto.WORKING and task.heartbeat_at is None:
+        return WAITING_FOR_WORKER
+    return task.status_message
 
 
 def create(
@@ -119,8 +126,16 @@ def not_found(task_id: Any) -> InvalidParams:
     return InvalidParams("Task not found", data={"taskId": task_id})
 
 
-def lookup(task_id: Any, *, owner: str, site: str, worker_timeout: float | None) -> MCPTask:
-    """The caller's live task ``task_id``, or -32602 exactly as for an unknown id."""
+def lookup(
+    task_id: Any,
+    *,
+    owner: str,
+    site: str,
+    worker_timeout: float | None,
+    on_orphan_failed: Callable[[str], None] | None = None,
+) -> MCPTask:
+    """The caller's live task ``task_id``, or -32602 exactly as for an unknown id. An
+    orphaned task is failed on the way (``on_orphan_failed`` is told, to announce it)."""
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId is required and must be a string")
     if not could_be_task_id(task_id):
@@ -132,7 +147,8 @@ def lookup(task_id: Any, *, owner: str, site: str, worker_timeout: float | None)
     if task.expires_at is not None and task.expires_at <= now:
         raise InvalidParams("Task has expired", data={"taskId": task_id})
     if worker_timeout is not None and is_orphaned(task, now, worker_timeout):
-        fail(task.id, {"code": INTERNAL_ERROR, "message": WORKER_LOST})
+        if fail(task.id, {"code": INTERNAL_ERROR, "message": WORKER_LOST}) and on_orphan_failed:
+            on_orphan_failed(task.id)
         task.refresh_from_db()
     return task
 
@@ -173,7 +189,14 @@ def need_input(task_id: str, requests: Mapping[str, Any]) -> bool:
 
 
 def set_message(task_id: str, message: str) -> bool:
-    return _transition(task_id, proto.ACTIVE, status_message=message)
+    """Set the tool's status message; whether it changed (the same message again is no
+    change, so nothing is announced)."""
+    changed = (
+        MCPTask.objects.filter(pk=task_id, status__in=list(proto.ACTIVE))
+        .exclude(status_message=message)
+        .update(last_updated_at=timezone.now(), status_message=message)
+    )
+    return changed == 1
 
 
 def pick_up(task_id: str) -> bool:
@@ -190,9 +213,13 @@ def pick_up(task_id: str) -> bool:
 
 
 def beat(task_id: str) -> bool:
-    """Record that a worker is alive and running this task."""
+    """Record that a worker is alive and running this task. Only a task a worker picked up
+    (:func:`pick_up`) is beaten: once ``tasks/update`` queued it again (heartbeat cleared),
+    the last tick of the run that asked for input must not make it look picked up."""
     return (
-        MCPTask.objects.filter(pk=task_id, status=proto.WORKING).update(heartbeat_at=timezone.now())
+        MCPTask.objects.filter(pk=task_id, status=proto.WORKING, heartbeat_at__isnull=False).update(
+            heartbeat_at=timezone.now()
+        )
         == 1
     )
 
@@ -230,8 +257,11 @@ def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
         task.last_updated_at = timezone.now()
         resumed = not outstanding
         if resumed:
+            # Queued again: waiting for a worker, and the last run's message is stale (the
+            # next run starts the tool from the top, which reports again).
             task.status = proto.WORKING
             task.heartbeat_at = None
+            task.status_message = ""
         task.save(
             update_fields=[
                 "input_responses",
@@ -239,6 +269,7 @@ def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
                 "last_updated_at",
                 "status",
                 "heartbeat_at",
+                "status_message",
             ]
         )
     return resumed
