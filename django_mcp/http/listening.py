@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
 from django_mcp.http.peer import hang_up_probe
-from django_mcp.http.streaming import event_stream_response, is_asgi
+from django_mcp.http.streaming import event_stream_response
 from django_mcp.listen import limits
+from django_mcp.listen.limits import is_asgi
 from django_mcp.protocol.errors import ListenUnavailable, MCPError, TooManyCallerStreams
 from django_mcp.server.dispatch import Reply
 
@@ -41,16 +42,17 @@ def listen_response(
         listener = server.open_listen(admission, request=request)
     except MCPError as exc:
         return render(Reply(admission.request.id, error=exc))
-    asgi = is_asgi(request)
     try:
-        slot = limits.acquire(request, asgi=asgi)
+        slot = limits.acquire(request)
     except (TooManyCallerStreams, ListenUnavailable) as exc:
         refusal = render(Reply(admission.request.id, error=exc))
         refusal["Retry-After"] = str(limits.RETRY_AFTER_SECONDS)
         return refusal
     listener.slot = slot
     limits.release_connections()
-    content: Any = listener.events() if asgi else listener.sync_events(hang_up_probe(request.META))
+    content: Any = (
+        listener.events() if is_asgi(request) else listener.sync_events(hang_up_probe(request.META))
+    )
     response = event_stream_response(content, response_class=ListenStreamResponse)
     assert isinstance(response, ListenStreamResponse)
     response.slot = slot

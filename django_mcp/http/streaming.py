@@ -27,6 +27,7 @@ from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
 from django_mcp.http.framing import handle_in_savepoint
+from django_mcp.listen.limits import is_asgi
 from django_mcp.protocol import jsonrpc, sse
 
 if TYPE_CHECKING:
@@ -176,12 +177,6 @@ class LiveStream:
         except (asyncio.CancelledError, GeneratorExit):
             self.cancel()
             raise
-
-
-def is_asgi(request: HttpRequest) -> bool:
-    from django.core.handlers.asgi import ASGIRequest
-
-    return isinstance(request, ASGIRequest)
 
 
 def respond_streaming(

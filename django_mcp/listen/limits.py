@@ -80,18 +80,50 @@ class Slot:
                 del _by_caller[self.key]
 
 
-def acquire(request: HttpRequest, *, asgi: bool) -> Slot:
-    """A slot for one more stream of this request's caller, or the refusal (an
-    :class:`~django_mcp.protocol.errors.MCPError` to answer with)."""
-    global _open, _open_wsgi
-    key = caller_key(request)
-    wsgi = not asgi
-    if wsgi and request.META.get("wsgi.multithread") is False:
-        raise ListenUnavailable(
+def is_asgi(request: HttpRequest) -> bool:
+    """Whether ``request`` came through an ASGI server (Django's handler or the native
+    path, which both build an ``ASGIRequest``), where a stream costs no thread."""
+    from django.core.handlers.asgi import ASGIRequest
+
+    return isinstance(request, ASGIRequest)
+
+
+def never_held(request: HttpRequest | None) -> ListenUnavailable | None:
+    """The refusal of *every* listen stream by the server ``request`` came through, or
+    None where one may be held: over ASGI, over stdio (no request), and in a threaded WSGI
+    worker once ``LISTEN_WSGI_STREAMS`` is above 0.
+
+    ``server/discover`` asks too: where this refuses, it offers no ``listChanged`` and no
+    ``subscribe``, since no stream could carry those notifications
+    (basic/patterns/subscriptions.mdx ties them to listen). The refusal itself is the
+    same 503 as a full server's: a deployment may change its settings.
+    """
+    if request is None or is_asgi(request):
+        return None
+    if request.META.get("wsgi.multithread") is False:
+        return ListenUnavailable(
             "wsgi-single-threaded",
             "This WSGI worker serves one request at a time; a listen stream would hold it. "
             "Serve subscriptions/listen from ASGI or from threaded workers.",
         )
+    if int(mcp_settings.LISTEN_WSGI_STREAMS) <= 0:
+        return ListenUnavailable(
+            "wsgi",
+            "This WSGI server holds no listen streams (LISTEN_WSGI_STREAMS is 0); serve "
+            "subscriptions/listen from ASGI.",
+        )
+    return None
+
+
+def acquire(request: HttpRequest) -> Slot:
+    """A slot for one more stream of this request's caller, or the refusal (an
+    :class:`~django_mcp.protocol.errors.MCPError` to answer with)."""
+    global _open, _open_wsgi
+    refusal = never_held(request)
+    if refusal is not None:
+        raise refusal
+    key = caller_key(request)
+    wsgi = not is_asgi(request)
     with _lock:
         if wsgi and _open_wsgi >= int(mcp_settings.LISTEN_WSGI_STREAMS):
             raise ListenUnavailable(

@@ -2,7 +2,8 @@
 
 They follow from what is registered (tools, resources, prompts, completers) and from the
 deployment: ``listChanged`` and resource subscriptions are offered only when a channel
-layer can carry change notifications. Derived once per registry state, because admission
+layer can carry change notifications, and the server that answers can hold a listen
+stream. Derived once per registry state, because admission
 asks on every request.
 """
 
@@ -66,9 +67,22 @@ def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
     return derived
 
 
-def capabilities(site: MCPSite) -> dict[str, Any]:
-    """The ``ServerCapabilities`` of ``site`` (a copy the caller may change)."""
-    return copy.deepcopy(_derive(site)[2])
+#: The capabilities whose flags promise notifications that only a listen stream carries.
+_NOTIFIED: tuple[str, ...] = ("tools", "resources", "prompts")
+
+
+def capabilities(site: MCPSite, *, listen_here: bool = True) -> dict[str, Any]:
+    """The ``ServerCapabilities`` of ``site`` (a copy the caller may change).
+
+    ``listen_here=False``: the server answering cannot hold a listen stream (a WSGI worker
+    that refuses every one), so ``listChanged`` and ``subscribe`` are left out: they would
+    promise notifications no stream of this server could carry."""
+    offered = copy.deepcopy(_derive(site)[2])
+    if not listen_here:
+        for name in _NOTIFIED:
+            if name in offered:
+                offered[name] = {}
+    return offered
 
 
 def offers(site: MCPSite, capability: str) -> bool:

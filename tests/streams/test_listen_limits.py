@@ -21,9 +21,10 @@ from django.db import connections
 from django.test import Client
 
 from django_mcp.listen import limits
-from tests.helpers import assert_error
+from tests.helpers import assert_error, mcp_post, result_of
 
 from . import sse
+from .remote import STREAMS
 from .test_listen import post_listen
 
 pytestmark = pytest.mark.usefixtures("streams_urls")
@@ -96,6 +97,35 @@ def test_listen_under_wsgi_is_refused_by_default(client: Client, settings: Any):
     """``LISTEN_WSGI_STREAMS`` is 0 by default: serve listen from ASGI."""
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 0}
     assert_refused(post_listen(client, TOOLS), 503, "wsgi")
+
+
+def offered_notifications(client: Client) -> dict[str, Any]:
+    """What ``server/discover`` offers of the notification capabilities."""
+    discovered = mcp_post(client, "server/discover", path=STREAMS)
+    capabilities = result_of(discovered)["capabilities"]
+    return {name: capabilities.get(name) for name in ("tools", "resources", "prompts")}
+
+
+NOTIFYING = {
+    "tools": {"listChanged": True},
+    "resources": {"subscribe": True, "listChanged": True},
+    "prompts": {"listChanged": True},
+}
+SILENT = {"tools": {}, "resources": {}, "prompts": {}}
+
+
+def test_discover_offers_notifications_only_where_listen_can_be_served(
+    client: Client, settings: Any
+):
+    """basic/patterns/subscriptions.mdx: ``listChanged`` and ``subscribe`` promise
+    notifications that only a listen stream carries. Where this server refuses every
+    stream (a single-threaded worker; ``LISTEN_WSGI_STREAMS`` 0) discover leaves them out;
+    a threaded worker allowed streams offers them, as ASGI does (tests/test_mcp_client)."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 2}
+    assert offered_notifications(client) == NOTIFYING
+    assert offered_notifications(Client()) == SILENT  # wsgi.multithread false
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 0}
+    assert offered_notifications(client) == SILENT
 
 
 @pytest.mark.django_db(transaction=True)

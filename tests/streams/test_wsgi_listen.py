@@ -23,7 +23,18 @@ from tests.live import GUNICORN_THREADS
 
 from . import sse
 from .conftest import serve_streams
-from .remote import STREAMS, call, change, headers_for, listen, listening, post, stream
+from .remote import (
+    STREAMS,
+    call,
+    change,
+    headers_for,
+    listen,
+    listening,
+    message,
+    post,
+    result,
+    stream,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -217,6 +228,28 @@ def test_a_stream_ends_by_itself_at_its_lifetime(short_lived: LiveServer):
         sse.check_message(closing, "subscriptions/listen")
         assert closing["id"] == number
         assert all(frame.is_comment for frame in rest)
+
+
+def discovered_notifications(server: LiveServer) -> dict[str, object]:
+    """The capabilities of ``server/discover`` that promise listen notifications."""
+    capabilities = result(server.url(STREAMS), message("server/discover"))["capabilities"]
+    return {name: capabilities[name] for name in ("tools", "resources", "prompts")}
+
+
+def test_discover_offers_notifications_only_where_a_stream_can_be_held(
+    sync_worker: LiveServer, gthread: LiveServer
+):
+    """basic/patterns/subscriptions.mdx: ``listChanged`` and ``subscribe`` promise
+    notifications, which only a listen stream carries (a server that cannot listen may
+    answer -32601 only when it advertises neither). A sync worker refuses every stream,
+    so its discover result leaves both out; a threaded worker that may hold streams
+    offers them."""
+    assert discovered_notifications(sync_worker) == {"tools": {}, "resources": {}, "prompts": {}}
+    assert discovered_notifications(gthread) == {
+        "tools": {"listChanged": True},
+        "resources": {"subscribe": True, "listChanged": True},
+        "prompts": {"listChanged": True},
+    }
 
 
 def test_a_sync_worker_refuses_listen_and_keeps_answering(sync_worker: LiveServer):

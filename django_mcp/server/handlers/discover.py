@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.conf import mcp_settings
+from django_mcp.listen import limits
 from django_mcp.server.capabilities import capabilities
 
 if TYPE_CHECKING:
@@ -15,7 +16,9 @@ if TYPE_CHECKING:
 def discover(server: MCPServer, params: dict[str, Any], context: Context) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(mcp_settings.SUPPORTED_REVISIONS),
-        "capabilities": capabilities(server.site),
+        "capabilities": capabilities(
+            server.site, listen_here=limits.never_held(context.request) is None
+        ),
         "ttlMs": int(mcp_settings.DISCOVER_TTL_MS),
         "cacheScope": "public",
     }
