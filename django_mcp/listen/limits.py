@@ -88,17 +88,35 @@ def is_asgi(request: HttpRequest) -> bool:
     return isinstance(request, ASGIRequest)
 
 
+def is_wsgi(request: HttpRequest) -> bool:
+    """Whether ``request`` came through a WSGI server (Django's handler or the native WSGI
+    path), where a stream holds a worker thread. Neither this nor :func:`is_asgi` holds
+    for stdio's requests, built by the transport itself."""
+    from django.core.handlers.wsgi import WSGIRequest
+
+    return isinstance(request, WSGIRequest)
+
+
+def wsgi_streams() -> int:
+    """``LISTEN_WSGI_STREAMS``; a value the checks refuse counts as 0 (listen refused)
+    rather than breaking every request that asks (discover does)."""
+    value: Any = mcp_settings.LISTEN_WSGI_STREAMS
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return max(0, value)
+
+
 def never_held(request: HttpRequest | None) -> ListenUnavailable | None:
     """The refusal of *every* listen stream by the server ``request`` came through, or
-    None where one may be held: over ASGI, over stdio (no request), and in a threaded WSGI
-    worker once ``LISTEN_WSGI_STREAMS`` is above 0.
+    None where one may be held: over ASGI, over stdio, and in a threaded WSGI worker once
+    ``LISTEN_WSGI_STREAMS`` is above 0.
 
     ``server/discover`` asks too: where this refuses, it offers no ``listChanged`` and no
     ``subscribe``, since no stream could carry those notifications
     (basic/patterns/subscriptions.mdx ties them to listen). The refusal itself is the
     same 503 as a full server's: a deployment may change its settings.
     """
-    if request is None or is_asgi(request):
+    if request is None or not is_wsgi(request):
         return None
     if request.META.get("wsgi.multithread") is False:
         return ListenUnavailable(
@@ -106,7 +124,7 @@ def never_held(request: HttpRequest | None) -> ListenUnavailable | None:
             "This WSGI worker serves one request at a time; a listen stream would hold it. "
             "Serve subscriptions/listen from ASGI or from threaded workers.",
         )
-    if int(mcp_settings.LISTEN_WSGI_STREAMS) <= 0:
+    if wsgi_streams() == 0:
         return ListenUnavailable(
             "wsgi",
             "This WSGI server holds no listen streams (LISTEN_WSGI_STREAMS is 0); serve "
@@ -123,9 +141,9 @@ def acquire(request: HttpRequest) -> Slot:
     if refusal is not None:
         raise refusal
     key = caller_key(request)
-    wsgi = not is_asgi(request)
+    wsgi = is_wsgi(request)
     with _lock:
-        if wsgi and _open_wsgi >= int(mcp_settings.LISTEN_WSGI_STREAMS):
+        if wsgi and _open_wsgi >= wsgi_streams():
             raise ListenUnavailable(
                 "wsgi",
                 "This WSGI server holds no more listen streams (LISTEN_WSGI_STREAMS); "

@@ -12,16 +12,22 @@ codes"). The in-process tests run the WSGI path as a threaded worker (see confte
 
 from __future__ import annotations
 
+import io
+import json
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from asgiref.sync import async_to_sync
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.checks import run_checks
 from django.db import connections
 from django.test import Client
 
 from django_mcp.listen import limits
-from tests.helpers import assert_error, mcp_post, result_of
+from django_mcp.server.dispatch import MCPServer
+from django_mcp.stdio.transport import StdioServer
+from django_mcp.test import AsyncMCPClient
+from tests.helpers import assert_error, mcp_body, mcp_post, result_of
 
 from . import sse
 from .remote import STREAMS
@@ -126,6 +132,50 @@ def test_discover_offers_notifications_only_where_listen_can_be_served(
     assert offered_notifications(Client()) == SILENT  # wsgi.multithread false
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 0}
     assert offered_notifications(client) == SILENT
+
+
+@pytest.mark.parametrize("transport", ["asgi", "stdio"])
+def test_asgi_and_stdio_offer_notifications_whatever_the_wsgi_setting(
+    transport: str, mcp_site: Any, settings: Any, db: None
+):
+    """Both hold listen streams whatever ``LISTEN_WSGI_STREAMS`` says (0 by default), so
+    their discover results offer every notification flag: only WSGI workers are judged by
+    it (stdio's requests are built by the transport, neither WSGI's nor ASGI's)."""
+
+    @mcp_site.tool
+    def tool() -> str:
+        return "x"
+
+    @mcp_site.prompt
+    def prompt() -> str:
+        return "x"
+
+    @mcp_site.resource("notes://about")
+    def about() -> str:
+        return "x"
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 0}
+    if transport == "asgi":
+        capabilities = async_to_sync(AsyncMCPClient(site=mcp_site).discover)().capabilities
+    else:
+        server = MCPServer(mcp_site)
+        out = io.BytesIO()
+        stdio = StdioServer(server, out, user=AnonymousUser())
+        body = json.dumps(mcp_body("server/discover", {}, id=1)).encode()
+        stdio.run(server.admit(body, None, request=stdio.request))
+        capabilities = json.loads(out.getvalue().splitlines()[0])["result"]["capabilities"]
+    assert {name: capabilities[name] for name in NOTIFYING} == NOTIFYING
+
+
+@pytest.mark.parametrize("value", [None, "two", -1])
+def test_a_bad_wsgi_streams_setting_refuses_listen_and_keeps_discover_answering(
+    client: Client, settings: Any, value: Any
+):
+    """A value the checks refuse (E-level, which a server start does not run) counts as 0:
+    discover, the first call of every client, still answers, and listen is refused."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": value}
+    assert offered_notifications(client) == SILENT
+    assert_refused(post_listen(client, TOOLS), 503, "wsgi")
 
 
 @pytest.mark.django_db(transaction=True)
