@@ -87,8 +87,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "LISTEN_MAX_STREAMS_PER_CALLER": "Listen streams one caller (a signed-in user, else a client "
     "IP) holds at once in one process; one more is refused with HTTP 429 and error -31000.",
     "LISTEN_WSGI_STREAMS": "Listen streams a threaded WSGI worker process may hold, each one a "
-    "worker thread; 0 refuses listen under WSGI (HTTP 503). Keep it below the threads per "
-    "worker (docs/deployment.md).",
+    "worker thread; 0 refuses listen under WSGI (HTTP 503), and a WSGI worker's "
+    "`server/discover` then offers no `listChanged` or `subscribe`. Keep it below the threads "
+    "per worker (docs/deployment.md).",
     "TASK_BACKEND": "Alias in Django's `TASKS` setting of the backend that runs MCP tasks "
     "(see the tasks guide).",
     "TASK_TTL_MS": "`ttlMs` of new tasks: milliseconds from creation until a task expires and "
