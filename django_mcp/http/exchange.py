@@ -55,6 +55,9 @@ class Exchange:
     reply: Reply | None = None
     #: Set by the view: the reply is a stream, whose end is not known when logging.
     streamed: bool = False
+    #: Set by the view under ASGI when the reply streams from a handler still running:
+    #: registers what to do when the stream ends (the record waits for its final reply).
+    when_stream_ends: Callable[[Callable[[Reply | None], None]], None] | None = None
     #: Set by the view, which runs where the database may be used: the caller, for the log.
     user: AbstractBaseUser | AnonymousUser | None = None
     #: Set by the middleware before admission: who is asking (``AUTHENTICATORS``).

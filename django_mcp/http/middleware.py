@@ -143,6 +143,13 @@ def record(
     exchange = exchange_of(request)
     if exchange is None:
         return
+    when_stream_ends = exchange.when_stream_ends
+    if when_stream_ends is not None and not note:
+        # A reply still streaming from its handler (ASGI): recorded when the stream ends,
+        # with the reply it sent and its whole duration, or as a client gone (499).
+        exchange.when_stream_ends = None
+        when_stream_ends(partial(_record_streamed, request, response, release=release))
+        return
     try:
         if mcp_settings.REQUEST_LOG == "off":
             return
@@ -157,6 +164,24 @@ def record(
     finally:
         if release:
             exchange.release()  # recorded (or not kept): see Exchange.release
+
+
+def _record_streamed(
+    request: HttpRequest, response: HttpResponseBase, reply: Reply | None, *, release: bool
+) -> None:
+    """Record a live stream that ended, on whatever thread or loop ended it (nothing here
+    touches the database): with the reply it sent, or, if it ended before its reply (the
+    client closed it, which cancelled the handler), as 499 with the client-gone note."""
+    exchange = exchange_of(request)
+    if exchange is None:
+        return
+    if reply is not None:
+        exchange.reply = reply
+        record_best_effort(partial(record, release=release), request, response, on_event_loop=True)
+        return
+    exchange.streamed = False  # no reply was sent: not "ok"
+    gone = partial(record, note=CLIENT_LEFT[1], release=release)
+    record_best_effort(gone, request, HttpResponse(status=CLIENT_LEFT[0]), on_event_loop=True)
 
 
 def _is_unresolved(user: Any) -> bool:

@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any, Final
 from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
+from django_mcp.http.exchange import exchange_of
 from django_mcp.http.framing import handle_in_savepoint
 from django_mcp.listen.limits import is_asgi
 from django_mcp.protocol import jsonrpc, sse
+from django_mcp.protocol.errors import InternalError
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -96,6 +98,9 @@ class LiveStream:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[Any] | None = None
         self._started = False
+        self._ended = False
+        self._final: Reply | None = None
+        self._on_end: Callable[[Reply | None], None] | None = None
         self._thread = threading.Thread(
             target=self._run, args=(server, admitted, request), name="mcp-stream", daemon=True
         )
@@ -131,6 +136,10 @@ class LiveStream:
             reply = server.handle(admitted, request=request, emit=self._put, on_context=on_context)
         finally:
             connections.close_all()
+            if reply is None:  # the handler died without one: the client still gets an answer
+                from django_mcp.server.dispatch import Reply  # not at import: see native.py
+
+                reply = Reply(admitted.request.id, error=InternalError())
             self._put(reply)
             self._put(_DONE)
 
@@ -148,6 +157,25 @@ class LiveStream:
         Django lets go of the unsent response."""
         if not self._started and self._thread.is_alive():
             self.cancel()
+        self._end()
+
+    def when_ended(self, action: Callable[[Reply | None], None]) -> None:
+        """Run ``action`` with the final reply once the stream ends (None: it ended
+        before its reply, the client gone); at once if it has ended already."""
+        with self._lock:
+            if not self._ended:
+                self._on_end = action
+                return
+        action(self._final)
+
+    def _end(self) -> None:
+        with self._lock:
+            if self._ended:
+                return
+            self._ended = True
+            action, self._on_end = self._on_end, None
+        if action is not None:
+            action(self._final)
 
     def _attach(self) -> asyncio.Queue[Any]:
         """Receive further items on the running loop; queue what is already pending."""
@@ -167,16 +195,19 @@ class LiveStream:
             yield sse.event(notification_message(self.first_item))
             while True:
                 item = await items.get()
-                if item is _DONE or item is None:
+                if item is _DONE:
                     return
                 if isinstance(item, dict):
                     yield sse.event(notification_message(item))
                 else:
                     yield sse.event(item.to_message())
+                    self._final = item  # sent: what the request log records
                     return
         except (asyncio.CancelledError, GeneratorExit):
             self.cancel()
             raise
+        finally:
+            self._end()
 
 
 def respond_streaming(
@@ -193,8 +224,14 @@ def respond_streaming(
             return render_json(first)
         response = event_stream_response(stream.events())
         weakref.finalize(response, stream.abandoned)
+        exchange = exchange_of(request)
+        if exchange is not None:
+            exchange.when_stream_ends = stream.when_ended
         return response
     reply, notes = buffered(server, admitted, request)
     if not notes:
         return render_json(reply)
+    exchange = exchange_of(request)
+    if exchange is not None:
+        exchange.reply = reply  # known before the stream starts: recorded with it
     return event_stream_response(buffered_events(notes, reply))
