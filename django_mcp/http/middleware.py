@@ -148,7 +148,10 @@ def record(
         # A reply still streaming from its handler (ASGI): recorded when the stream ends,
         # with the reply it sent and its whole duration, or as a client gone (499).
         exchange.when_stream_ends = None
-        when_stream_ends(partial(_record_streamed, request, response, release=release))
+        # Its status, never the response: the stream (kept by the response's finalizer)
+        # must not keep the response alive, or that finalizer never runs.
+        status = response.status_code
+        when_stream_ends(partial(_record_streamed, request, status, release=release))
         return
     try:
         if mcp_settings.REQUEST_LOG == "off":
@@ -167,17 +170,18 @@ def record(
 
 
 def _record_streamed(
-    request: HttpRequest, response: HttpResponseBase, reply: Reply | None, *, release: bool
+    request: HttpRequest, status: int, reply: Reply | None, *, release: bool
 ) -> None:
-    """Record a live stream that ended, on whatever thread or loop ended it (nothing here
-    touches the database): with the reply it sent, or, if it ended before its reply (the
-    client closed it, which cancelled the handler), as 499 with the client-gone note."""
+    """Record a live stream that ended, on the loop or the thread that ended it (nothing
+    here touches the database): with the reply it sent, or, if it ended before its reply
+    (the client closed it, which cancelled the handler), as 499 with the client-gone note."""
     exchange = exchange_of(request)
     if exchange is None:
         return
     if reply is not None:
         exchange.reply = reply
-        record_best_effort(partial(record, release=release), request, response, on_event_loop=True)
+        sent = HttpResponse(status=status)
+        record_best_effort(partial(record, release=release), request, sent, on_event_loop=True)
         return
     exchange.streamed = False  # no reply was sent: not "ok"
     gone = partial(record, note=CLIENT_LEFT[1], release=release)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import queue
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -39,7 +41,36 @@ if TYPE_CHECKING:
     from django_mcp.server.context import Context
     from django_mcp.server.dispatch import MCPServer, Reply
 
+logger = logging.getLogger("django_mcp")
+
 _DONE: Final = object()
+
+#: Streams whose response was freed before they ended (:meth:`LiveStream.abandoned`, a
+#: finalizer). A finalizer may run inside a garbage collection, on any thread, even one
+#: holding the request log's lock, so it only queues the stream (``SimpleQueue.put`` is
+#: safe there); one daemon thread ends them, and their records are written from it.
+_ENDED: Final[queue.SimpleQueue[LiveStream]] = queue.SimpleQueue()
+_end_thread_lock = threading.Lock()
+_end_thread: threading.Thread | None = None
+
+
+def _start_stream_end_thread() -> None:
+    """Start the thread that ends abandoned streams, once (from ordinary code, never from
+    a finalizer, which must not start threads)."""
+    global _end_thread
+    with _end_thread_lock:
+        if _end_thread is None or not _end_thread.is_alive():
+            _end_thread = threading.Thread(target=_end_streams, name="mcp-stream-end", daemon=True)
+            _end_thread.start()
+
+
+def _end_streams() -> None:
+    while True:
+        stream = _ENDED.get()
+        try:
+            stream._end()
+        except Exception:  # its record is best-effort already; never stop this thread
+            logger.exception("django-mcp could not end an abandoned stream")
 
 
 def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
@@ -157,11 +188,15 @@ class LiveStream:
         Django lets go of the unsent response."""
         if not self._started and self._thread.is_alive():
             self.cancel()
-        self._end()
+        _ENDED.put(self)  # ended on the stream-end thread: see _end_streams
 
     def when_ended(self, action: Callable[[Reply | None], None]) -> None:
         """Run ``action`` with the final reply once the stream ends (None: it ended
         before its reply, the client gone); at once if it has ended already."""
+        _start_stream_end_thread()
+        self._when_ended(action)
+
+    def _when_ended(self, action: Callable[[Reply | None], None]) -> None:
         with self._lock:
             if not self._ended:
                 self._on_end = action
@@ -200,8 +235,8 @@ class LiveStream:
                 if isinstance(item, dict):
                     yield sse.event(notification_message(item))
                 else:
+                    self._final = item  # what the request log records, once it is on its way
                     yield sse.event(item.to_message())
-                    self._final = item  # sent: what the request log records
                     return
         except (asyncio.CancelledError, GeneratorExit):
             self.cancel()

@@ -10,21 +10,28 @@ before the stream is sent.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import socket
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.core.asgi import get_asgi_application
+from django.test import AsyncClient
 
 from django_mcp import Context, ToolError
+from django_mcp.exceptions import RequestCancelled
+from django_mcp.http.native import NativeMCP
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.test import AsyncMCPClient, MCPClientError
-from tests.helpers import mcp_body, mcp_post, request_meta
-from tests.http.test_client_gone import LOGGED_SETTINGS, WAIT, http_head, rows_for
+from tests.helpers import mcp_body, mcp_headers, mcp_post, request_meta
+from tests.http.test_client_gone import LOGGED_SETTINGS, WAIT, http_head, rows_for, scope
 from tests.live import APPLICATION, NATIVE_APPLICATION, live_server, migrate
 
 if TYPE_CHECKING:
@@ -35,12 +42,23 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PAUSE = 0.3  # seconds a tool works after its first notification
 
 
-def row(target: str) -> dict[str, Any]:
-    recorder.flush()
-    (found,) = RequestLog.objects.filter(target=target).values(
-        "outcome", "error_code", "http_status", "duration_ms", "error_message"
-    )
-    return found
+def row(target: str, *, within: float = 5.0) -> dict[str, Any]:
+    """The one row for ``target`` (polled, bounded: a stream that ended on another thread
+    is recorded from there)."""
+    deadline = time.monotonic() + within
+    while True:
+        recorder.flush()
+        found = list(
+            RequestLog.objects.filter(target=target).values(
+                "outcome", "error_code", "http_status", "duration_ms", "error_message"
+            )
+        )
+        if found or time.monotonic() > deadline:
+            break
+        gc.collect()  # a dropped response's finalizer ends its stream
+        time.sleep(0.05)
+    assert len(found) == 1, found
+    return found[0]
 
 
 @pytest.fixture
@@ -106,6 +124,157 @@ def test_a_wsgi_stream_is_recorded_with_its_reply(client: Any, streaming_tools: 
     b"".join(response.streaming_content)
     logged = row("fails_late")
     assert (logged["outcome"], logged["http_status"]) == ("tool_error", 200)
+
+
+@pytest.fixture
+def ticking(mcp_site: Any) -> dict[str, Any]:
+    """A tool reporting progress 30 times, 50 ms apart; ``cancelled`` is set if it was."""
+    seen: dict[str, Any] = {"cancelled": threading.Event(), "done": threading.Event()}
+
+    @mcp_site.tool
+    def ticks(ctx: Context) -> str:
+        try:
+            for step in range(30):
+                ctx.report_progress(step, total=30)
+                time.sleep(0.05)
+        except RequestCancelled:
+            seen["cancelled"].set()
+            raise
+        finally:
+            seen["done"].set()
+        return "all ticks"
+
+    return seen
+
+
+def ticks_message() -> dict[str, Any]:
+    return mcp_body(
+        "tools/call", {"name": "ticks", "arguments": {}}, meta=request_meta(progressToken=1)
+    )
+
+
+def test_a_stream_whose_response_is_dropped_unread_is_recorded_and_cancelled(
+    ticking: dict[str, Any],
+):
+    """Nobody iterates the stream (a test that never reads the body, a middleware that
+    replaced the response): when the response is freed the handler is cancelled and the
+    request recorded as a client gone, from the thread that ends such streams (the
+    response's finalizer may run inside a garbage collection, on any thread)."""
+    body = ticks_message()
+
+    async def post() -> None:
+        response = await AsyncClient().post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=mcp_headers(body)
+        )
+        assert response["Content-Type"] == "text/event-stream"
+
+    async_to_sync(post)()
+    gc.collect()
+    assert ticking["done"].wait(5)
+    assert ticking["cancelled"].is_set()
+    assert row("ticks")["http_status"] == 499
+
+
+def test_a_response_freed_by_a_collection_under_the_logs_lock_does_not_deadlock(
+    ticking: dict[str, Any],
+):
+    """A dropped response may be freed by a garbage collection that an allocation set off
+    on any thread, the request log's writer included while it holds its (non-reentrant)
+    lock. The finalizer only queues the stream; recording it there would deadlock."""
+    body = ticks_message()
+
+    async def post() -> None:
+        await AsyncClient().post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=mcp_headers(body)
+        )
+
+    async_to_sync(post)()
+    assert ticking["done"].wait(5)
+
+    def collect_holding_the_lock() -> None:
+        with recorder._state.lock:
+            gc.collect()
+
+    collector = threading.Thread(target=collect_holding_the_lock, daemon=True)
+    collector.start()
+    collector.join(5)
+    assert not collector.is_alive(), "deadlocked on the request log's lock"
+    assert row("ticks")["http_status"] == 499
+
+
+class StopsReading:
+    """An ASGI client that stops reading after the first notification (its socket full:
+    ``send`` blocks), then disconnects."""
+
+    def __init__(self, body: bytes) -> None:
+        self.messages = [{"type": "http.request", "body": body, "more_body": False}]
+        self.bodies = 0
+        self.gone = asyncio.Event()
+
+    async def receive(self) -> dict[str, Any]:
+        if self.messages:
+            return self.messages.pop(0)
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            self.bodies += 1
+            if self.bodies >= 2:
+                self.gone.set()
+                await asyncio.Event().wait()  # blocked until cancelled
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["django", "native"])
+def test_a_client_gone_while_the_server_waits_to_send_is_recorded_and_cancelled(
+    ticking: dict[str, Any], native: bool
+):
+    """The server's ``send`` blocks, then the client leaves: the stream is closed without
+    being resumed, and its end is still recorded (499) and cancels the handler."""
+    body = ticks_message()
+    raw = json.dumps(body).encode()
+    client = StopsReading(raw)
+    app = NativeMCP(get_asgi_application()) if native else get_asgi_application()
+
+    async def serve() -> None:
+        await app(scope(raw, body), client.receive, client.send)
+
+    async_to_sync(serve)()
+    gc.collect()
+    assert ticking["done"].wait(5)
+    assert ticking["cancelled"].is_set()
+    assert row("ticks")["http_status"] == 499
+
+
+def test_a_stream_closed_once_its_reply_is_out_is_recorded_with_the_reply(mcp_site: Any):
+    """A consumer that stops as soon as it holds the reply did get its answer: 200, not a
+    client gone."""
+
+    @mcp_site.tool
+    def quick(ctx: Context) -> str:
+        ctx.report_progress(1, total=1)
+        time.sleep(0.1)
+        return "done"
+
+    body = mcp_body(
+        "tools/call", {"name": "quick", "arguments": {}}, meta=request_meta(progressToken=1)
+    )
+
+    async def read_to_the_reply() -> None:
+        response = await AsyncClient().post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=mcp_headers(body)
+        )
+        events = response.streaming_content
+        seen = b""
+        async for chunk in events:
+            seen += chunk
+            if b'"result"' in seen:
+                break
+        await events.aclose()
+
+    async_to_sync(read_to_the_reply)()
+    logged = row("quick")
+    assert (logged["http_status"], logged["outcome"]) == (200, "ok")
 
 
 @pytest.mark.live
