@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import queue
 import threading
 import weakref
@@ -49,7 +50,7 @@ _DONE: Final = object()
 #: finalizer). A finalizer may run inside a garbage collection, on any thread, even one
 #: holding the request log's lock, so it only queues the stream (``SimpleQueue.put`` is
 #: safe there); one daemon thread ends them, and their records are written from it.
-_ENDED: Final[queue.SimpleQueue[LiveStream]] = queue.SimpleQueue()
+_ENDED: queue.SimpleQueue[LiveStream] = queue.SimpleQueue()
 _end_thread_lock = threading.Lock()
 _end_thread: threading.Thread | None = None
 
@@ -64,13 +65,27 @@ def _start_stream_end_thread() -> None:
             _end_thread.start()
 
 
+def _forget_stream_end_thread() -> None:
+    """In a forked child: the parent's thread and queued streams are not the child's."""
+    global _ENDED, _end_thread_lock, _end_thread
+    _ENDED, _end_thread_lock, _end_thread = queue.SimpleQueue(), threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_forget_stream_end_thread)
+
+
 def _end_streams() -> None:
     while True:
-        stream = _ENDED.get()
-        try:
-            stream._end()
-        except Exception:  # its record is best-effort already; never stop this thread
-            logger.exception("django-mcp could not end an abandoned stream")
+        _end_one(_ENDED.get())
+
+
+def _end_one(stream: LiveStream) -> None:
+    """End one dropped stream. A function of its own, so that no frame keeps the stream
+    (and its request) alive while the thread waits for the next one."""
+    try:
+        stream._end()
+    except Exception:  # its record is best-effort already; never stop this thread
+        logger.exception("django-mcp could not end an abandoned stream")
 
 
 def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
@@ -188,15 +203,12 @@ class LiveStream:
         Django lets go of the unsent response."""
         if not self._started and self._thread.is_alive():
             self.cancel()
-        _ENDED.put(self)  # ended on the stream-end thread: see _end_streams
+        if not self._ended:  # a plain read: safe in a finalizer
+            _ENDED.put(self)  # ended on the stream-end thread: see _end_streams
 
     def when_ended(self, action: Callable[[Reply | None], None]) -> None:
         """Run ``action`` with the final reply once the stream ends (None: it ended
         before its reply, the client gone); at once if it has ended already."""
-        _start_stream_end_thread()
-        self._when_ended(action)
-
-    def _when_ended(self, action: Callable[[Reply | None], None]) -> None:
         with self._lock:
             if not self._ended:
                 self._on_end = action
@@ -258,6 +270,7 @@ def respond_streaming(
         if not isinstance(first, dict):
             return render_json(first)
         response = event_stream_response(stream.events())
+        _start_stream_end_thread()  # before the finalizer that may queue the stream
         weakref.finalize(response, stream.abandoned)
         exchange = exchange_of(request)
         if exchange is not None:

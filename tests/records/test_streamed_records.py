@@ -16,6 +16,7 @@ import json
 import socket
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -200,6 +201,59 @@ def test_a_response_freed_by_a_collection_under_the_logs_lock_does_not_deadlock(
     collector.join(5)
     assert not collector.is_alive(), "deadlocked on the request log's lock"
     assert row("ticks")["http_status"] == 499
+
+
+class LeavesAtOnce:
+    """An ASGI client that sends its request, then disconnects before any answer."""
+
+    def __init__(self, body: bytes) -> None:
+        self.messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive(self) -> dict[str, Any]:
+        if self.messages:
+            return self.messages.pop(0)
+        await asyncio.sleep(0.1)
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        pass
+
+
+def test_a_client_gone_before_the_first_notification_leaves_nothing_behind(mcp_site: Any):
+    """The client leaves while the view waits for the first notification: the request is
+    recorded once (499, by the middleware), and the stream the view built anyway is ended
+    and freed with its request, whether or not any other stream ever ran in this process
+    (the thread that ends dropped streams starts with the first stream, not its record)."""
+    finished = threading.Event()
+    requests: list[weakref.ref[Any]] = []
+
+    @mcp_site.tool
+    def late(ctx: Context) -> str:
+        requests.append(weakref.ref(ctx.request))
+        time.sleep(0.5)
+        try:
+            ctx.report_progress(1, total=1)
+        finally:
+            finished.set()
+        return "late"
+
+    body = mcp_body(
+        "tools/call", {"name": "late", "arguments": {}}, meta=request_meta(progressToken=1)
+    )
+    raw = json.dumps(body).encode()
+    client = LeavesAtOnce(raw)
+
+    async def serve() -> None:
+        await get_asgi_application()(scope(raw, body), client.receive, client.send)
+
+    async_to_sync(serve)()
+    assert finished.wait(5)
+    deadline = time.monotonic() + 5
+    while requests[0]() is not None and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.05)
+    assert requests[0]() is None, "the request is still held"
+    assert row("late")["http_status"] == 499
 
 
 class StopsReading:
