@@ -142,13 +142,9 @@ def run(task_id: str) -> str:
             result = error_result(str(exc))
         except InputRequired as exc:
             requests = {key: request.to_dict() for key, request in exc.requests.items()}
-            if store.need_input(task_id, requests):
-                tasking.announce(task_id)
-            return status_of(task_id)
-        except RequestCancelled:
-            if store.cancel(task_id):  # else it had ended meanwhile: that outcome stays
-                tasking.announce(task_id)
-            return status_of(task_id)
+            return announced(task_id, store.need_input(task_id, requests), proto.INPUT_REQUIRED)
+        except RequestCancelled:  # if it had ended meanwhile, that outcome stays
+            return announced(task_id, store.cancel(task_id), proto.CANCELLED)
         except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
             return settle(task_id, error=mcp_settings.exception_handler(exc, context))
     result.setdefault("resultType", "complete")
@@ -170,15 +166,19 @@ def settle(
 ) -> str:
     """Record the terminal outcome (unless the task is already terminal: a cancellation
     that came first stays) and announce it; the task's status after it."""
-    changed = (
-        store.complete(task_id, result)
-        if result is not None
-        else store.fail(task_id, (error or InternalError()).to_dict())
-    )
-    if changed:
-        tasking.announce(task_id)
-        return proto.COMPLETED if result is not None else proto.FAILED
-    return status_of(task_id)
+    if result is not None:
+        return announced(task_id, store.complete(task_id, result), proto.COMPLETED)
+    failed = store.fail(task_id, (error or InternalError()).to_dict())
+    return announced(task_id, failed, proto.FAILED)
+
+
+def announced(task_id: str, changed: bool, status: str) -> str:
+    """After a transition to ``status``: announce it and return ``status`` if it took (no
+    query needed), else the status the task already had."""
+    if not changed:
+        return status_of(task_id)
+    tasking.announce(task_id)
+    return status
 
 
 def status_of(task_id: str) -> str:
