@@ -8,6 +8,12 @@ Past that, PostgreSQL's own estimate stands in: ``pg_class.reltuples`` for the u
 table (what ``ANALYZE`` and autovacuum keep), the planner's row estimate (``EXPLAIN``) for a
 filtered list. Other databases count exactly, as before (they are for development; the
 request log at scale is a PostgreSQL affair).
+
+An estimate can be low (``reltuples`` lags a table that grew since autovacuum last ran), and
+Django's paginator refuses any page past the count and cuts the last page short at it. So
+from the estimate's last page on, the rows actually there decide: the page asked for is
+read with one bounded query (at most a page and one row), and the count becomes what it
+showed, so the page is whole and a next page is offered while rows remain.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ class EstimatedCountPaginator(_Paginator):
     """Exact counts up to :data:`EXACT_UP_TO`, an estimate beyond (on PostgreSQL)."""
 
     exact_up_to: int = EXACT_UP_TO
+    #: Whether :attr:`count` is PostgreSQL's estimate rather than a count (set by it).
+    count_is_estimate: bool = False
 
     @cached_property
     def count(self) -> int:
@@ -45,7 +53,36 @@ class EstimatedCountPaginator(_Paginator):
         bounded = listed.order_by()[: self.exact_up_to + 1].count()
         if bounded <= self.exact_up_to:
             return bounded
+        self.count_is_estimate = True
         return max(bounded, estimated_rows(listed))
+
+    def validate_number(self, number: Any) -> int:
+        """Django's check, once an estimated count has been settled against the rows on
+        the page asked for (:meth:`_settle_at`)."""
+        if self.count and self.count_is_estimate:
+            self._settle_at(number)
+        return int(super().validate_number(number))
+
+    def _settle_at(self, number: Any) -> None:
+        """From the estimate's last page on, count what the page ``number`` holds (one
+        bounded query) and take that as the count: ``bottom + rows`` is exact when the
+        page is not full, and when a row lies past it the count says so, so the page
+        after is offered. A page with no rows leaves the estimate to refuse it."""
+        if isinstance(number, float) and not number.is_integer():
+            return
+        try:
+            page = int(number)
+        except (TypeError, ValueError):
+            return  # Django's check says why
+        if page < max(1, self.num_pages):
+            return
+        listed = self.object_list
+        assert isinstance(listed, QuerySet)  # an estimate is only ever of a queryset
+        bottom = (page - 1) * self.per_page
+        rows = listed.order_by()[bottom : bottom + self.per_page + 1].count()
+        if rows:
+            self.__dict__["count"] = bottom + rows
+            self.__dict__.pop("num_pages", None)  # cached from the estimate
 
 
 def estimated_rows(queryset: QuerySet[Any]) -> int:

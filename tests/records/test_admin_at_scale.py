@@ -19,6 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from django_mcp.requestlog import pagination, summaries
+from django_mcp.requestlog.admin import RequestLogAdmin
 from django_mcp.requestlog.models import (
     WINDOW_INDEX,
     WINDOW_INDEX_FIELDS,
@@ -148,3 +149,31 @@ def test_started_at_has_one_index_the_window_index():
     assert window["columns"] == list(WINDOW_INDEX_FIELDS)
     # The window index and the partial index of permission refusals; no plain index.
     assert leading == sorted([WINDOW_INDEX, "django_mcp_rl_denied_idx"])
+
+
+@postgres_only
+def test_pages_past_a_low_estimate_are_served_whole(admin_client, monkeypatch):
+    """``reltuples`` lags a table that grew since autovacuum ran: the pages past a low
+    estimate are still served, each whole, with a next page while rows remain; past the
+    last row the page is refused as before."""
+    monkeypatch.setattr(pagination.EstimatedCountPaginator, "exact_up_to", 3)
+    monkeypatch.setattr(pagination, "estimated_rows", lambda queryset: 4)
+    monkeypatch.setattr(RequestLogAdmin, "list_per_page", 2)
+    for _ in range(9):
+        log_row()
+
+    def page(number: int):
+        return admin_client.get(reverse(CHANGELIST), {"started": "all", "p": number})
+
+    # (rows on the page, pages offered) for each page; the estimate alone says 2 pages.
+    shown = {}
+    for number in (1, 2, 4, 5):
+        response = page(number)
+        assert response.status_code == 200, number
+        cl = response.context["cl"]
+        shown[number] = (len(cl.result_list), cl.paginator.num_pages)
+
+    assert shown == {1: (2, 2), 2: (2, 3), 4: (2, 5), 5: (1, 5)}
+    beyond = page(6)
+    assert beyond.status_code == 302
+    assert "e=1" in beyond["Location"]
