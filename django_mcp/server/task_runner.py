@@ -146,9 +146,22 @@ def run(task_id: str) -> str:
         except RequestCancelled:  # if it had ended meanwhile, that outcome stays
             return announced(task_id, store.cancel(task_id), proto.CANCELLED)
         except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
-            return settle(task_id, error=mcp_settings.exception_handler(exc, context))
+            return settle(task_id, error=handled(exc, context))
     result.setdefault("resultType", "complete")
     return settle(task_id, result=result)
+
+
+def handled(exc: Exception, context: TaskContext | None) -> MCPError:
+    """What the ``EXCEPTION_HANDLER`` makes of ``exc``. ``context`` is None when the run
+    failed before it had one; a handler that fails itself (one written for requests,
+    assuming a context) gives -32603, logged, so the task still fails now instead of
+    staying ``working`` with no worker until a poll finds its heartbeat stale."""
+    try:
+        error: MCPError = mcp_settings.exception_handler(exc, context)
+    except Exception:
+        logger.exception("EXCEPTION_HANDLER failed on an exception from a task's run")
+        return InternalError()
+    return error
 
 
 def served(task: MCPTask) -> tuple[MCPSite, ToolSpec]:

@@ -108,6 +108,39 @@ def test_a_run_that_fails_before_the_tool_starts_fails_the_task(client, mcp_site
     assert job_outcome(broken) == ("SUCCESSFUL", "failed")
 
 
+def context_assumed(exc: Exception, context: Context) -> Exception:
+    """An ``EXCEPTION_HANDLER`` written for requests: it reads the context, always."""
+    return RuntimeError(f"failed for {context.site.name}")  # AttributeError on None
+
+
+def test_a_handler_that_fails_without_a_context_still_fails_the_task(
+    client, mcp_site, monkeypatch, settings, caplog
+):
+    """A run that failed before it had a context reaches ``EXCEPTION_HANDLER`` with
+    ``context=None``; a handler that cannot take that fails the task with -32603, logged,
+    instead of leaving it ``working`` with no worker until its heartbeat goes stale."""
+
+    @mcp_site.tool(task="required")
+    def contextless(ctx: Context) -> str:
+        return "not reached"
+
+    def no_context(task: MCPTask, site: MCPSite) -> Context:
+        raise RuntimeError("stored _meta no longer understood")
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "EXCEPTION_HANDLER": "tests.tasks.test_worker_outcomes.context_assumed",
+    }
+    monkeypatch.setattr(task_runner, "context_for", no_context)
+    task_id = start(client, "contextless")["taskId"]
+    run_worker()
+
+    polled = get(client, task_id)
+    assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
+    assert job_outcome(task_id) == ("SUCCESSFUL", "failed")
+    assert "EXCEPTION_HANDLER failed" in caplog.text
+
+
 def test_an_answer_clears_the_last_runs_message_and_repeats_are_not_announced(
     client, mcp_site, notified
 ):
