@@ -9,7 +9,7 @@ recorded in the request log. Staff see a link to the explorer in the admin.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from django.core.exceptions import SynchronousOnlyOperation
 from django.template.response import TemplateResponse
@@ -23,12 +23,18 @@ if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
 
 
+#: What a GET's ``Accept`` is weighed among: the page, or what an MCP client asks for.
+OFFERED: Final = ("text/html", "application/json", "text/event-stream")
+
+
 def wants_html(request: HttpRequest) -> bool:
-    """Whether a GET comes from a browser: ``text/html`` accepted, preferred over JSON."""
-    if request.method != "GET":
+    """Whether a GET comes from a browser: ``text/html`` named in ``Accept`` and preferred
+    over JSON and over an event stream. A client of an earlier revision opening its GET
+    stream, whatever else it accepts, gets the 405 that tells it there is none, and
+    ``*/*`` (curl) names no HTML."""
+    if request.method != "GET" or "text/html" not in request.headers.get("Accept", ""):
         return False
-    html = request.accepts("text/html") and "text/html" in request.headers.get("Accept", "")
-    return bool(html)
+    return request.get_preferred_type(OFFERED) == "text/html"
 
 
 def endpoint_page(request: HttpRequest, site: MCPSite) -> HttpResponse | None:

@@ -132,7 +132,17 @@ def test_the_browser_page_links_the_explorer_for_staff_only(client: Client):
     assert "mcp-explorer-link" not in response.content.decode()
 
 
-@pytest.mark.parametrize("accept", [None, "application/json, text/event-stream", "*/*"])
+@pytest.mark.parametrize(
+    "accept",
+    [
+        None,
+        "application/json, text/event-stream",
+        "*/*",
+        "text/event-stream, text/html",  # a GET stream asked for first
+        "application/json, text/html",  # JSON preferred
+        "text/html;q=0.5, application/json",
+    ],
+)
 def test_clients_still_get_405_on_get(client: Client, accept: Any):
     """basic/transports/streamable-http.mdx: a server without a GET stream answers 405."""
     headers = {} if accept is None else {"HTTP_ACCEPT": accept}
