@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins
+import sys
+import typing
 from typing import Any
 
 import pytest
@@ -136,3 +138,62 @@ def test_w012_the_request_log_table_missing_says_run_migrate(monkeypatch):
 
 def test_w012_does_not_touch_the_database_unless_asked():
     assert check_request_log_table(None, databases=None) == []
+
+
+class Plain:
+    """A class pydantic has no schema for."""
+
+
+@pytest.mark.parametrize(
+    ("returns", "fix"),
+    [(Author, "serializer's data"), (Plain, "JSON-friendly type")],
+)
+def test_a_return_type_with_no_json_schema_is_refused_naming_tool_and_fix(returns, fix):
+    """server/tools.mdx "Output Schema": the return annotation becomes ``outputSchema``, so
+    a type with none stops the declaration at import, naming it and a fix, instead of
+    pydantic's advice to allow arbitrary types."""
+    site = MCPSite(name="model-return")
+
+    def fetch_author(pk: int) -> Any:
+        return Author.objects.get(pk=pk)
+
+    fetch_author.__annotations__["return"] = returns
+    with pytest.raises(InvalidDeclaration) as caught:
+        site.tool(fetch_author)
+    message = str(caught.value)
+    assert "fetch_author" in message
+    assert "return value" in message
+    assert fix in message
+    assert "arbitrary_types_allowed" not in message
+    assert not site.is_registered("fetch_author")
+
+
+class Point(typing.TypedDict):
+    """``typing``'s, not ``typing_extensions``': pydantic takes it from Python 3.12 on."""
+
+    x: int
+    y: int
+
+
+def test_a_type_pydantic_refuses_for_its_own_reason_is_named_with_it():
+    """Before Python 3.12 pydantic refuses ``typing.TypedDict`` (it wants
+    ``typing_extensions``'): the declaration error names the parameter and passes
+    pydantic's reason on. From 3.12 the same tool is served with the dict's schema."""
+    site = MCPSite(name="typed-dict")
+
+    def locate(where: Point) -> str:
+        return str(where)
+
+    locate.__annotations__["where"] = Point  # the class, not the postponed string
+    if sys.version_info >= (3, 12):
+        site.tool(locate)
+        schema = site.get_tool("locate").input_schema
+        assert schema["properties"]["where"] == {"$ref": "#/$defs/Point"}
+        assert schema["$defs"]["Point"]["required"] == ["x", "y"]
+        return
+    with pytest.raises(InvalidDeclaration) as caught:
+        site.tool(locate)
+    message = str(caught.value)
+    assert "locate" in message
+    assert "'where'" in message
+    assert "typing_extensions.TypedDict" in message

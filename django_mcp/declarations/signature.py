@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     PydanticInvalidForJsonSchema,
     PydanticSchemaGenerationError,
+    PydanticUserError,
     TypeAdapter,
     create_model,
 )
@@ -147,19 +148,35 @@ def _check_supported(func: Callable[..., Any], name: str, annotation: Any) -> No
     which would give the model no schema and accept anything)."""
     try:
         TypeAdapter(annotation).json_schema()
-    except (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema) as exc:
-        kind = getattr(annotation, "__name__", repr(annotation))
+    except PydanticUserError as exc:
+        where = f"{registrant(func)}: parameter {name!r}"
+        raise unusable_annotation(where, annotation, exc, returned=False) from exc
+
+
+def unusable_annotation(
+    where: str, annotation: Any, exc: PydanticUserError, *, returned: bool
+) -> InvalidDeclaration:
+    """The declaration error for an annotation pydantic refused (``where`` names the
+    declaration and the parameter or return value): a type with no JSON Schema gets a fix
+    a Django project can use, any other refusal pydantic's own reason (``typing.TypedDict``
+    before Python 3.12, say)."""
+    kind = getattr(annotation, "__name__", repr(annotation))
+    if not isinstance(exc, (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema)):
+        return InvalidDeclaration(f"{where} is annotated {kind}, which pydantic cannot use: {exc}")
+    if isinstance(annotation, type) and issubclass(annotation, DjangoModel):
         hint = (
-            "take the primary key (int or str) and look the object up in the function, or "
-            "expose the model with ModelTools"
-            if isinstance(annotation, type) and issubclass(annotation, DjangoModel)
-            else "use a JSON-friendly type: str, int, float, bool, a list or dict of them, "
-            "a pydantic model, a dataclass, Literal or an Enum"
+            "return a dict, a pydantic model or a REST framework serializer's data instead, "
+            "or expose the model with ModelTools"
+            if returned
+            else "take the primary key (int or str) and look the object up in the function, "
+            "or expose the model with ModelTools"
         )
-        raise InvalidDeclaration(
-            f"{registrant(func)}: parameter {name!r} is annotated {kind}, which has no JSON "
-            f"Schema; {hint}."
-        ) from exc
+    else:
+        hint = (
+            "use a JSON-friendly type: str, int, float, bool, a list or dict of them, "
+            "a pydantic model, a dataclass, a TypedDict, Literal or an Enum"
+        )
+    return InvalidDeclaration(f"{where} is annotated {kind}, which has no JSON Schema; {hint}.")
 
 
 def _header_marker(annotation: Any) -> MCPHeader | None:

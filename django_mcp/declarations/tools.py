@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Final, Union, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations import content, invoke
@@ -25,6 +25,7 @@ from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.declarations.signature import (
     json_schema,
     return_annotation,
+    unusable_annotation,
 )
 from django_mcp.exceptions import InvalidDeclaration, ToolError
 from django_mcp.protocol import jsontext
@@ -151,7 +152,13 @@ class ToolSpec(Declaration):
                     "not plain content"
                 )
             return None
-        return TypeAdapter(annotation)
+        try:
+            adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+            adapter.json_schema(mode="serialization")  # what tools/list will ask for
+        except PydanticUserError as exc:
+            where = f"{self.registrant}: the return value"
+            raise unusable_annotation(where, annotation, exc, returned=True) from exc
+        return adapter
 
     @cached_property
     def output_schema(self) -> dict[str, Any] | None:
