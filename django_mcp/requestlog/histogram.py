@@ -6,12 +6,12 @@ is what made the dashboard's cost grow with the requests in its window (9 s for 
 window's p95 comes from a few summary rows, at a bounded cost in precision.
 
 The buckets: ``[0, LOW)``, then ``[LOW·RATIO^(i-1), LOW·RATIO^i)`` for ``i`` in
-``1 .. BUCKETS-2``, then everything from ``LOW·RATIO^(BUCKETS-2)`` (about 103 s) up. With
+``1 .. BUCKETS-2``, then everything from ``LOW·RATIO^(BUCKETS-2)`` (about 102 s) up. With
 ``RATIO = 1.25`` a bucket spans a factor of 1.25, and :func:`p95` reports the geometric
 middle of the bucket holding the nearest-rank p95, so the reported value is within a
 factor of ``sqrt(1.25)`` (about 11.8 %) of the exact nearest-rank p95, either way. Below
 ``LOW`` (0.1 ms) the error is at most 0.05 ms; in the last bucket the value is that
-bucket's lower bound (an underestimate: "at least 103 s").
+bucket's lower bound (an underestimate: "at least 102 s").
 
 Pure Python (no Django): the writer, the rebuild command's SQL and the dashboard all use
 :data:`BOUNDS`, so a duration falls in the same bucket whichever of them counted it.
