@@ -22,9 +22,10 @@ from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.requestlog import lookups
 from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter, could_be_stored
 from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
-from django_mcp.requestlog.pagination import EstimatedCountPaginator
+from django_mcp.requestlog.pagination import EstimatedCountPaginator, SettledCountChangeList
 
 if TYPE_CHECKING:
+    from django.contrib.admin.views.main import ChangeList
     from django.db.models import QuerySet
     from django.http import HttpRequest
 
@@ -103,6 +104,9 @@ class RequestLogAdmin(ReadOnlyAdmin):
         ("Params", {"fields": ("params",), "classes": ("collapse",)}),
     )
     readonly_fields = ("duration", "user_link")
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return SettledCountChangeList  # "N entries" as the page settled the estimate
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         """The filters' own lookups and the few the guide names (:mod:`.lookups`), never

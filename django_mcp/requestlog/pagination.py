@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Final
 
+from django.contrib.admin.views.main import ChangeList
 from django.core.paginator import Paginator
 from django.db import connections
 from django.db.models import QuerySet
@@ -33,6 +34,9 @@ else:  # Paginator is generic only in the type stubs
 
 #: Counts up to this many rows are exact on every database.
 EXACT_UP_TO: Final = 10_000
+#: How far past a low estimate a page is still looked for, as a multiple of the estimate
+#: (autovacuum re-estimates after a tenth of a table changed; a bulk load may outrun it).
+SETTLE_REACH: Final = 10
 
 
 class EstimatedCountPaginator(_Paginator):
@@ -67,7 +71,10 @@ class EstimatedCountPaginator(_Paginator):
         """From the estimate's last page on, count what the page ``number`` holds (one
         bounded query) and take that as the count: ``bottom + rows`` is exact when the
         page is not full, and when a row lies past it the count says so, so the page
-        after is offered. A page with no rows leaves the estimate to refuse it."""
+        after is offered. A page with no rows leaves the estimate to refuse it, and so
+        does a page beyond :data:`SETTLE_REACH` times the estimate: its ``OFFSET`` would
+        skip through more rows than the table is thought to hold (or overflow a bigint).
+        The count is settled once: the admin validates the page number twice."""
         if isinstance(number, float) and not number.is_integer():
             return
         try:
@@ -76,13 +83,27 @@ class EstimatedCountPaginator(_Paginator):
             return  # Django's check says why
         if page < max(1, self.num_pages):
             return
+        bottom = (page - 1) * self.per_page
+        if bottom > SETTLE_REACH * max(self.count, self.exact_up_to):
+            return
+        self.count_is_estimate = False  # settled, whatever the page holds
         listed = self.object_list
         assert isinstance(listed, QuerySet)  # an estimate is only ever of a queryset
-        bottom = (page - 1) * self.per_page
-        rows = listed.order_by()[bottom : bottom + self.per_page + 1].count()
+        # A page may take ``orphans`` rows more than ``per_page``: one past those says
+        # that a next page exists.
+        rows = listed.order_by()[bottom : bottom + self.per_page + self.orphans + 1].count()
         if rows:
             self.__dict__["count"] = bottom + rows
             self.__dict__.pop("num_pages", None)  # cached from the estimate
+
+
+class SettledCountChangeList(ChangeList):
+    """The admin's changelist, whose "N entries" follows the paginator's count once the
+    page asked for settled it (Django reads the count before it asks for the page)."""
+
+    def get_results(self, request: Any) -> None:
+        super().get_results(request)
+        self.result_count = self.paginator.count
 
 
 def estimated_rows(queryset: QuerySet[Any]) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.paginator import Paginator
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -165,15 +166,44 @@ def test_pages_past_a_low_estimate_are_served_whole(admin_client, monkeypatch):
     def page(number: int):
         return admin_client.get(reverse(CHANGELIST), {"started": "all", "p": number})
 
-    # (rows on the page, pages offered) for each page; the estimate alone says 2 pages.
+    # (rows on the page, pages offered, entries said) for each page; the estimate alone
+    # says 2 pages of 4 entries.
     shown = {}
     for number in (1, 2, 4, 5):
-        response = page(number)
+        with CaptureQueriesContext(connection) as queries:
+            response = page(number)
         assert response.status_code == 200, number
         cl = response.context["cl"]
-        shown[number] = (len(cl.result_list), cl.paginator.num_pages)
+        shown[number] = (len(cl.result_list), cl.paginator.num_pages, cl.result_count)
+        offsets = [q["sql"] for q in queries.captured_queries if "OFFSET" in q["sql"]]
+        assert len(offsets) <= 2, offsets  # the page, and its count settled once
 
-    assert shown == {1: (2, 2), 2: (2, 3), 4: (2, 5), 5: (1, 5)}
-    beyond = page(6)
-    assert beyond.status_code == 302
-    assert "e=1" in beyond["Location"]
+    assert shown == {1: (2, 2, 4), 2: (2, 3, 5), 4: (2, 5, 9), 5: (1, 5, 9)}
+    for past in (6, 10**19):  # no row there; and an OFFSET no bigint holds
+        beyond = page(past)
+        assert beyond.status_code == 302
+        assert "e=1" in beyond["Location"]
+
+
+@postgres_only
+def test_a_settled_count_keeps_orphans_on_their_page(monkeypatch):
+    """With ``orphans``, Django folds a short last page into the one before: the count
+    settled from a page says so, so no row is shown twice and no page is hidden."""
+    monkeypatch.setattr(pagination.EstimatedCountPaginator, "exact_up_to", 3)
+    monkeypatch.setattr(pagination, "estimated_rows", lambda queryset: 4)
+    for _ in range(9):
+        log_row()
+    listed = RequestLog.objects.order_by("pk")
+
+    pages = []
+    number = 1
+    while True:
+        paginator = pagination.EstimatedCountPaginator(listed, 2, orphans=1)
+        shown = paginator.page(number)
+        pages.append([row.pk for row in shown.object_list])
+        if not shown.has_next():
+            break
+        number += 1
+
+    exact = Paginator(listed, 2, orphans=1)
+    assert pages == [[row.pk for row in exact.page(n).object_list] for n in exact.page_range]
