@@ -154,12 +154,20 @@ def run(task_id: str) -> str:
 def handled(exc: Exception, context: TaskContext | None) -> MCPError:
     """What the ``EXCEPTION_HANDLER`` makes of ``exc``. ``context`` is None when the run
     failed before it had one; a handler that fails itself (one written for requests,
-    assuming a context) gives -32603, logged, so the task still fails now instead of
-    staying ``working`` with no worker until a poll finds its heartbeat stale."""
+    assuming a context), or one that returns something else than an ``MCPError``, gives
+    -32603, logged, so the task still fails now instead of staying ``working`` with no
+    worker until a poll finds its heartbeat stale."""
     try:
-        error: MCPError = mcp_settings.exception_handler(exc, context)
+        error = mcp_settings.exception_handler(exc, context)
     except Exception:
         logger.exception("EXCEPTION_HANDLER failed on an exception from a task's run")
+        return InternalError()
+    if not isinstance(error, MCPError):
+        logger.error(
+            "EXCEPTION_HANDLER returned %s, not an MCPError, for an exception from a "
+            "task's run: the task fails with -32603",
+            type(error).__name__,
+        )
         return InternalError()
     return error
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django_mcp import Context
 from django_mcp.exceptions import RequestCancelled
 from django_mcp.listen.listener import Listener
+from django_mcp.protocol.errors import InternalError, MCPError
 from django_mcp.protocol.subscriptions import SubscriptionFilter
 from django_mcp.server import task_runner, tasking
 from django_mcp.sites import MCPSite
@@ -108,17 +109,27 @@ def test_a_run_that_fails_before_the_tool_starts_fails_the_task(client, mcp_site
     assert job_outcome(broken) == ("SUCCESSFUL", "failed")
 
 
-def context_assumed(exc: Exception, context: Context) -> Exception:
+def context_assumed(exc: Exception, context: Context) -> MCPError:
     """An ``EXCEPTION_HANDLER`` written for requests: it reads the context, always."""
-    return RuntimeError(f"failed for {context.site.name}")  # AttributeError on None
+    return InternalError(f"failed for {context.site.name}")  # AttributeError on None
 
 
+def not_an_error(exc: Exception, context: Context | None) -> Any:
+    """An ``EXCEPTION_HANDLER`` that returns what it caught instead of an ``MCPError``."""
+    return exc
+
+
+@pytest.mark.parametrize(
+    ("handler", "logged"),
+    [("context_assumed", "EXCEPTION_HANDLER failed"), ("not_an_error", "not an MCPError")],
+)
 def test_a_handler_that_fails_without_a_context_still_fails_the_task(
-    client, mcp_site, monkeypatch, settings, caplog
+    client, mcp_site, monkeypatch, settings, caplog, handler, logged
 ):
     """A run that failed before it had a context reaches ``EXCEPTION_HANDLER`` with
-    ``context=None``; a handler that cannot take that fails the task with -32603, logged,
-    instead of leaving it ``working`` with no worker until its heartbeat goes stale."""
+    ``context=None``; a handler that cannot take that (or returns no ``MCPError``) fails
+    the task with -32603, logged, instead of leaving it ``working`` with no worker until
+    its heartbeat goes stale."""
 
     @mcp_site.tool(task="required")
     def contextless(ctx: Context) -> str:
@@ -129,7 +140,7 @@ def test_a_handler_that_fails_without_a_context_still_fails_the_task(
 
     settings.DJANGO_MCP = {
         **settings.DJANGO_MCP,
-        "EXCEPTION_HANDLER": "tests.tasks.test_worker_outcomes.context_assumed",
+        "EXCEPTION_HANDLER": f"tests.tasks.test_worker_outcomes.{handler}",
     }
     monkeypatch.setattr(task_runner, "context_for", no_context)
     task_id = start(client, "contextless")["taskId"]
@@ -138,7 +149,7 @@ def test_a_handler_that_fails_without_a_context_still_fails_the_task(
     polled = get(client, task_id)
     assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
     assert job_outcome(task_id) == ("SUCCESSFUL", "failed")
-    assert "EXCEPTION_HANDLER failed" in caplog.text
+    assert logged in caplog.text
 
 
 def test_an_answer_clears_the_last_runs_message_and_repeats_are_not_announced(
