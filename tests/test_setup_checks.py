@@ -7,6 +7,7 @@ import sys
 import typing
 from typing import Any
 
+import pydantic
 import pytest
 from django.core import checks
 from django.db import connection
@@ -146,7 +147,12 @@ class Plain:
 
 @pytest.mark.parametrize(
     ("returns", "fix"),
-    [(Author, "serializer's data"), (Plain, "JSON-friendly type")],
+    [
+        (Author, "serializer's data"),
+        (list[Author], "serializer's data"),
+        (Author | None, "serializer's data"),
+        (Plain, "JSON-friendly type"),
+    ],
 )
 def test_a_return_type_with_no_json_schema_is_refused_naming_tool_and_fix(returns, fix):
     """server/tools.mdx "Output Schema": the return annotation becomes ``outputSchema``, so
@@ -197,3 +203,26 @@ def test_a_type_pydantic_refuses_for_its_own_reason_is_named_with_it():
     assert "locate" in message
     assert "'where'" in message
     assert "typing_extensions.TypedDict" in message
+
+
+def test_a_return_model_completed_after_the_tool_is_declared_is_served():
+    """A forward reference resolved later (``model_rebuild``, as when two ``mcp.py``
+    models name each other) is no declaration error: the schema is built when the tool is
+    first listed, as pydantic allows."""
+    site = MCPSite(name="forward-return")
+
+    class Order(pydantic.BaseModel):
+        lines: list[Line]  # not defined yet
+
+    def get_order() -> Order:
+        return Order(lines=[])
+
+    get_order.__annotations__["return"] = Order
+    site.tool(get_order)
+
+    class Line(pydantic.BaseModel):
+        sku: str
+
+    Order.model_rebuild(_types_namespace={"Line": Line})
+    schema = site.get_tool("get_order").output_schema
+    assert schema["properties"]["lines"]["items"] == {"$ref": "#/$defs/Line"}

@@ -544,6 +544,9 @@ def test_tool_result_gives_full_control(client, mcp_site):
     assert result["isError"] is True
     assert result["_meta"]["com.example/trace"] == "t1"
     assert result["_meta"][SERVER_INFO_KEY]["name"]
+    # server/tools.mdx "Output Schema": a schema binds structuredContent; a ToolResult's is
+    # whatever it carries, so it advertises none (not the ToolResult class's fields).
+    assert "outputSchema" not in tool_definition(client, "custom")
 
 
 # -- tools/list --------------------------------------------------------------------------------

@@ -160,10 +160,10 @@ def unusable_annotation(
     declaration and the parameter or return value): a type with no JSON Schema gets a fix
     a Django project can use, any other refusal pydantic's own reason (``typing.TypedDict``
     before Python 3.12, say)."""
-    kind = getattr(annotation, "__name__", repr(annotation))
+    kind = annotation.__name__ if isinstance(annotation, type) else repr(annotation)
     if not isinstance(exc, (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema)):
         return InvalidDeclaration(f"{where} is annotated {kind}, which pydantic cannot use: {exc}")
-    if isinstance(annotation, type) and issubclass(annotation, DjangoModel):
+    if _names_a_django_model(annotation):
         hint = (
             "return a dict, a pydantic model or a REST framework serializer's data instead, "
             "or expose the model with ModelTools"
@@ -177,6 +177,14 @@ def unusable_annotation(
             "a pydantic model, a dataclass, a TypedDict, Literal or an Enum"
         )
     return InvalidDeclaration(f"{where} is annotated {kind}, which has no JSON Schema; {hint}.")
+
+
+def _names_a_django_model(annotation: Any) -> bool:
+    """Whether ``annotation`` is a Django model or holds one (``list[Book]``,
+    ``Book | None``)."""
+    if isinstance(annotation, type) and issubclass(annotation, DjangoModel):
+        return True
+    return any(_names_a_django_model(arg) for arg in get_args(annotation))
 
 
 def _header_marker(annotation: Any) -> MCPHeader | None:

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Final, Union, get_args, get_origin
 
-from pydantic import BaseModel, PydanticUserError, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    PydanticInvalidForJsonSchema,
+    PydanticSchemaGenerationError,
+    PydanticUserError,
+    TypeAdapter,
+    ValidationError,
+)
 from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations import content, invoke
@@ -49,7 +56,10 @@ def _is_content_annotation(annotation: Any) -> bool:
     """Whether a return annotation is plain content (text, blocks), not structured output."""
     if annotation in _UNSTRUCTURED_RETURNS:
         return True
-    if isinstance(annotation, type) and issubclass(annotation, content.CONTENT_TYPES):
+    # A ToolResult carries whatever structured content it is given: it is no schema.
+    if isinstance(annotation, type) and issubclass(
+        annotation, (*content.CONTENT_TYPES, content.ToolResult)
+    ):
         return True
     origin, args = get_origin(annotation), get_args(annotation)
     if origin in (list, tuple, Union, types.UnionType) and args:
@@ -152,12 +162,17 @@ class ToolSpec(Declaration):
                     "not plain content"
                 )
             return None
+        where = f"{self.registrant}: the return value"
         try:
             adapter: TypeAdapter[Any] = TypeAdapter(annotation)
-            adapter.json_schema(mode="serialization")  # what tools/list will ask for
         except PydanticUserError as exc:
-            where = f"{self.registrant}: the return value"
             raise unusable_annotation(where, annotation, exc, returned=True) from exc
+        try:  # what tools/list will send, kept: a type with none is refused here
+            self.__dict__["output_schema"] = json_schema(adapter, mode="serialization")
+        except (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema) as exc:
+            raise unusable_annotation(where, annotation, exc, returned=True) from exc
+        except PydanticUserError:
+            pass  # a model not complete yet (rebuilt later): its schema is built when listed
         return adapter
 
     @cached_property
