@@ -28,11 +28,14 @@ OFFERED: Final = ("text/html", "application/json", "text/event-stream")
 
 
 def wants_html(request: HttpRequest) -> bool:
-    """Whether a GET comes from a browser: ``text/html`` named in ``Accept`` and preferred
-    over JSON and over an event stream. A client of an earlier revision opening its GET
-    stream, whatever else it accepts, gets the 405 that tells it there is none, and
-    ``*/*`` (curl) names no HTML."""
-    if request.method != "GET" or "text/html" not in request.headers.get("Accept", ""):
+    """Whether a GET comes from a browser: ``text/html`` named in ``Accept`` (in any case,
+    with a quality above 0) and preferred over JSON and over an event stream. A client of
+    an earlier revision opening its GET stream, whatever else it accepts, gets the 405
+    that tells it there is none, and ``*/*`` (curl) names no HTML."""
+    if request.method != "GET":
+        return False
+    named = [t for t in request.accepted_types if (t.main_type, t.sub_type) == ("text", "html")]
+    if not named or named[0].quality <= 0:  # not named, or refused (q=0)
         return False
     return request.get_preferred_type(OFFERED) == "text/html"
 

@@ -126,6 +126,12 @@ def test_a_browser_get_on_the_endpoint_gets_a_page_naming_it(staff: Client):
     assert f'href="{EXPLORER}"' in page
 
 
+def test_a_browser_page_whatever_the_case_of_its_media_type(client: Client):
+    """RFC 9110 8.3.1: media type names are case-insensitive."""
+    response = client.get("/mcp", HTTP_ACCEPT="TEXT/HTML,*/*;q=0.8")
+    assert response.status_code == 200
+
+
 def test_the_browser_page_links_the_explorer_for_staff_only(client: Client):
     response = client.get("/mcp", HTTP_ACCEPT="text/html")
     assert response.status_code == 200
@@ -141,6 +147,7 @@ def test_the_browser_page_links_the_explorer_for_staff_only(client: Client):
         "text/event-stream, text/html",  # a GET stream asked for first
         "application/json, text/html",  # JSON preferred
         "text/html;q=0.5, application/json",
+        "text/html;q=0, */*;q=0.1",  # HTML refused outright
     ],
 )
 def test_clients_still_get_405_on_get(client: Client, accept: Any):
