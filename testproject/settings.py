@@ -1,7 +1,9 @@
 """Settings of the demo and test project.
 
 The database is SQLite (embedded, nothing to install) unless ``DJANGO_MCP_DB=postgres``,
-which uses PostgreSQL at 127.0.0.1:5432 (trust auth, database ``test``) as CI does.
+which uses PostgreSQL at 127.0.0.1:5432 (trust auth, database ``test``) as CI does, or
+``DJANGO_MCP_DB=mysql``: MySQL or MariaDB at 127.0.0.1:3306 (user ``root``, no password;
+``MYSQL_HOST``, ``MYSQL_PORT``, ``MYSQL_USER``, ``MYSQL_DATABASE`` override that).
 ``DJANGO_MCP_SQLITE`` moves the SQLite file.
 
 ``DJANGO_MCP_DEMO=1`` (set by ``scripts/demo`` and the live interop tests) serves the
@@ -99,6 +101,27 @@ if os.environ.get("DJANGO_MCP_DB") == "postgres":
             # One test database per test process, so that concurrent runs against one
             # PostgreSQL server (several developers, or CI beside a developer) never share it.
             "TEST": {"NAME": f"test_django_mcp_{os.getpid()}"},
+        }
+    }
+elif os.environ.get("DJANGO_MCP_DB") == "mysql":
+    try:
+        import MySQLdb  # noqa: F401 - mysqlclient, the driver Django supports
+    except ImportError:
+        # PyMySQL (pure Python, in the test extra: nothing to compile) stands in for it.
+        # Django asks the driver for mysqlclient's version (2.2.1 or later for Django 6).
+        import pymysql
+
+        pymysql.version_info = (2, 2, 7, "final", 0)
+        pymysql.install_as_MySQLdb()
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.mysql",
+            "NAME": os.environ.get("MYSQL_DATABASE", "test"),
+            "USER": os.environ.get("MYSQL_USER", "root"),
+            "HOST": os.environ.get("MYSQL_HOST", "127.0.0.1"),
+            "PORT": os.environ.get("MYSQL_PORT", "3306"),
+            "OPTIONS": {"charset": "utf8mb4"},
+            "TEST": {"NAME": f"test_django_mcp_{os.getpid()}", "CHARSET": "utf8mb4"},
         }
     }
 else:

@@ -17,7 +17,8 @@ those per day, :mod:`.tallies`), then sends, in one transaction, one statement p
 which adds to an existing row rather than replacing it: batches, flushes and processes add
 up, and concurrent writers never lose an update (the row lock of the conflict serialises
 them; keys are sent sorted, so two writers lock in the same order). PostgreSQL and SQLite
-(3.24 and later) both take this syntax; the vendor SQL of the summaries is in this module only.
+(3.24 and later) both take this syntax; MySQL and MariaDB get ``ON DUPLICATE KEY UPDATE``
+with the same additions. The vendor SQL of the summaries is in this module only.
 
 :func:`rebuild` recounts hours from the rows (``manage.py mcp_rebuild_log_summaries``), in
 one ``INSERT ... SELECT ... GROUP BY`` whose histogram bucket is a binary search of
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 
 COUNTERS: Final = ("count", "errors", "duration_sum", *histogram.COLUMNS)
-VENDORS: Final = ("postgresql", "sqlite")
+VENDORS: Final = ("postgresql", "sqlite", "mysql")
 
 
 @dataclass(frozen=True)
@@ -159,9 +160,18 @@ def _statement(connection: BaseDatabaseWrapper, span: Span) -> _Statement:
     table = quote(span.model._meta.db_table)
     key = (span.column, *KEY)
     columns = (*key, *COUNTERS)
-    added = ", ".join(f"{quote(c)} = {table}.{quote(c)} + excluded.{quote(c)}" for c in COUNTERS)
     head = f"INSERT INTO {table} ({', '.join(quote(c) for c in columns)}) "
-    tail = f" ON CONFLICT ({', '.join(quote(c) for c in key)}) DO UPDATE SET {added}"
+    if connection.vendor == "mysql":
+        # MySQL and MariaDB: the key's unique constraint is the only one an insert can hit
+        # (the id is not given). VALUES() is what both take; MySQL 8.0.20's row alias
+        # (``AS new``) is not MariaDB's.
+        added = ", ".join(f"{quote(c)} = {quote(c)} + VALUES({quote(c)})" for c in COUNTERS)
+        tail = f" ON DUPLICATE KEY UPDATE {added}"
+    else:
+        added = ", ".join(
+            f"{quote(c)} = {table}.{quote(c)} + excluded.{quote(c)}" for c in COUNTERS
+        )
+        tail = f" ON CONFLICT ({', '.join(quote(c) for c in key)}) DO UPDATE SET {added}"
     values = ", ".join(f"(r->>{i})::{kind}" for i, kind in enumerate(_PG_TYPES))
     postgresql = f"{head}SELECT {values} FROM json_array_elements(%s::json) AS r{tail}"
     found = _statements[(connection.vendor, span)] = _Statement(head, tail, postgresql)
@@ -190,7 +200,7 @@ def _counters(item: Tally) -> list[Any]:
 def _require_upsert(connection: BaseDatabaseWrapper) -> None:
     if connection.vendor not in VENDORS:
         raise NotSupportedError(
-            "django-mcp's request log summaries need PostgreSQL or SQLite, "
+            "django-mcp's request log summaries need PostgreSQL, SQLite, MySQL or MariaDB, "
             f"not {connection.vendor}."
         )
 
@@ -213,8 +223,11 @@ def _truncated(connection: BaseDatabaseWrapper, unit: str, column: str) -> str:
     """SQL for the start of ``column``'s hour or day, as the writer stores it (UTC)."""
     if connection.vendor == "postgresql":  # Django's sessions are in UTC
         return f"date_trunc('{unit}', {column})"
+    hour = "%%H" if unit == "hour" else "00"
+    if connection.vendor == "mysql":  # a naive UTC datetime; the text converts back to one
+        return f"DATE_FORMAT({column}, '%%Y-%%m-%%d {hour}:00:00')"
     # SQLite stores UTC text; this is the text Django writes for the hour or day itself.
-    return f"strftime('%%Y-%%m-%%d {'%%H' if unit == 'hour' else '00'}:00:00', {column})"
+    return f"strftime('%%Y-%%m-%%d {hour}:00:00', {column})"
 
 
 def rebuild(since: datetime.datetime | None, alias: str) -> tuple[int, int]:

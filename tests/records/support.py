@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
+from django.db import connection, models
 from django.test import Client, override_settings
 from django.utils import timezone
 
@@ -22,6 +25,22 @@ def log_settings(**overrides: Any) -> override_settings:
     """``override_settings(DJANGO_MCP=...)`` over the current dict (which keeps the
     background thread off, see tests/conftest.py)."""
     return override_settings(DJANGO_MCP={**settings.DJANGO_MCP, **overrides})
+
+
+@contextlib.contextmanager
+def dropped(*tables: type[models.Model]) -> Iterator[None]:
+    """The tables of ``tables`` dropped for the block, as if their migration had not run,
+    and created again after it. For a test marked ``django_db(transaction=True)``: MySQL
+    and MariaDB commit DDL at once, so a test's transaction could not put them back."""
+    with connection.cursor() as cursor:
+        for model in tables:
+            cursor.execute(f"DROP TABLE {connection.ops.quote_name(model._meta.db_table)}")
+    try:
+        yield
+    finally:
+        with connection.schema_editor() as editor:
+            for model in tables:
+                editor.create_model(model)
 
 
 def search(client: Client, *, request_id: int = 1, client_version: str = "1.0") -> Any:

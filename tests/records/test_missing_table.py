@@ -2,8 +2,7 @@
 it, and counts every record as failed (docs/guides/records.md, "When something goes
 wrong"). System check ``django_mcp.W012`` warns of the same at start-up.
 
-The tables are dropped inside the test's transaction, which puts them back afterwards
-(DDL is transactional on PostgreSQL and SQLite).
+The tables are dropped for the test (``tests.records.support.dropped``) and put back after.
 """
 
 from __future__ import annotations
@@ -11,29 +10,21 @@ from __future__ import annotations
 import logging
 
 import pytest
-from django.db import connection
 
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog, ServedRevision
-from tests.records.support import best_effort_call, log_settings, search
+from tests.records.support import best_effort_call, dropped, log_settings, search
 
 pytestmark = pytest.mark.django_db
 
 
-def drop_the_log_tables() -> None:
-    with connection.cursor() as cursor:
-        for model in (RequestLog, ServedRevision):
-            cursor.execute(f"DROP TABLE {connection.ops.quote_name(model._meta.db_table)}")
-
-
+@pytest.mark.django_db(transaction=True)  # drops tables (support.dropped)
 def test_a_flush_without_the_tables_logs_one_error_naming_migrate(client, caplog):
     with log_settings(REQUEST_LOG_BATCH_SIZE=2):
         for request_id in range(5):  # three batches
             search(client, request_id=request_id)
         best_effort_call(client)  # and a best-effort tally
-        drop_the_log_tables()
-
-        with caplog.at_level(logging.WARNING, logger="django_mcp"):
+        with dropped(RequestLog, ServedRevision), caplog.at_level(logging.WARNING, "django_mcp"):
             assert recorder.flush() == 0
 
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING]

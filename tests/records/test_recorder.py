@@ -75,7 +75,7 @@ def test_the_request_itself_sends_no_query_to_the_log_tables(client):
 
 def _touches_log(sql: str) -> bool:
     """Whether ``sql`` names a log table (quoted: the summaries' names start with the log's)."""
-    return any(f'"{table}"' in sql for table in LOG_TABLES)
+    return any(connection.ops.quote_name(table) in sql for table in LOG_TABLES)
 
 
 def test_tool_errors_and_protocol_errors_are_recorded_with_their_outcome(client):
