@@ -230,6 +230,12 @@ def _truncated(connection: BaseDatabaseWrapper, unit: str, column: str) -> str:
     return f"strftime('%%Y-%%m-%%d {hour}:00:00', {column})"
 
 
+def _exact(connection: BaseDatabaseWrapper, column: str) -> str:
+    """``column`` grouped by its exact text: MySQL's usual collations take ``Tool`` and
+    ``tool`` for one (migration 0009 makes the summaries' own key columns exact)."""
+    return f"CAST({column} AS BINARY)" if connection.vendor == "mysql" else column
+
+
 def rebuild(since: datetime.datetime | None, alias: str) -> tuple[int, int]:
     """Recount the summaries from the UTC day of ``since`` on (everything when None) from
     the rows of the request log, replacing what was there: hours from the rows, then days
@@ -250,8 +256,10 @@ def rebuild(since: datetime.datetime | None, alias: str) -> tuple[int, int]:
         f"INSERT INTO {quote(RequestLogHour._meta.db_table)} ({_names(HOURS, quote)}) "
         f"SELECT h, site, method, target, code, SUM(n), SUM(e), SUM(s), {sums} FROM ("
         f"SELECT {_truncated(connection, 'hour', quote('started_at'))} AS h, "
-        f"{quote('site')} AS site, {quote('method')} AS method, "
-        f"{quote('target')} AS target, COALESCE({quote('error_code')}, 0) AS code, "
+        f"{_exact(connection, quote('site'))} AS site, "
+        f"{_exact(connection, quote('method'))} AS method, "
+        f"{_exact(connection, quote('target'))} AS target, "
+        f"COALESCE({quote('error_code')}, 0) AS code, "
         f"{bucket} AS b, COUNT(*) AS n, "
         f"SUM(CASE WHEN {quote('outcome')} IN ({errors}) THEN 1 ELSE 0 END) AS e, "
         f"SUM({quote('duration_ms')}) AS s FROM {quote(RequestLog._meta.db_table)} "

@@ -193,6 +193,36 @@ def test_the_rebuild_command_counts_what_the_writer_counted():
     assert summary_rows(RequestLogDay) == daily
 
 
+#: Targets no two of which are the same name: tool names are case-sensitive (server/tools.mdx
+#: "Tool names"), and MySQL's usual collations would take each pair for one.
+LOOKALIKES = (
+    "Tool",
+    "tool",
+    "résumé",
+    "resume",
+    "get_book",
+    "get_book ",
+    "\U0001f600",
+    "\U0001f389",
+)
+
+
+def test_targets_that_differ_only_in_case_accents_or_spaces_are_counted_apart():
+    """One hour, one request per target: one summary row each, from the writer and from
+    a rebuild alike (migration 0009 makes MySQL and MariaDB compare the keys exactly)."""
+    at = timezone.now().replace(minute=5)
+    for target in LOOKALIKES:
+        recorder.submit(record(target=target, started_at=at))
+    recorder.flush()
+    written = summary_rows()
+    assert sorted(key[3] for key in written) == sorted(LOOKALIKES)
+    assert {value[0] for value in written.values()} == {1}
+
+    command_output("mcp_rebuild_log_summaries")
+
+    assert summary_rows() == written
+
+
 def test_a_rebuild_since_a_date_leaves_earlier_hours_alone():
     for item in spread(300, hours=80):
         recorder.submit(item)
