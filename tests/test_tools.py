@@ -549,6 +549,29 @@ def test_tool_result_gives_full_control(client, mcp_site):
     assert "outputSchema" not in tool_definition(client, "custom")
 
 
+def test_a_tool_result_beside_a_model_leaves_the_models_schema(client, mcp_site):
+    """server/tools.mdx "Output Schema": ``-> Point | ToolResult`` advertises Point's
+    schema; a ToolResult returned (an error, say) is sent as it is."""
+
+    class Point(BaseModel):
+        x: int
+
+    def place(fail: bool) -> Any:
+        if fail:
+            return ToolResult(content=["no room"], is_error=True)
+        return Point(x=1)
+
+    place.__annotations__["return"] = Point | ToolResult
+    mcp_site.tool(place)
+
+    schema = tool_definition(client, "place")["outputSchema"]
+    assert schema["properties"] == {"x": {"type": "integer"}}
+    assert "$defs" not in schema
+    assert call_result(client, "place", {"fail": False})["structuredContent"] == {"x": 1}
+    failed = call_result(client, "place", {"fail": True})
+    assert failed["isError"] is True
+
+
 # -- tools/list --------------------------------------------------------------------------------
 
 

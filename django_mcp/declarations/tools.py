@@ -67,6 +67,18 @@ def _is_content_annotation(annotation: Any) -> bool:
     return False
 
 
+def _without_tool_result(annotation: Any) -> Any:
+    """``annotation`` less the ``ToolResult`` members of a union (``Book | ToolResult``):
+    a ToolResult is sent as it is (:meth:`ToolSpec.result`), so only the rest is the
+    structured output whose schema is advertised."""
+    if get_origin(annotation) not in (Union, types.UnionType):
+        return annotation
+    kept = tuple(arg for arg in get_args(annotation) if arg is not content.ToolResult)
+    if not kept:
+        return content.ToolResult
+    return kept[0] if len(kept) == 1 else Union[kept]  # noqa: UP007 - built at run time
+
+
 @dataclass(frozen=True)
 class ToolAnnotations:
     """Behaviour hints (server/tools.mdx, "Tool annotations"); None leaves the default."""
@@ -154,7 +166,7 @@ class ToolSpec(Declaration):
         """What validates and serialises the return value into ``structuredContent``."""
         if self.structured_output is False:
             return None
-        annotation = return_annotation(self.func)
+        annotation = _without_tool_result(return_annotation(self.func))
         if _is_content_annotation(annotation):
             if self.structured_output:
                 raise InvalidDeclaration(
