@@ -2,8 +2,8 @@
 
 ``checks.py`` checks the ``DJANGO_MCP`` settings and the middleware; these look at what a
 newcomer gets wrong next: an endpoint route that ``APPEND_SLASH`` breaks, ``ModelTools``
-without Django REST framework, parameters without type hints, and a request-log table that
-was never migrated.
+without Django REST framework, parameters without type hints, a return type whose schema
+cannot be built, and a request-log table that was never migrated.
 """
 
 from __future__ import annotations
@@ -89,6 +89,31 @@ def check_unhinted_parameters(app_configs: Any, **kwargs: Any) -> list[CheckMess
                         "is empty and any value is accepted.",
                         hint=f"Annotate it, e.g. {name}: str, or {name}: int = 10.",
                         id="django_mcp.W011",
+                    )
+                )
+    return messages
+
+
+@register(Tags.compatibility)
+def check_output_schemas(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.E013: a tool's return type whose schema still cannot be built once every
+    ``mcp.py`` is imported (a forward reference nothing resolved). Registration lets an
+    incomplete pydantic model through, since ``model_rebuild()`` may complete it later;
+    left as it is, the first ``tools/list`` would fail with -32603 for the whole page."""
+    messages: list[CheckMessage] = []
+    for target in all_sites():
+        for spec in target.registry.tools.values():
+            try:
+                spec.output_schema  # noqa: B018 - built (and kept) for tools/list
+            except Exception as exc:
+                messages.append(
+                    Error(
+                        f"{spec.origin}: the output schema of tool {spec.name!r} cannot be "
+                        f"built: {type(exc).__name__}: {exc}".splitlines()[0],
+                        hint="Define every class its return annotation names, and call "
+                        "model_rebuild() on a model whose forward references are defined "
+                        "later.",
+                        id="django_mcp.E013",
                     )
                 )
     return messages

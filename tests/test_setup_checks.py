@@ -17,6 +17,7 @@ import django_mcp
 from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration
 from django_mcp.setup_checks import (
     check_endpoint_routes,
+    check_output_schemas,
     check_request_log_table,
     check_unavailable_model_tools,
     check_unhinted_parameters,
@@ -226,3 +227,26 @@ def test_a_return_model_completed_after_the_tool_is_declared_is_served():
     Order.model_rebuild(_types_namespace={"Line": Line})
     schema = site.get_tool("get_order").output_schema
     assert schema["properties"]["lines"]["items"] == {"$ref": "#/$defs/Line"}
+
+
+def test_e013_names_a_tool_whose_return_model_is_never_completed():
+    """An incomplete return model is let through at registration (it may be rebuilt
+    later); if nothing completes it, the check says so at start-up, before a
+    ``tools/list`` fails."""
+    site = MCPSite(name="never-completed")
+
+    class Draft(pydantic.BaseModel):
+        part: Missing  # noqa: F821 - never defined
+
+    def draft() -> Draft:
+        return Draft.model_construct()
+
+    draft.__annotations__["return"] = Draft
+    site.tool(draft)
+    try:
+        messages = [m for m in check_output_schemas(None) if "'draft'" in m.msg]
+    finally:
+        site.unregister("draft")  # no later check of this process sees it
+    assert ids(messages) == ["django_mcp.E013"]
+    assert "test_setup_checks.py:" in messages[0].msg
+    assert "model_rebuild" in messages[0].hint
