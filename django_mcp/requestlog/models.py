@@ -17,6 +17,7 @@ from django.db import models
 
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import histogram
+from django_mcp.requestlog.indexes import PartialIndex
 
 
 class Outcome(models.TextChoices):
@@ -122,18 +123,19 @@ class RequestLog(models.Model):
         # newest rows and a time window (the window index: ``started_at`` first, then
         # every column the summaries aggregate, so a window reads the index alone), the
         # newest rows of one method, outcome or serving, the rare refusals for
-        # permissions, and a name prefix (``varchar_pattern_ops`` on PostgreSQL lets
-        # ``LIKE 'prefix%'`` use the index whatever the collation; other databases ignore
-        # the operator class). Each costs every INSERT, so no more.
+        # permissions (a partial index where the database has them: see ``indexes``),
+        # and a name prefix (``varchar_pattern_ops`` on PostgreSQL lets ``LIKE 'prefix%'``
+        # use the index whatever the collation; other databases ignore the operator
+        # class). Each costs every INSERT, so no more.
         indexes = (
             models.Index(fields=WINDOW_INDEX_FIELDS, name=WINDOW_INDEX),
             models.Index(fields=("outcome", "-started_at"), name="django_mcp_rl_outcome_idx"),
             models.Index(fields=("method", "-started_at"), name="django_mcp_rl_method_idx"),
             models.Index(fields=("served_how", "-started_at"), name="django_mcp_rl_served_how_idx"),
-            models.Index(
+            PartialIndex(
                 fields=("-started_at",),
                 name="django_mcp_rl_denied_idx",
-                condition=models.Q(permission_denied=True),
+                where=models.Q(permission_denied=True),
             ),
             models.Index(
                 fields=("target",),
