@@ -1,24 +1,27 @@
 """A paginator that never counts a whole large table (docs/guides/records.md, "At scale").
 
 Why: Django's paginator asks ``COUNT(*)`` of the listed queryset on every page, and on
-PostgreSQL a count reads every matching row (MVCC keeps no row count): about a second per
-page at a few million rows. So the count is exact only while it is small: one bounded
-count (``SELECT COUNT(*) FROM (... LIMIT n + 1)``) reads at most ``exact_up_to + 1`` rows.
-Past that, PostgreSQL's own estimate stands in: ``pg_class.reltuples`` for the unfiltered
-table (what ``ANALYZE`` and autovacuum keep), the planner's row estimate (``EXPLAIN``) for a
-filtered list. Other databases count exactly, as before (they are for development; the
-request log at scale is a PostgreSQL affair).
+PostgreSQL, MySQL and MariaDB a count reads every matching row or index entry (neither
+MVCC engine keeps a row count): about a second per page at a few million rows. So the
+count is exact only while it is small: one bounded count (``SELECT COUNT(*) FROM (...
+LIMIT n + 1)``) reads at most ``exact_up_to + 1`` rows. Past that, the database's own
+estimate stands in: for the unfiltered table, what statistics keep (PostgreSQL's
+``pg_class.reltuples``, InnoDB's ``information_schema.TABLES.TABLE_ROWS``); for a filtered
+list, the planner's row estimate (``EXPLAIN``). SQLite counts exactly, as before (it is
+for development).
 
-An estimate can be low (``reltuples`` lags a table that grew since autovacuum last ran), and
-Django's paginator refuses any page past the count and cuts the last page short at it. So
-from the estimate's last page on, the rows actually there decide: the page asked for is
-read with one bounded query (at most a page and one row), and the count becomes what it
-showed, so the page is whole and a next page is offered while rows remain.
+An estimate can be low (``reltuples`` lags a table that grew since autovacuum last ran;
+MySQL 8 caches ``TABLE_ROWS`` for up to a day), and Django's paginator refuses any page
+past the count and cuts the last page short at it. So from the estimate's last page on,
+the rows actually there decide: the page asked for is read with one bounded query (at most
+a page and one row), and the count becomes what it showed, so the page is whole and a next
+page is offered while rows remain.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from django.contrib.admin.views.main import ChangeList
@@ -40,10 +43,11 @@ SETTLE_REACH: Final = 10
 
 
 class EstimatedCountPaginator(_Paginator):
-    """Exact counts up to :data:`EXACT_UP_TO`, an estimate beyond (on PostgreSQL)."""
+    """Exact counts up to :data:`EXACT_UP_TO`, an estimate beyond (on PostgreSQL, MySQL
+    and MariaDB)."""
 
     exact_up_to: int = EXACT_UP_TO
-    #: Whether :attr:`count` is PostgreSQL's estimate rather than a count (set by it).
+    #: Whether :attr:`count` is the database's estimate rather than a count (set by it).
     count_is_estimate: bool = False
 
     @cached_property
@@ -52,7 +56,7 @@ class EstimatedCountPaginator(_Paginator):
         if not isinstance(listed, QuerySet):
             return super().count
         connection = connections[listed.db]
-        if connection.vendor != "postgresql":
+        if connection.vendor not in ESTIMATORS:
             return listed.count()
         bounded = listed.order_by()[: self.exact_up_to + 1].count()
         if bounded <= self.exact_up_to:
@@ -107,21 +111,59 @@ class SettledCountChangeList(ChangeList):
 
 
 def estimated_rows(queryset: QuerySet[Any]) -> int:
-    """PostgreSQL's estimate of how many rows ``queryset`` lists (0 when it has none)."""
+    """The database's estimate of how many rows ``queryset`` lists (0 when it has none)."""
     connection = connections[queryset.db]
+    estimator = ESTIMATORS[connection.vendor]
     with connection.cursor() as cursor:
-        if not queryset.query.where:
-            cursor.execute(
-                "SELECT reltuples FROM pg_class WHERE oid = to_regclass(%s)",
-                [connection.ops.quote_name(queryset.model._meta.db_table)],
-            )
-            found = cursor.fetchone()
-            if found is not None and found[0] is not None and found[0] >= 0:
-                return int(found[0])
-        sql, params = queryset.order_by().values("pk").query.sql_with_params()
-        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
-        row = cursor.fetchone()
+        return estimator(queryset, connection, cursor)
+
+
+def _postgresql_rows(queryset: QuerySet[Any], connection: Any, cursor: Any) -> int:
+    """``pg_class.reltuples`` for the whole table, the planner's estimate for a filter."""
+    if not queryset.query.where:
+        cursor.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = to_regclass(%s)",
+            [connection.ops.quote_name(queryset.model._meta.db_table)],
+        )
+        found = cursor.fetchone()
+        if found is not None and found[0] is not None and found[0] >= 0:
+            return int(found[0])
+    sql, params = queryset.order_by().values("pk").query.sql_with_params()
+    cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+    row = cursor.fetchone()
     plan: Any = row[0] if row is not None else [{"Plan": {"Plan Rows": 0}}]
     if isinstance(plan, str):
         plan = json.loads(plan)
     return int(plan[0]["Plan"]["Plan Rows"])
+
+
+def _mysql_rows(queryset: QuerySet[Any], connection: Any, cursor: Any) -> int:
+    """InnoDB's ``TABLE_ROWS`` for the whole table; for a filter, the optimizer's rows
+    to examine (``EXPLAIN``'s ``rows``), times the share it expects to keep (``filtered``,
+    a percentage, on MySQL; MariaDB's plain ``EXPLAIN`` has no such column)."""
+    if not queryset.query.where:
+        cursor.execute(
+            "SELECT TABLE_ROWS FROM information_schema.TABLES"
+            " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s",
+            [queryset.model._meta.db_table],
+        )
+        found = cursor.fetchone()
+        if found is not None and found[0] is not None:
+            return int(found[0])
+    sql, params = queryset.order_by().values("pk").query.sql_with_params()
+    cursor.execute(f"EXPLAIN {sql}", params)
+    columns = [column[0].lower() for column in cursor.description]
+    row = cursor.fetchone()
+    if row is None:
+        return 0
+    plan = dict(zip(columns, row, strict=True))
+    rows = float(plan.get("rows") or 0)
+    share = plan.get("filtered")
+    return int(rows * float(share) / 100) if share is not None else int(rows)
+
+
+#: The databases that estimate, by vendor: the others count exactly.
+ESTIMATORS: Final[dict[str, Callable[[QuerySet[Any], Any, Any], int]]] = {
+    "postgresql": _postgresql_rows,
+    "mysql": _mysql_rows,
+}

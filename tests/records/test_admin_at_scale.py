@@ -41,8 +41,8 @@ SUMMARIES = {
 }
 #: The log's table by its quoted name (the summaries' name starts with it).
 LOG_TABLE = re.compile(rf"[\"`]{TABLE}[\"`]")
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the estimate is PostgreSQL's"
+estimating = pytest.mark.skipif(
+    connection.vendor not in pagination.ESTIMATORS, reason="SQLite counts exactly"
 )
 
 
@@ -58,7 +58,7 @@ def unbounded(sql: str) -> bool:
     return re.search(r"\bLIMIT\b", sql, re.IGNORECASE) is None
 
 
-@postgres_only
+@estimating
 @pytest.mark.parametrize(
     "query",
     [
@@ -84,7 +84,7 @@ def test_no_changelist_page_counts_the_whole_table(admin_client, query):
     assert "DISTINCT" not in " ".join(q["sql"] for q in queries.captured_queries).upper()
 
 
-@postgres_only
+@estimating
 def test_past_the_bound_the_count_is_the_planners_estimate(admin_client, monkeypatch):
     monkeypatch.setattr(pagination.EstimatedCountPaginator, "exact_up_to", 3)
     for _ in range(6):
@@ -98,8 +98,39 @@ def test_past_the_bound_the_count_is_the_planners_estimate(admin_client, monkeyp
     assert response.context["cl"].result_count >= 4
     assert filtered.context["cl"].result_count >= 4
     assert [sql for sql in counts_of_the_log(queries) if unbounded(sql)] == []
-    assert any("pg_class" in q["sql"] for q in queries.captured_queries)
+    statistics = "pg_class" if connection.vendor == "postgresql" else "information_schema"
+    assert any(statistics in q["sql"] for q in queries.captured_queries)
     assert any(q["sql"].startswith("EXPLAIN") for q in queries.captured_queries)
+
+
+class PlanCursor:
+    """A DB-API cursor that answers ``EXPLAIN`` with one plan row."""
+
+    def __init__(self, plan: dict[str, object]) -> None:
+        self.description = [(name,) for name in plan]
+        self.row = tuple(plan.values())
+
+    def execute(self, sql: str, params: object) -> None:
+        assert sql.startswith("EXPLAIN ")
+
+    def fetchone(self) -> tuple[object, ...]:
+        return self.row
+
+
+@pytest.mark.parametrize(
+    ("plan", "estimate"),
+    [
+        ({"id": 1, "table": "t", "rows": 50_000, "filtered": 10.0, "Extra": ""}, 5_000),
+        ({"id": 1, "table": "t", "rows": 50_000, "Extra": ""}, 50_000),  # MariaDB's
+        ({"id": 1, "table": "t", "rows": None, "filtered": None, "Extra": ""}, 0),
+    ],
+)
+def test_a_filtered_mysql_estimate_is_rows_times_filtered(plan, estimate):
+    """MySQL's ``EXPLAIN`` says how many rows it will examine and what share it keeps;
+    MariaDB's plain ``EXPLAIN`` has no ``filtered``: its rows stand alone."""
+    filtered = RequestLog.objects.filter(outcome="ok")
+
+    assert pagination._mysql_rows(filtered, connection, PlanCursor(plan)) == estimate
 
 
 def test_small_counts_are_exact(admin_client):
@@ -152,7 +183,7 @@ def test_started_at_has_one_index_the_window_index():
     assert leading == sorted([WINDOW_INDEX, "django_mcp_rl_denied_idx"])
 
 
-@postgres_only
+@estimating
 def test_pages_past_a_low_estimate_are_served_whole(admin_client, monkeypatch):
     """``reltuples`` lags a table that grew since autovacuum ran: the pages past a low
     estimate are still served, each whole, with a next page while rows remain; past the
@@ -185,7 +216,7 @@ def test_pages_past_a_low_estimate_are_served_whole(admin_client, monkeypatch):
         assert "e=1" in beyond["Location"]
 
 
-@postgres_only
+@estimating
 def test_a_settled_count_keeps_orphans_on_their_page(monkeypatch):
     """With ``orphans``, Django folds a short last page into the one before: the count
     settled from a page says so, so no row is shown twice and no page is hidden."""
