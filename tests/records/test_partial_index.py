@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, models
 from django.db.migrations.executor import MigrationExecutor
+from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
 from django_mcp.requestlog.indexes import PartialIndex
@@ -50,7 +51,6 @@ def test_the_sql_is_what_django_builds_for_a_condition():
         assert "WHERE" in built
     else:
         assert "WHERE" not in built
-    assert ours.condition is None  # the condition was lent for the build only
 
 
 @pytest.mark.django_db
@@ -73,6 +73,47 @@ def test_the_migrated_index_is_partial_where_it_can_be():
     if connection.vendor in ("postgresql", "sqlite"):
         assert "WHERE" in definition
         assert "permission_denied" in definition
+
+
+@pytest.mark.django_db  # MySQL/MariaDB: the SQL depends on the server's version
+def test_building_the_sql_never_changes_the_index(monkeypatch):
+    """The index in the model's ``Meta`` is shared: two threads may build SQL from it at
+    once, so no build may set its ``condition``, even for a moment (one that did let a
+    concurrent build lose its ``WHERE``, and a concurrent check see a condition)."""
+    ours = denied_index()
+    seen = []
+    render = models.Index._get_condition_sql
+
+    def spy(index, model, schema_editor):
+        seen.append(ours.condition)
+        return render(index, model, schema_editor)
+
+    monkeypatch.setattr(models.Index, "_get_condition_sql", spy)
+    ours.create_sql(RequestLog, connection.schema_editor())
+
+    assert seen == [None]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"fields": ["-started_at"], "name": "x", "where": "permission_denied"}, "Q instance"),
+        ({"fields": ["-started_at"], "where": Q(permission_denied=True)}, "must be named"),
+        (
+            {
+                "fields": ["-started_at"],
+                "name": "x",
+                "where": Q(permission_denied=True),
+                "condition": Q(permission_denied=False),
+            },
+            "where=, not condition=",
+        ),
+    ],
+)
+def test_refuses_what_a_conditional_index_refuses(arguments, says):
+    """The argument checks Django applies to ``condition`` hold for ``where``."""
+    with pytest.raises(ValueError, match=says):
+        PartialIndex(**arguments)
 
 
 def test_deconstructs_and_clones_with_its_condition():
