@@ -46,15 +46,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+from django.conf import settings
 from django.db import DatabaseError, connections, router
 
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import summaries, writer
-from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
+from django_mcp.requestlog.models import RequestLog, ServedRevision
 from django_mcp.requestlog.records import RequestRecord, Row
-from django_mcp.requestlog.sanitise import all_sanitised, clean_text
-from django_mcp.requestlog.served import ServedKey, ServedTally, upsert_served
+from django_mcp.requestlog.sanitise import all_sanitised
+from django_mcp.requestlog.served import ServedKey, ServedTally, tally_serve, upsert_served
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -62,10 +63,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 
 _SHUTDOWN_JOIN_SECONDS: Final = 5.0
-#: The columns of a best-effort tally's key (revision, client name, client version).
-_KEY_LIMITS: Final = tuple(
-    column_length(ServedRevision, name) for name in ("revision", "client_name", "client_version")
-)
 
 _BEST_EFFORT: Final = ServedHow.BEST_EFFORT.value
 
@@ -107,6 +104,9 @@ class _State:
     wake: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
     atexit_registered: bool = False
+    #: The database the buffered records were recorded for (see :func:`_database_of`),
+    #: taken when the first of them arrived; None while the buffers are empty.
+    database: tuple[str, object] | None = None
 
 
 _state = _State()
@@ -142,6 +142,8 @@ def submit(record: RequestRecord) -> None:
     buffered = tuple(record)
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
+        if _state.database is None:  # once per flush, not per request
+            _state.database = _database_of(router.db_for_write(RequestLog))
         if keep:
             while len(_state.records) >= size:
                 _state.records.popleft()
@@ -175,17 +177,7 @@ def _keep_unlogged(buffered: Row, limit: int) -> None:
 
 def _tally(record: RequestRecord, limit: int) -> None:
     """Count one best-effort serve (caller holds the lock); bounded like the buffer."""
-    key = (  # stored as tallied: made storable now (rare: best-effort serves only)
-        clean_text(record.declared_revision, _KEY_LIMITS[0]),
-        clean_text(record.client_name, _KEY_LIMITS[1]),
-        clean_text(record.client_version, _KEY_LIMITS[2]),
-    )
-    tally = _state.served.get(key)
-    if tally is not None:
-        tally.add(record.started_at)
-    elif len(_state.served) < limit:
-        _state.served[key] = ServedTally(1, record.started_at, record.started_at)
-    else:
+    if not tally_serve(_state.served, record, limit):
         _state.dropped += 1
         _state.dropped_unreported += 1
 
@@ -208,12 +200,16 @@ def flush() -> int:
             _state.unlogged.clear()
             served, _state.served = _state.served, {}
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
+            recorded_for, _state.database = _state.database, None
+        alias = router.db_for_write(RequestLog)
+        if recorded_for is not None and recorded_for != _database_of(alias):
+            _forget_for_a_database_gone(recorded_for, len(records) + len(served))
+            return 0
         if dropped:
             logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
         # Text no database would store must not fail a batch (made storable here, in the
         # writer, rather than on the request path).
         records = all_sanitised(records)
-        alias = router.db_for_write(RequestLog)
         batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
         written = 0
         try:
@@ -228,6 +224,26 @@ def flush() -> int:
             with _state.lock:  # rows lost, so their requests were never summarised either
                 _state.summary_failed += len(records) + len(unlogged)
         return written
+
+
+def _database_of(alias: str) -> tuple[str, object]:
+    """Which database ``alias`` names now: a test runner points it at a test database
+    while the tests run and back at the real one when it destroys the test database."""
+    return alias, settings.DATABASES[alias].get("NAME")
+
+
+def _forget_for_a_database_gone(recorded_for: tuple[str, object], records: int) -> None:
+    """Records kept for a database the alias no longer names (a test database Django's
+    test runner destroyed before the writer came round) are counted as failed, never
+    written to the database the alias names now (the project's own)."""
+    logger.info(
+        "django-mcp discarded %d request-log records of database %r: %r no longer names it.",
+        records,
+        recorded_for[1],
+        recorded_for[0],
+    )
+    with _state.lock:
+        _state.failed += records
 
 
 def _count_lost_to_missing_table(table: str, records: int, tallies: int) -> None:
@@ -281,6 +297,7 @@ def discard() -> None:
         _state.served.clear()
         _state.dropped = _state.dropped_unreported = _state.written = _state.failed = 0
         _state.summary_failed = 0
+        _state.database = None
 
 
 # The background thread ------------------------------------------------------------------

@@ -10,18 +10,25 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from django.db import IntegrityError, transaction
 from django.db.models import DateTimeField, F, Value
 from django.db.models.functions import Greatest, Least
 
-from django_mcp.requestlog.models import ServedRevision
+from django_mcp.requestlog.models import ServedRevision, column_length
+from django_mcp.requestlog.sanitise import clean_text
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
 
+    from django_mcp.requestlog.records import RequestRecord
+
 ServedKey = tuple[str, str, str]  # (revision, client name, client version)
+#: The key's columns' lengths: a key is stored as tallied, so it is made storable first.
+_KEY_LIMITS: Final = tuple(
+    column_length(ServedRevision, name) for name in ("revision", "client_name", "client_version")
+)
 
 
 @dataclass
@@ -36,6 +43,24 @@ class ServedTally:
         self.count += 1
         self.first_seen = min(self.first_seen, when)
         self.last_seen = max(self.last_seen, when)
+
+
+def tally_serve(served: dict[ServedKey, ServedTally], record: RequestRecord, limit: int) -> bool:
+    """Count one best-effort serve into ``served`` (at most ``limit`` triples); False
+    when a new triple found it full (the caller counts the loss)."""
+    key = (
+        clean_text(record.declared_revision, _KEY_LIMITS[0]),
+        clean_text(record.client_name, _KEY_LIMITS[1]),
+        clean_text(record.client_version, _KEY_LIMITS[2]),
+    )
+    tally = served.get(key)
+    if tally is not None:
+        tally.add(record.started_at)
+    elif len(served) < limit:
+        served[key] = ServedTally(1, record.started_at, record.started_at)
+    else:
+        return False
+    return True
 
 
 def served_rows(key: ServedKey, alias: str) -> QuerySet[ServedRevision]:
