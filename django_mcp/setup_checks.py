@@ -1,21 +1,25 @@
 """System checks of how a project is wired, each naming the fix (docs/checks.md).
 
 ``checks.py`` checks the ``DJANGO_MCP`` settings and the middleware; these look at what a
-newcomer gets wrong next: an endpoint route that ``APPEND_SLASH`` breaks, ``ModelTools``
+newcomer gets wrong next: an endpoint route that ``APPEND_SLASH`` breaks, a 401 that
+points at metadata the URLconf does not serve, ``ModelTools``
 without Django REST framework, parameters without type hints, a return type whose schema
 cannot be built, and a request-log table that was never migrated.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.db import DatabaseError, connections, router
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import Resolver404, URLPattern, URLResolver, get_resolver
 
+from django_mcp.auth.metadata import WELL_KNOWN, configured_resource
 from django_mcp.models import RequestLog
 from django_mcp.sites import all_sites
 
@@ -62,6 +66,50 @@ def check_endpoint_routes(app_configs: Any, **kwargs: Any) -> list[CheckMessage]
                 )
             )
     return messages
+
+
+#: A route prefix made only of literal path characters (no converter, no regex).
+_LITERAL_ROUTE = re.compile(r"[\w.~/-]*")
+
+
+@register(Tags.urls)
+def check_protected_resource_metadata(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.W015: the endpoint's 401 and 403 point clients at its protected resource
+    metadata (RFC 9728), and the URLconf does not serve it, so no client can learn how to
+    sign in. A route with converters or a regex is left alone: its path cannot be known."""
+    resolver = get_resolver()
+    configured = configured_resource()
+    messages: list[CheckMessage] = []
+    for prefix, _view in endpoint_routes(resolver.url_patterns):
+        if not _LITERAL_ROUTE.fullmatch(prefix):
+            continue
+        endpoint = "/" + prefix.strip("/")
+        candidates = [WELL_KNOWN + endpoint.rstrip("/")]
+        if configured:  # the challenge names the configured resource's path
+            candidates.append(WELL_KNOWN + urlsplit(configured).path.rstrip("/"))
+        if any(_served(resolver, candidate) for candidate in candidates):
+            continue
+        messages.append(
+            Warning(
+                f"The MCP endpoint {endpoint} points clients that must sign in at "
+                f"{candidates[-1]}, which the URLconf does not serve: no MCP client can "
+                "find out how to obtain a token.",
+                hint="Add the protected resource metadata to your root urls.py: "
+                f'urlpatterns += protected_resource_urls("{prefix.strip("/")}") '
+                "(from django_mcp.http.auth import protected_resource_urls; "
+                "docs/guides/authentication.md).",
+                id="django_mcp.W015",
+            )
+        )
+    return messages
+
+
+def _served(resolver: URLResolver, path: str) -> bool:
+    try:
+        resolver.resolve(path)
+    except Resolver404:
+        return False
+    return True
 
 
 @register(Tags.models)

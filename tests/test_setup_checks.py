@@ -15,9 +15,11 @@ from django.urls import include, path
 
 import django_mcp
 from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration
+from django_mcp.http.auth import protected_resource_urls
 from django_mcp.setup_checks import (
     check_endpoint_routes,
     check_output_schemas,
+    check_protected_resource_metadata,
     check_request_log_table,
     check_unavailable_model_tools,
     check_unhinted_parameters,
@@ -35,6 +37,7 @@ def test_every_check_is_registered():
     registered = checks.registry.registry.get_checks(include_deployment_checks=True)
     for check in (
         check_endpoint_routes,
+        check_protected_resource_metadata,
         check_unavailable_model_tools,
         check_unhinted_parameters,
         check_request_log_table,
@@ -61,6 +64,45 @@ def test_w010_is_silent_without_append_slash(settings, mcp_site):
 def test_w010_finds_the_endpoint_under_a_nested_include(settings, mcp_site):
     test_urls.urlpatterns[:] = [path("api/", include([path("mcp/", mcp_site.urls)]))]
     assert ids(check_endpoint_routes(None)) == ["django_mcp.W010"]
+
+
+def test_w015_a_challenge_that_points_at_metadata_nobody_serves(mcp_site):
+    """basic/authorization.mdx: a 401 names the protected resource metadata
+    (``resource_metadata``), which the client reads to find where to get a token; an
+    endpoint routed without it sends clients to a 404."""
+    messages = check_protected_resource_metadata(None)
+
+    assert ids(messages) == ["django_mcp.W015"]
+    assert "/.well-known/oauth-protected-resource/mcp" in messages[0].msg
+    assert 'protected_resource_urls("mcp")' in messages[0].hint
+
+    test_urls.urlpatterns.extend(protected_resource_urls("mcp", site=mcp_site))
+    assert check_protected_resource_metadata(None) == []
+
+
+def test_w015_follows_a_nested_include(mcp_site):
+    test_urls.urlpatterns[:] = [path("api/", include([path("mcp", mcp_site.urls)]))]
+    [message] = check_protected_resource_metadata(None)
+    assert "/.well-known/oauth-protected-resource/api/mcp" in message.msg
+    assert 'protected_resource_urls("api/mcp")' in message.hint
+
+    test_urls.urlpatterns.extend(protected_resource_urls("api/mcp", site=mcp_site))
+    assert check_protected_resource_metadata(None) == []
+
+
+def test_w015_reads_the_configured_resource_path(settings, mcp_site):
+    """With ``RESOURCE`` set, the challenge names that URI's path (a proxy may publish the
+    endpoint elsewhere): metadata served there is enough."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "RESOURCE": "https://example.com/public/mcp"}
+    assert ids(check_protected_resource_metadata(None)) == ["django_mcp.W015"]
+
+    test_urls.urlpatterns.extend(protected_resource_urls("public/mcp", site=mcp_site))
+    assert check_protected_resource_metadata(None) == []
+
+
+def test_w015_leaves_a_route_with_converters_alone(mcp_site):
+    test_urls.urlpatterns[:] = [path("<slug:tenant>/mcp", mcp_site.urls)]
+    assert check_protected_resource_metadata(None) == []
 
 
 def test_e010_model_tools_without_drf_is_a_check_error_not_a_crash(monkeypatch):
