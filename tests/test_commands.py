@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from io import StringIO
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import pytest
 from django.core.checks import Error, register
@@ -160,6 +160,34 @@ def test_mcp_inspect_shows_what_guards_each_model_tools_action():
     assert access["author_create"]["public"] is False
     assert access["author_create"]["permission_required"] == ["books.add_author"]
     assert "custom_check" not in access["author_create"]
+    # The rows' resource template answers to the get action's guards: none here.
+    rows = {t["uriTemplate"]: t["access"] for t in default["resource_templates"]}
+    assert rows["authors://{id}"] == {"public": True}
+    _, table, _ = run("mcp_inspect")
+    assert "functools" not in table
+
+
+def test_mcp_inspect_shows_the_guards_of_a_model_rows_resource(site):
+    """The rows' resource template is guarded by the get action's permission: it says
+    which, as the tool does (not the internal check's ``repr``)."""
+    from testproject.books.models import Book
+
+    class Guarded(django_mcp.ModelTools):
+        actions = ("get", "create")
+        lookup_field = "isbn"
+        resource_uri = "shelf://{isbn}"
+        permission_required: ClassVar = {"get": "books.view_book", "create": "books.add_book"}
+
+    site.register(Book, Guarded)
+
+    status, out, _ = run("mcp_inspect", "--site", site.name, "--format", "json")
+    assert status == 0
+    [report] = json.loads(out)
+    [rows] = report["resource_templates"]
+    assert rows["access"] == {"public": False, "permission_required": ["books.view_book"]}
+    _, table, _ = run("mcp_inspect", "--site", site.name)
+    assert "perms=books.view_book" in table
+    assert "functools" not in table
 
 
 def test_mcp_inspect_names_an_overridden_has_permission_and_permission_classes(site):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from django.core import checks
 
@@ -25,21 +25,31 @@ def access(spec: Any) -> dict[str, Any]:
     """Who may use ``spec``: ``public``, or its permissions, custom check and scopes."""
     check = getattr(spec, "permission", None)
     scopes = sorted(getattr(spec, "scopes_required", None) or [])
-    info: dict[str, Any] = {"public": check is None and not scopes}
-    source = getattr(check, PERMISSION_SOURCE, None)
-    if source is not None:
-        perms, custom = source
+    # ``permission_required=`` and ``permission=`` arrive combined into one check that
+    # remembers both (see declarations/permissions.py); a bare check is a custom one.
+    perms, custom = getattr(check, PERMISSION_SOURCE, None) or ((), check)
+    info: dict[str, Any] = {}
+    if perms:
         info["permission_required"] = list(perms)
-        info["custom_check"] = _name(custom) if custom is not None else None
-    elif isinstance(check, functools.partial) and len(check.args) == 2:
-        tools, action = check.args  # a ModelTools action: its options decide
-        guards = tools.guards(action)
-        info.update(guards, public=not (guards or scopes))
-    elif check is not None:
-        info["custom_check"] = _name(check)
+    if _is_model_action_check(custom):
+        tools, action = custom.args  # a ModelTools action or row: its options decide
+        info.update(tools.guards(action))
+    elif custom is not None:
+        info["custom_check"] = _name(custom)
     if scopes:
         info["scopes"] = scopes
+    info["public"] = not info
     return info
+
+
+def _is_model_action_check(check: Any) -> TypeGuard[functools.partial[Any]]:
+    """``functools.partial(permission_check, tools, action)``, as ModelTools builds it for
+    each action's tool and for its rows' resource template."""
+    return (
+        isinstance(check, functools.partial)
+        and len(check.args) == 2
+        and callable(getattr(check.args[0], "guards", None))
+    )
 
 
 def definition(spec: Any) -> dict[str, Any]:
