@@ -1,7 +1,8 @@
 # Add these lines at the end of bookshop/settings.py.
 
 # "daphne" first: its runserver replaces Django's, so the development server speaks ASGI
-# (progress streams and subscriptions need it). "django_mcp" keeps the request log.
+# (progress streams need it; subscriptions need it and a channel layer, see
+# docs/guides/subscriptions.md). "django_mcp" keeps the request log.
 INSTALLED_APPS = ["daphne", *INSTALLED_APPS, "django_mcp", "books"]
 ASGI_APPLICATION = "bookshop.asgi.application"
 
