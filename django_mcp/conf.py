@@ -167,3 +167,19 @@ mcp_settings = MCPSettings()
 def _reload_settings(*, setting: str, **kwargs: Any) -> None:
     if setting in (SETTINGS_NAME, "DEBUG", "ALLOWED_HOSTS", "USE_TZ"):
         mcp_settings.reload()
+
+
+def require_installed(what: str) -> None:
+    """Refuse, in words, a project that uses ``what`` without ``"django_mcp"`` in
+    ``INSTALLED_APPS``: importing it loads the request-log models, and Django's own error
+    for a model outside any installed app names the model, not the missing app.
+
+    Says nothing while the app registry is still loading (nothing to compare yet)."""
+    from django.apps import apps
+    from django.core.exceptions import ImproperlyConfigured
+
+    if apps.apps_ready and not apps.is_installed("django_mcp"):
+        raise ImproperlyConfigured(
+            f"{what} needs 'django_mcp' in INSTALLED_APPS: add it (the request log, its "
+            "admin and the system checks live in the app; see the README's Install)."
+        )

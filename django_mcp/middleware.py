@@ -4,6 +4,10 @@ Its code lives in :mod:`django_mcp.http.middleware`; this stable path is the one
 ``MIDDLEWARE``, as ``corsheaders.middleware.CorsMiddleware`` is for django-cors-headers.
 """
 
-from django_mcp.http.middleware import MCPMiddleware
+from django_mcp.conf import require_installed
+
+require_installed("django_mcp.middleware.MCPMiddleware (in MIDDLEWARE)")
+
+from django_mcp.http.middleware import MCPMiddleware  # noqa: E402
 
 __all__ = ["MCPMiddleware"]

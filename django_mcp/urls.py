@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from django_mcp.sites import site
+from django_mcp.conf import require_installed
+
+require_installed('include("django_mcp.urls")')
+
+from django_mcp.sites import site  # noqa: E402
 
 app_name = "django_mcp"
 urlpatterns = site.get_urls()
