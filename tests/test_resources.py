@@ -394,8 +394,17 @@ def test_resource_declarations_are_checked_when_registered() -> None:
 
     with pytest.raises(InvalidDeclaration):
         other.resource("fixed://x")(takes_an_argument)
-    with pytest.raises(InvalidDeclaration):
+    with pytest.raises(InvalidDeclaration) as extra:
         other.resource("t://{isbn}/{extra}")(takes_an_argument)
+    assert str(extra.value).endswith(
+        "must be its URI variables ['isbn', 'extra']: the function has no parameter for 'extra'."
+    )
+    with pytest.raises(InvalidDeclaration) as missing:
+        other.resource("t://{code}")(takes_an_argument)
+    assert str(missing.value).endswith(
+        "must be its URI variables ['code']: the function has no parameter for 'code'; "
+        "the template has no variable for 'isbn'."
+    )
     with pytest.raises(InvalidDeclaration):
         other.resource("t://{isbn}", complete={"nope": lambda value: []})(takes_an_argument)
     with pytest.raises(TypeError):

@@ -124,10 +124,14 @@ class ResourceTemplateSpec(ResourceDeclaration):
         ]
         not_accepted = [name for name in self.template.variables if name not in fields]
         if not_in_template or not_accepted:
+            problems = []
+            if not_accepted:
+                problems.append(f"the function has no parameter for {_listed(not_accepted)}")
+            if not_in_template:
+                problems.append(f"the template has no variable for {_listed(not_in_template)}")
             raise InvalidDeclaration(
                 f"{self.registrant}: the parameters of a template resource must be its URI "
-                f"variables {list(self.template.variables)} (not accepted: {not_accepted}; "
-                f"required but not in the template: {not_in_template})"
+                f"variables {list(self.template.variables)}: " + "; ".join(problems) + "."
             )
         for name in self.completers:
             if name not in self.template.variables:
@@ -194,3 +198,9 @@ def resource_from_options(
             raise TypeError("size applies to fixed resources, not templates")
         return ResourceTemplateSpec(**common)
     return ResourceSpec(size=options.get("size"), **common)
+
+
+def _listed(names: list[str]) -> str:
+    """``'a'``, ``'a' and 'b'``, ``'a', 'b' and 'c'``."""
+    quoted = [repr(name) for name in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
