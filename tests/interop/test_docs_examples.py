@@ -49,6 +49,17 @@ def test_curl_discover_example_gets_the_server_identity(daphne_server: LiveServe
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "django-mcp-demo"
 
 
+def test_curl_list_example_lists_the_demo_tools_without_mcp_name(daphne_server: LiveServer):
+    """basic/transports/streamable-http.mdx: a list method names no item, so the request
+    carries ``Mcp-Method`` and no ``Mcp-Name``; server/tools.mdx: ``tools/list`` answers
+    ``tools``, each with its ``inputSchema``."""
+    message = run_curl_example("curl_list_tools.sh", daphne_server)
+
+    tools = {tool["name"]: tool for tool in message["result"]["tools"]}
+    assert tools["search_books"]["inputSchema"]["type"] == "object"
+    assert "query" in tools["search_books"]["inputSchema"]["properties"]
+
+
 def test_curl_tool_call_example_gets_the_response_the_readme_shows(daphne_server: LiveServer):
     """basic/transports/streamable-http.mdx: a POST whose ``Mcp-Method`` and ``Mcp-Name``
     headers mirror the body is answered with one JSON-RPC response."""
