@@ -1,10 +1,10 @@
 """System checks of how a project is wired, each naming the fix (docs/checks.md).
 
 ``checks.py`` checks the ``DJANGO_MCP`` settings and the middleware; these look at what a
-newcomer gets wrong next: an endpoint route that ``APPEND_SLASH`` breaks, a 401 that
-points at metadata the URLconf does not serve, ``ModelTools``
-without Django REST framework, parameters without type hints, a return type whose schema
-cannot be built, and a request-log table that was never migrated.
+newcomer gets wrong next: no endpoint routed at all, a route that ``APPEND_SLASH`` breaks,
+a 401 that points at metadata the URLconf does not serve, ``ModelTools`` without Django
+REST framework, parameters without type hints, a return type whose schema cannot be
+built, and a request-log table that was never migrated.
 """
 
 from __future__ import annotations
@@ -66,6 +66,22 @@ def check_endpoint_routes(app_configs: Any, **kwargs: Any) -> list[CheckMessage]
                 )
             )
     return messages
+
+
+@register(Tags.urls)
+def check_an_endpoint_is_routed(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.W016: the app is installed and no URL serves an MCP endpoint, so every
+    client gets a 404 (the step of the install newcomers skip)."""
+    if any(True for _ in endpoint_routes(get_resolver().url_patterns)):
+        return []
+    return [
+        Warning(
+            "No URL serves an MCP endpoint: MCP clients get 404 from this project.",
+            hint='Route one in your root urls.py: path("mcp", include("django_mcp.urls")) '
+            '(or a site\'s urls: path("mcp", site.urls)).',
+            id="django_mcp.W016",
+        )
+    ]
 
 
 #: A route prefix made only of literal path characters (no converter, no regex).

@@ -17,6 +17,7 @@ import django_mcp
 from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration
 from django_mcp.http.auth import protected_resource_urls
 from django_mcp.setup_checks import (
+    check_an_endpoint_is_routed,
     check_endpoint_routes,
     check_output_schemas,
     check_protected_resource_metadata,
@@ -36,6 +37,7 @@ def ids(messages: list[checks.CheckMessage]) -> list[str]:
 def test_every_check_is_registered():
     registered = checks.registry.registry.get_checks(include_deployment_checks=True)
     for check in (
+        check_an_endpoint_is_routed,
         check_endpoint_routes,
         check_protected_resource_metadata,
         check_unavailable_model_tools,
@@ -64,6 +66,17 @@ def test_w010_is_silent_without_append_slash(settings, mcp_site):
 def test_w010_finds_the_endpoint_under_a_nested_include(settings, mcp_site):
     test_urls.urlpatterns[:] = [path("api/", include([path("mcp/", mcp_site.urls)]))]
     assert ids(check_endpoint_routes(None)) == ["django_mcp.W010"]
+
+
+def test_w016_no_url_serves_an_endpoint(mcp_site):
+    """The app installed, the middleware in place, and no route: every client gets 404."""
+    test_urls.urlpatterns.clear()
+    [message] = check_an_endpoint_is_routed(None)
+    assert message.id == "django_mcp.W016"
+    assert 'path("mcp", include("django_mcp.urls"))' in message.hint
+
+    test_urls.urlpatterns[:] = [path("api/", include([path("mcp", mcp_site.urls)]))]
+    assert check_an_endpoint_is_routed(None) == []
 
 
 def test_w015_a_challenge_that_points_at_metadata_nobody_serves(mcp_site):
