@@ -69,6 +69,9 @@ def register_resources(tools: ModelTools) -> None:
         description=f"One {tools.opts.verbose_name}, as JSON.",
         mime_type="application/json",
         permission=gated,
+        # The rows answer to the get action's scopes, as its tool does: a token without
+        # them must not read through resources/read what the tool refuses.
+        scopes_required=sorted(tools.scopes_for("get")),
     )(read_instance)
     field = tools.opts.pk.name if tools.lookup_field == "pk" else tools.lookup_field
     tools._watcher = watch(
