@@ -104,9 +104,9 @@ class _State:
     wake: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
     atexit_registered: bool = False
-    #: The database the buffered records were recorded for (see :func:`_database_of`),
-    #: taken when the first of them arrived; None while the buffers are empty.
-    database: tuple[str, object] | None = None
+    #: The databases the settings named when the first buffered record arrived (see
+    #: :func:`_databases_named`); None while the buffers are empty.
+    databases: tuple[tuple[str, object], ...] | None = None
 
 
 _state = _State()
@@ -142,8 +142,8 @@ def submit(record: RequestRecord) -> None:
     buffered = tuple(record)
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
     with _state.lock:
-        if _state.database is None:  # once per flush, not per request
-            _state.database = _database_of(router.db_for_write(RequestLog))
+        if _state.databases is None:  # once per flush, not per request
+            _state.databases = _databases_named()
         if keep:
             while len(_state.records) >= size:
                 _state.records.popleft()
@@ -200,13 +200,13 @@ def flush() -> int:
             _state.unlogged.clear()
             served, _state.served = _state.served, {}
             dropped, _state.dropped_unreported = _state.dropped_unreported, 0
-            recorded_for, _state.database = _state.database, None
-        alias = router.db_for_write(RequestLog)
-        if recorded_for is not None and recorded_for != _database_of(alias):
-            _forget_for_a_database_gone(recorded_for, len(records) + len(served))
-            return 0
+            recorded_under, _state.databases = _state.databases, None
         if dropped:
             logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
+        if recorded_under is not None and recorded_under != _databases_named():
+            _forget_for_databases_gone(len(records), len(unlogged), len(served))
+            return 0
+        alias = router.db_for_write(RequestLog)
         # Text no database would store must not fail a batch (made storable here, in the
         # writer, rather than on the request path).
         records = all_sanitised(records)
@@ -226,24 +226,27 @@ def flush() -> int:
         return written
 
 
-def _database_of(alias: str) -> tuple[str, object]:
-    """Which database ``alias`` names now: a test runner points it at a test database
-    while the tests run and back at the real one when it destroys the test database."""
-    return alias, settings.DATABASES[alias].get("NAME")
+def _databases_named() -> tuple[tuple[str, object], ...]:
+    """The database each alias names now: a test runner points them at test databases
+    and back. Every alias, not just the log's: a router may pick the log's by thread."""
+    return tuple((alias, config.get("NAME")) for alias, config in settings.DATABASES.items())
 
 
-def _forget_for_a_database_gone(recorded_for: tuple[str, object], records: int) -> None:
-    """Records kept for a database the alias no longer names (a test database Django's
-    test runner destroyed before the writer came round) are counted as failed, never
-    written to the database the alias names now (the project's own)."""
+def _forget_for_databases_gone(records: int, unlogged: int, tallies: int) -> None:
+    """Records kept for databases the settings no longer name (a test run's, destroyed
+    before the writer came round) are counted as failed, never written to the ones named
+    now (the project's own)."""
     logger.info(
-        "django-mcp discarded %d request-log records of database %r: %r no longer names it.",
+        "django-mcp discarded %d request-log records, %d summaries-only records and %d "
+        "best-effort tallies kept for databases the settings no longer name (a test "
+        "run's, destroyed before they were written).",
         records,
-        recorded_for[1],
-        recorded_for[0],
+        unlogged,
+        tallies,
     )
     with _state.lock:
-        _state.failed += records
+        _state.failed += records + tallies
+        _state.summary_failed += records + unlogged
 
 
 def _count_lost_to_missing_table(table: str, records: int, tallies: int) -> None:
@@ -297,7 +300,7 @@ def discard() -> None:
         _state.served.clear()
         _state.dropped = _state.dropped_unreported = _state.written = _state.failed = 0
         _state.summary_failed = 0
-        _state.database = None
+        _state.databases = None
 
 
 # The background thread ------------------------------------------------------------------

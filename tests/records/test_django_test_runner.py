@@ -15,10 +15,12 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connections
 
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
@@ -97,5 +99,49 @@ def test_records_of_a_database_the_alias_no_longer_names_are_not_written(monkeyp
     assert again == 1
     assert RequestLog.objects.count() == 1
     assert recorder.stats().failed == 1
+    assert recorder.stats().summary_failed == 1  # its request was never summarised either
     assert "discarded 1 request-log records" in caplog.text
     recorder.discard()
+
+
+class PinnedRouter:
+    """Writes go to the alias a thread was pinned to (a tenant router, say): the request's
+    thread and the writer's answer differently for the same database."""
+
+    pinned = threading.local()
+
+    def db_for_write(self, model: object, **hints: object) -> str:
+        return getattr(self.pinned, "alias", "default")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_router_that_answers_by_thread_loses_no_record(settings, monkeypatch):
+    """The check compares what the settings name, not the router's answer: a record of a
+    request pinned to another alias of the same database is written by a flush from
+    another thread (found by a hostile review: it was dropped)."""
+    # A second alias of the same database (added in place, as Django's own handler
+    # reads the dict it was given; override_settings(DATABASES=...) is unsupported).
+    monkeypatch.setitem(settings.DATABASES, "twin", {**settings.DATABASES["default"]})
+    settings.DATABASE_ROUTERS = [PinnedRouter()]
+    recorder.discard()
+    flushed: list[int] = []
+    try:
+        with log_settings(REQUEST_LOG_BACKGROUND=False):
+            PinnedRouter.pinned.alias = "twin"
+            recorder.submit(plain_record())
+            del PinnedRouter.pinned.alias
+
+            def flush_elsewhere() -> None:  # as the writer thread does, on its own connection
+                try:
+                    flushed.append(recorder.flush())
+                finally:
+                    connections.close_all()
+
+            writer = threading.Thread(target=flush_elsewhere)
+            writer.start()
+            writer.join()
+    finally:
+        recorder.discard()
+
+    assert flushed == [1]
+    assert RequestLog.objects.count() == 1
