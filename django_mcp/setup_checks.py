@@ -17,11 +17,12 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.db import DatabaseError, connections, router
-from django.urls import Resolver404, URLPattern, URLResolver, get_resolver
+from django.urls import LocalePrefixPattern, Resolver404, URLPattern, URLResolver, get_resolver
 
 from django_mcp.auth.metadata import WELL_KNOWN, configured_resource
 from django_mcp.models import RequestLog
 from django_mcp.sites import all_sites
+from django_mcp.sites import site as default_site
 
 #: How to install Django REST framework, from a package index and from a checkout.
 DRF_HINT = (
@@ -32,13 +33,15 @@ DRF_HINT = (
 
 
 def endpoint_routes(
-    patterns: list[URLPattern | URLResolver], prefix: str = ""
+    patterns: list[URLPattern | URLResolver], prefix: str = "", *, localized: bool = True
 ) -> Iterator[tuple[str, Any]]:
-    """``(route prefix, view)`` of every MCP endpoint in the URLconf."""
+    """``(route prefix, view)`` of every MCP endpoint in the URLconf; with ``localized``
+    False, not those under ``i18n_patterns`` (whose prefix is the active language's)."""
     for pattern in patterns:
         route = prefix + str(pattern.pattern)
         if isinstance(pattern, URLResolver):
-            yield from endpoint_routes(pattern.url_patterns, route)
+            if localized or not isinstance(pattern.pattern, LocalePrefixPattern):
+                yield from endpoint_routes(pattern.url_patterns, route, localized=localized)
         elif getattr(pattern.callback, "mcp_server", None) is not None:
             yield prefix, pattern.callback
 
@@ -92,26 +95,32 @@ _LITERAL_ROUTE = re.compile(r"[\w.~/-]*")
 def check_protected_resource_metadata(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     """django_mcp.W015: the endpoint's 401 and 403 point clients at its protected resource
     metadata (RFC 9728), and the URLconf does not serve it, so no client can learn how to
-    sign in. A route with converters or a regex is left alone: its path cannot be known."""
+    sign in. Left alone, as their paths cannot be known here: a route with converters or a
+    regex, one under ``i18n_patterns``, and every route under ``FORCE_SCRIPT_NAME``. Any
+    view at the path counts (a catch-all route cannot be told from the metadata)."""
+    if getattr(settings, "FORCE_SCRIPT_NAME", None):
+        return []
     resolver = get_resolver()
     configured = configured_resource()
     messages: list[CheckMessage] = []
-    for prefix, _view in endpoint_routes(resolver.url_patterns):
+    for prefix, view in endpoint_routes(resolver.url_patterns, localized=False):
         if not _LITERAL_ROUTE.fullmatch(prefix):
             continue
         endpoint = "/" + prefix.strip("/")
-        candidates = [WELL_KNOWN + endpoint.rstrip("/")]
-        if configured:  # the challenge names the configured resource's path
-            candidates.append(WELL_KNOWN + urlsplit(configured).path.rstrip("/"))
-        if any(_served(resolver, candidate) for candidate in candidates):
+        # The challenge names the configured resource's path, else the endpoint's own.
+        named = urlsplit(configured).path if configured else endpoint
+        metadata = WELL_KNOWN + named.rstrip("/")
+        if _served(resolver, metadata):
             continue
+        site = view.mcp_server.site
+        for_site = "" if site.name == default_site.name else f", site=<the MCPSite {site.name!r}>"
         messages.append(
             Warning(
                 f"The MCP endpoint {endpoint} points clients that must sign in at "
-                f"{candidates[-1]}, which the URLconf does not serve: no MCP client can "
-                "find out how to obtain a token.",
+                f"{metadata}, which the URLconf does not serve: no MCP client can find out "
+                "how to obtain a token.",
                 hint="Add the protected resource metadata to your root urls.py: "
-                f'urlpatterns += protected_resource_urls("{prefix.strip("/")}") '
+                f'urlpatterns += protected_resource_urls("{named.strip("/")}"{for_site}) '
                 "(from django_mcp.http.auth import protected_resource_urls; "
                 "docs/guides/authentication.md).",
                 id="django_mcp.W015",

@@ -9,6 +9,7 @@ from typing import Any
 
 import pydantic
 import pytest
+from django.conf.urls.i18n import i18n_patterns
 from django.core import checks
 from django.db import connection
 from django.urls import include, path
@@ -87,17 +88,24 @@ def test_w015_a_challenge_that_points_at_metadata_nobody_serves(mcp_site):
 
     assert ids(messages) == ["django_mcp.W015"]
     assert "/.well-known/oauth-protected-resource/mcp" in messages[0].msg
-    assert 'protected_resource_urls("mcp")' in messages[0].hint
+    # Not the default site: the metadata must name this site's scopes.
+    assert "protected_resource_urls(\"mcp\", site=<the MCPSite 'test'>)" in messages[0].hint
 
     test_urls.urlpatterns.extend(protected_resource_urls("mcp", site=mcp_site))
     assert check_protected_resource_metadata(None) == []
+
+
+def test_w015_names_no_site_for_the_default_one(mcp_site):
+    test_urls.urlpatterns[:] = [path("mcp", include("django_mcp.urls"))]
+    [message] = check_protected_resource_metadata(None)
+    assert 'urlpatterns += protected_resource_urls("mcp") (' in message.hint
 
 
 def test_w015_follows_a_nested_include(mcp_site):
     test_urls.urlpatterns[:] = [path("api/", include([path("mcp", mcp_site.urls)]))]
     [message] = check_protected_resource_metadata(None)
     assert "/.well-known/oauth-protected-resource/api/mcp" in message.msg
-    assert 'protected_resource_urls("api/mcp")' in message.hint
+    assert 'protected_resource_urls("api/mcp", ' in message.hint
 
     test_urls.urlpatterns.extend(protected_resource_urls("api/mcp", site=mcp_site))
     assert check_protected_resource_metadata(None) == []
@@ -105,9 +113,12 @@ def test_w015_follows_a_nested_include(mcp_site):
 
 def test_w015_reads_the_configured_resource_path(settings, mcp_site):
     """With ``RESOURCE`` set, the challenge names that URI's path (a proxy may publish the
-    endpoint elsewhere): metadata served there is enough."""
+    endpoint elsewhere): only metadata served there counts."""
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "RESOURCE": "https://example.com/public/mcp"}
-    assert ids(check_protected_resource_metadata(None)) == ["django_mcp.W015"]
+    test_urls.urlpatterns.extend(protected_resource_urls("mcp", site=mcp_site))
+    [message] = check_protected_resource_metadata(None)
+    assert "/.well-known/oauth-protected-resource/public/mcp" in message.msg
+    assert 'protected_resource_urls("public/mcp", ' in message.hint
 
     test_urls.urlpatterns.extend(protected_resource_urls("public/mcp", site=mcp_site))
     assert check_protected_resource_metadata(None) == []
@@ -115,6 +126,17 @@ def test_w015_reads_the_configured_resource_path(settings, mcp_site):
 
 def test_w015_leaves_a_route_with_converters_alone(mcp_site):
     test_urls.urlpatterns[:] = [path("<slug:tenant>/mcp", mcp_site.urls)]
+    assert check_protected_resource_metadata(None) == []
+
+
+def test_w015_leaves_localized_routes_and_a_script_prefix_alone(settings, mcp_site):
+    """Under ``i18n_patterns`` the prefix is the active language's, and under
+    ``FORCE_SCRIPT_NAME`` the challenge names a path the URLconf never sees: no guess."""
+    test_urls.urlpatterns[:] = i18n_patterns(path("mcp", mcp_site.urls))
+    assert check_protected_resource_metadata(None) == []
+
+    test_urls.urlpatterns[:] = [path("mcp", mcp_site.urls)]
+    settings.FORCE_SCRIPT_NAME = "/app"
     assert check_protected_resource_metadata(None) == []
 
 
