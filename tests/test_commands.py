@@ -3,6 +3,7 @@ same admission and dispatch as every transport."""
 
 from __future__ import annotations
 
+import functools
 import json
 from io import StringIO
 from typing import Annotated, ClassVar
@@ -118,6 +119,33 @@ def test_mcp_inspect_lists_every_declaration_with_access_and_annotations(site):
     status, table, _ = run("mcp_inspect", "--site", site.name)
     assert "add_book" in table
     assert "perms=books.add_book" in table
+
+
+def test_mcp_inspect_json_keeps_its_keys_for_each_kind_of_gate(site):
+    """The JSON a script reads: ``public`` first, then ``permission_required`` and
+    ``custom_check`` whenever a gate is declared (empty or null when one of them is not);
+    a ``functools.partial`` check is named by its function, not its ``repr``."""
+
+    def has_role(role: str, ctx: Context) -> bool:
+        return role == "editor"
+
+    @site.tool(permission_required="books.add_book")
+    def perms_only() -> str:
+        return ""
+
+    @site.tool(permission=functools.partial(has_role, "editor"))
+    def check_only() -> str:
+        return ""
+
+    _, out, _ = run("mcp_inspect", "--site", site.name, "--format", "json")
+    [report] = json.loads(out)
+    access = {tool["name"]: tool["access"] for tool in report["tools"]}
+
+    assert list(access["perms_only"]) == ["public", "permission_required", "custom_check"]
+    assert access["perms_only"]["custom_check"] is None
+    assert access["check_only"]["permission_required"] == []
+    assert access["check_only"]["custom_check"].endswith("has_role (partial)")
+    assert access["check_only"]["public"] is False
 
 
 def test_mcp_inspect_exits_non_zero_when_checks_report_errors(site):

@@ -25,20 +25,27 @@ def access(spec: Any) -> dict[str, Any]:
     """Who may use ``spec``: ``public``, or its permissions, custom check and scopes."""
     check = getattr(spec, "permission", None)
     scopes = sorted(getattr(spec, "scopes_required", None) or [])
+    info: dict[str, Any] = {"public": True}  # first in the JSON, settled last
+    custom = check
     # ``permission_required=`` and ``permission=`` arrive combined into one check that
     # remembers both (see declarations/permissions.py); a bare check is a custom one.
-    perms, custom = getattr(check, PERMISSION_SOURCE, None) or ((), check)
-    info: dict[str, Any] = {}
-    if perms:
+    source = getattr(check, PERMISSION_SOURCE, None)
+    if source is not None:
+        perms, custom = source
         info["permission_required"] = list(perms)
+        info["custom_check"] = None
     if _is_model_action_check(custom):
-        tools, action = custom.args  # a ModelTools action or row: its options decide
+        tools, action = custom.args  # a ModelTools action or rows: its options decide
+        for key in ("permission_required", "custom_check"):  # no more than the tool shows
+            if not info.get(key):
+                info.pop(key, None)
         info.update(tools.guards(action))
     elif custom is not None:
         info["custom_check"] = _name(custom)
     if scopes:
         info["scopes"] = scopes
-    info["public"] = not info
+    guarded = ("permission_required", "permission_classes", "custom_check", "scopes")
+    info["public"] = not any(info.get(key) for key in guarded)
     return info
 
 
@@ -61,6 +68,9 @@ def definition(spec: Any) -> dict[str, Any]:
 
 
 def _name(func: Any) -> str:
+    """``module.qualname``; for a ``functools.partial``, its function's, marked so."""
+    if isinstance(func, functools.partial):
+        return f"{_name(func.func)} (partial)"
     return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', repr(func))}"
 
 
