@@ -32,7 +32,7 @@ NOTIFICATION_TYPES = {
     "notifications/resources/updated": "ResourceUpdatedNotification",
 }
 SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
-DEFAULT_DEADLINE = 8.0
+DEFAULT_DEADLINE = 15.0  # a ceiling, as remote.READ_TIMEOUT
 
 
 @dataclass(frozen=True)
