@@ -778,6 +778,21 @@ def test_x_mcp_header_names_must_be_unique_case_insensitively(mcp_site):
         mcp_site.tool(tool)
 
 
+@pytest.mark.parametrize("name", ["model_config", "model_dump", "model_validate"])
+def test_an_argument_named_as_pydantic_keeps_for_itself_is_refused(mcp_site, name):
+    """The arguments become a pydantic model's fields: ``model_config`` was silently
+    dropped from the schema (the tool could never be called), and a name in pydantic's
+    protected namespace failed with pydantic's own ValueError. Both are refused at
+    registration, naming the function and the argument."""
+    namespace: dict[str, Any] = {}
+    exec(f"def tool({name}: str) -> str:\n    return {name}", namespace)
+
+    with pytest.raises(InvalidDeclaration, match=name) as refused:
+        mcp_site.tool(namespace["tool"])
+    assert str(refused.value).startswith("tool: ")
+    assert "ename" in str(refused.value)  # "rename it" / "Rename the argument"
+
+
 def test_unregister_by_name_or_function_and_is_registered(mcp_site):
     @mcp_site.tool
     def one() -> str:

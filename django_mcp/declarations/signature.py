@@ -125,6 +125,10 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
             continue
         if name.startswith("_"):
             raise InvalidDeclaration(f"{func.__qualname__}: argument names may not start with '_'")
+        if name == "model_config":  # pydantic reads it as the model's configuration
+            raise InvalidDeclaration(
+                f"{func.__qualname__}: argument name 'model_config' is pydantic's own: rename it"
+            )
         header = _header_marker(annotation)
         default = ... if param.default is param.empty else param.default
         if header is not None:
@@ -134,7 +138,10 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
             ]
         _check_supported(func, name, annotation)
         fields[name] = (annotation, default)
-    model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+    try:
+        model = create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+    except (ValueError, TypeError) as exc:  # a name pydantic's BaseModel keeps for itself
+        raise InvalidDeclaration(f"{func.__qualname__}: {exc} Rename the argument.") from exc
     schema = json_schema(model)
     if not fields:
         schema = {"type": "object", "additionalProperties": False}
