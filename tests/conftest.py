@@ -96,6 +96,10 @@ def mcp_site(settings: Any) -> Iterator[MCPSite]:
     settings.ROOT_URLCONF = "tests.urls"
     yield site
     test_urls.urlpatterns.clear()
+    # A ModelTools with resource_uri watches its model's saves until it is unregistered:
+    # left registered, it would announce later tests' rows.
+    for model in list(site.registered_models()):
+        site.unregister(model)
 
 
 @pytest.fixture
