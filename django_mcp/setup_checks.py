@@ -19,7 +19,7 @@ from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.db import DatabaseError, connections, router
 from django.urls import LocalePrefixPattern, Resolver404, URLPattern, URLResolver, get_resolver
 
-from django_mcp.auth.metadata import WELL_KNOWN, configured_resource
+from django_mcp.auth.metadata import configured_resource, metadata_path
 from django_mcp.models import RequestLog
 from django_mcp.sites import all_sites
 from django_mcp.sites import site as default_site
@@ -109,7 +109,7 @@ def check_protected_resource_metadata(app_configs: Any, **kwargs: Any) -> list[C
         endpoint = "/" + prefix.strip("/")
         # The challenge names the configured resource's path, else the endpoint's own.
         named = urlsplit(configured).path if configured else endpoint
-        metadata = WELL_KNOWN + named.rstrip("/")
+        metadata = metadata_path(named)
         if _served(resolver, metadata):
             continue
         site = view.mcp_server.site

@@ -48,11 +48,16 @@ def resource_uri(request: HttpRequest, mcp_path: str) -> str:
     return request.build_absolute_uri("/" + mcp_path.strip("/")).rstrip("/")
 
 
+def metadata_path(resource_path: str) -> str:
+    """The path of the metadata of the resource whose URI has ``resource_path``: the
+    well-known prefix inserted before it (RFC 9728 section 3.1)."""
+    return WELL_KNOWN + resource_path.rstrip("/")
+
+
 def metadata_url(request: HttpRequest, mcp_path: str) -> str:
     """Where the metadata of the endpoint at ``mcp_path`` is: the path-inserted URI."""
     resource = urlsplit(resource_uri(request, mcp_path))
-    suffix = resource.path.rstrip("/")
-    return urlunsplit((resource.scheme, resource.netloc, WELL_KNOWN + suffix, "", ""))
+    return urlunsplit((resource.scheme, resource.netloc, metadata_path(resource.path), "", ""))
 
 
 def quoted(value: str) -> str:
