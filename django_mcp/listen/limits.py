@@ -19,7 +19,7 @@ The counts are per process: several processes each hold up to these numbers.
 from __future__ import annotations
 
 import threading
-from collections import Counter
+from collections import Counter, deque
 from typing import TYPE_CHECKING, Any, Final
 
 from django.core.checks import CheckMessage, Warning
@@ -39,6 +39,8 @@ _lock = threading.Lock()
 _open = 0
 _open_wsgi = 0
 _by_caller: Counter[str] = Counter()
+#: Slots given back and not yet taken off the counts (see :class:`Slot`).
+_returned: deque[Slot] = deque()
 
 
 def caller_key(request: HttpRequest) -> str:
@@ -60,24 +62,43 @@ def caller_key(request: HttpRequest) -> str:
 
 
 class Slot:
-    """One open stream's place in the counts; :meth:`release` gives it back, once."""
+    """One open stream's place in the counts; :meth:`release` gives it back, once.
+
+    :meth:`release` never takes the counts' lock: it only queues the slot, and whoever
+    reads the counts next settles the queue under the lock (:func:`_settle`). A stream's
+    response that nobody closed is freed by a finalizer, often run by the cyclic garbage
+    collector wherever an allocation triggers it: on any thread, even one inside the lock
+    (a response and its request reference each other). Waiting for the lock there would
+    wait for ever, and every later stream of the process with it.
+    """
 
     def __init__(self, key: str, *, wsgi: bool) -> None:
         self.key = key
         self.wsgi = wsgi
-        self._released = False
+        self._settled = False  # read and written under the lock only
 
     def release(self) -> None:
-        global _open, _open_wsgi
-        with _lock:
-            if self._released:
-                return
-            self._released = True
-            _open -= 1
-            _open_wsgi -= int(self.wsgi)
-            _by_caller[self.key] -= 1
-            if _by_caller[self.key] <= 0:
-                del _by_caller[self.key]
+        _returned.append(self)  # atomic, lock-free: safe in a finalizer
+
+
+def _settle() -> None:
+    """Take the returned slots off the counts; each slot once, however often it was
+    released (the stream's end, the response's close and its finalizer may all do it).
+    Called with the lock held."""
+    global _open, _open_wsgi
+    while True:
+        try:
+            slot = _returned.popleft()
+        except IndexError:
+            return
+        if slot._settled:
+            continue
+        slot._settled = True
+        _open -= 1
+        _open_wsgi -= int(slot.wsgi)
+        _by_caller[slot.key] -= 1
+        if _by_caller[slot.key] <= 0:
+            del _by_caller[slot.key]
 
 
 def is_asgi(request: HttpRequest) -> bool:
@@ -143,6 +164,7 @@ def acquire(request: HttpRequest) -> Slot:
     key = caller_key(request)
     wsgi = is_wsgi(request)
     with _lock:
+        _settle()
         if wsgi and _open_wsgi >= wsgi_streams():
             raise ListenUnavailable(
                 "wsgi",
@@ -162,6 +184,7 @@ def acquire(request: HttpRequest) -> Slot:
 def open_streams() -> int:
     """Streams this process holds now (for tests and monitoring)."""
     with _lock:
+        _settle()
         return _open
 
 

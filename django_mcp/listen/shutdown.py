@@ -66,8 +66,10 @@ def _handler(previous: Any) -> Callable[[int, FrameType | None], None]:
     def handle(number: int, frame: FrameType | None) -> None:
         global _stopping
         _stopping = True
-        with _lock:
-            waiting = [future for future in _waiters if future.get_loop().is_running()]
+        # Never the lock: a signal handler runs in the main thread between two bytecodes,
+        # perhaps while that very thread holds it (waiter, _forget), and would wait for
+        # ever. tuple() copies the set in one step no other thread can interleave with.
+        waiting = [future for future in tuple(_waiters) if future.get_loop().is_running()]
         for future in waiting:
             future.get_loop().call_soon_threadsafe(_finish, future)
         if waiting:  # let the open streams send their closing result first

@@ -12,8 +12,10 @@ codes"). The in-process tests run the WSGI path as a threaded worker (see confte
 
 from __future__ import annotations
 
+import gc
 import io
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -91,6 +93,32 @@ def test_a_closed_stream_gives_its_place_back(client: Client, settings: Any, db:
     again = post_listen(client, TOOLS)
     assert again["Content-Type"] == "text/event-stream"
     again.close()
+
+
+def test_a_stream_freed_inside_the_counts_critical_section_does_not_deadlock(
+    client: Client, monkeypatch: pytest.MonkeyPatch, db: None
+):
+    """A stream's response that nobody closed gives its slot back when it is freed, often
+    by the cyclic garbage collector, which runs wherever an allocation triggers it: on any
+    thread, even one that holds the stream counts' lock at that moment. Waiting for the
+    lock there waits for ever, and every later listen stream of the process with it (a
+    live Daphne once stopped opening listen streams in CI this way). The lock here is a
+    fresh one, so that a regression fails this test without hanging the ones after it."""
+    monkeypatch.setattr(limits, "_lock", threading.Lock())
+    responses = [post_listen(client, TOOLS)]
+    assert limits.open_streams() == 1
+
+    def free_inside_the_lock() -> None:
+        with limits._lock:
+            responses.clear()
+            gc.collect()
+
+    worker = threading.Thread(target=free_inside_the_lock, daemon=True)
+    worker.start()
+    worker.join(5)
+
+    assert not worker.is_alive(), "freeing a stream inside the counts' lock deadlocked"
+    assert limits.open_streams() == 0
 
 
 def test_a_single_threaded_wsgi_worker_refuses_listen(settings: Any):

@@ -8,10 +8,13 @@ that response tells the client the stream dropped unexpectedly.
 from __future__ import annotations
 
 import signal
+import threading
 import time
 from typing import TYPE_CHECKING
 
 import pytest
+
+from django_mcp.listen import shutdown
 
 from . import sse
 from .conftest import serve_streams
@@ -20,9 +23,8 @@ from .remote import listening
 if TYPE_CHECKING:
     from pathlib import Path
 
-pytestmark = pytest.mark.live
 
-
+@pytest.mark.live
 @pytest.mark.parametrize("kind", ["daphne", "uvicorn"])
 def test_sigterm_sends_the_listen_result_before_the_stream_closes(
     kind: str, streams_workdir: Path, sqlite_template: Path
@@ -48,3 +50,29 @@ def test_sigterm_sends_the_listen_result_before_the_stream_closes(
         }
         assert all(frame.is_comment for frame in rest)
         assert not server.is_running(), server.output()
+
+
+def test_a_signal_that_arrives_while_the_waiters_are_locked_is_handled(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """The handler runs in the main thread between two bytecodes, perhaps while that thread
+    holds the waiters' lock (a stream starting or ending): it must not wait for the lock,
+    or the server would hang at shutdown instead of ending its streams. The lock here is
+    a fresh one, so that a regression fails this test without hanging the ones after it."""
+    monkeypatch.setattr(shutdown, "_lock", threading.Lock())
+    monkeypatch.setattr(shutdown, "_stopping", False)
+    monkeypatch.setattr(shutdown, "_waiters", set())
+    passed_on: list[int] = []
+    handle = shutdown._handler(lambda number, frame: passed_on.append(number))
+
+    def signal_inside_the_lock() -> None:
+        with shutdown._lock:
+            handle(signal.SIGTERM, None)
+
+    worker = threading.Thread(target=signal_inside_the_lock, daemon=True)
+    worker.start()
+    worker.join(5)
+
+    assert not worker.is_alive(), "the shutdown handler waited for the waiters' lock"
+    assert passed_on == [signal.SIGTERM]
+    assert shutdown.stopping()
