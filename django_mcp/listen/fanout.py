@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from asgiref.sync import async_to_sync
 
 from django_mcp import sites
+from django_mcp.listen.layer import ConfinedLayer, confined
 from django_mcp.protocol import subscriptions as proto
 
 if TYPE_CHECKING:
@@ -37,12 +38,13 @@ _GROUP_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def channel_layer() -> Any:
-    """The configured channel layer, or None when Channels is not set up."""
+    """The configured channel layer, or None when Channels is not set up; an in-memory
+    layer comes confined to one thread (:mod:`.layer`), as every thread may use it."""
     try:
         from channels.layers import get_channel_layer  # type: ignore[import-untyped]
     except ImportError:
         return None
-    return get_channel_layer()
+    return confined(get_channel_layer())
 
 
 def group_name(site_name: str) -> str:
@@ -66,9 +68,11 @@ async def apublish(method: str, uri: str | None = None, *, site: MCPSite | None 
 def publish(method: str, uri: str | None = None, *, site: MCPSite | None = None) -> None:
     """Publish one change from sync code; failures are logged, never raised.
 
-    Called where an event loop is running (an ``async def`` tool calling a ``notify_*``
-    function, or changing the registry), ``async_to_sync`` cannot run: the change is then
-    published from a helper thread, waited for, so it is sent before the caller goes on.
+    The in-memory layer runs on a thread of its own (:mod:`.layer`), which is waited for.
+    With another layer, called where an event loop is running (an ``async def`` tool
+    calling a ``notify_*`` function, or changing the registry), ``async_to_sync`` cannot
+    run: the change is then published from a helper thread, waited for, so it is sent
+    before the caller goes on.
     """
     _send(_site_name(site), {"type": EVENT_TYPE, "method": method, "uri": uri})
 
@@ -81,6 +85,10 @@ def publish_task(site_name: str, task_id: str, task: dict[str, Any]) -> None:
 
 
 def _send(site_name: str, event: dict[str, Any]) -> None:
+    layer = channel_layer()
+    if isinstance(layer, ConfinedLayer):  # its own thread's loop: no helper needed
+        _publish_now(site_name, event, layer)
+        return
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -93,12 +101,15 @@ def _send(site_name: str, event: dict[str, Any]) -> None:
     helper.join(_PUBLISH_TIMEOUT)
 
 
-def _publish_now(site_name: str, event: dict[str, Any]) -> None:
-    layer = channel_layer()
+def _publish_now(site_name: str, event: dict[str, Any], layer: Any = None) -> None:
+    layer = layer or channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(group_name(site_name), event)
+        if isinstance(layer, ConfinedLayer):
+            layer.group_send_now(group_name(site_name), event, _PUBLISH_TIMEOUT)
+        else:
+            async_to_sync(layer.group_send)(group_name(site_name), event)
     except Exception:  # a notification must never break the change that caused it
         logger.exception("Could not publish %s", event.get("method"))
 

@@ -282,8 +282,7 @@ class Listener:
         keep-alive write that fails.
         """
         loop = asyncio.new_event_loop()
-        # The in-memory channel layer hands an event over from the publishing thread without
-        # waking this loop: it is seen at the loop's next turn, at most WSGI_POLL_SECONDS on.
+        # The loop wakes at least every WSGI_POLL_SECONDS to ask ``peer`` about the client.
         agen = self.events(poll=WSGI_POLL_SECONDS, peer=peer)
         limits.release_connections()  # this worker thread waits for events holding none
         try:
