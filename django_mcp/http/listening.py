@@ -49,11 +49,17 @@ def listen_response(
         refusal["Retry-After"] = str(limits.RETRY_AFTER_SECONDS)
         return refusal
     listener.slot = slot
-    limits.release_connections()
-    content: Any = (
-        listener.events() if is_asgi(request) else listener.sync_events(hang_up_probe(request.META))
-    )
-    response = event_stream_response(content, response_class=ListenStreamResponse)
+    try:
+        limits.release_connections()
+        content: Any = (
+            listener.events()
+            if is_asgi(request)
+            else listener.sync_events(hang_up_probe(request.META))
+        )
+        response = event_stream_response(content, response_class=ListenStreamResponse)
+    except BaseException:  # no stream will run to give the slot back
+        slot.release()
+        raise
     assert isinstance(response, ListenStreamResponse)
     response.slot = slot
     # A stream never iterated runs no ``finally``: its slot is given back when the response

@@ -18,6 +18,7 @@ The counts are per process: several processes each hold up to these numbers.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter, deque
 from typing import TYPE_CHECKING, Any, Final
@@ -41,6 +42,20 @@ _open_wsgi = 0
 _by_caller: Counter[str] = Counter()
 #: Slots given back and not yet taken off the counts (see :class:`Slot`).
 _returned: deque[Slot] = deque()
+#: Moves on in a forked child, whose counts start again from nothing.
+_generation = 0
+
+
+def _forget_counts() -> None:
+    """In a forked child: the parent's streams are not the child's, and its lock may have
+    been held by a thread that does not exist here (the child would wait for ever)."""
+    global _lock, _open, _open_wsgi, _by_caller, _returned, _generation
+    _lock, _open, _open_wsgi = threading.Lock(), 0, 0
+    _by_caller, _returned = Counter(), deque()
+    _generation += 1
+
+
+os.register_at_fork(after_in_child=_forget_counts)
 
 
 def caller_key(request: HttpRequest) -> str:
@@ -75,6 +90,7 @@ class Slot:
     def __init__(self, key: str, *, wsgi: bool) -> None:
         self.key = key
         self.wsgi = wsgi
+        self.generation = _generation  # a parent's slot, released in a child, counts for nothing
         self._settled = False  # read and written under the lock only
 
     def release(self) -> None:
@@ -91,7 +107,7 @@ def _settle() -> None:
             slot = _returned.popleft()
         except IndexError:
             return
-        if slot._settled:
+        if slot._settled or slot.generation != _generation:
             continue
         slot._settled = True
         _open -= 1

@@ -11,6 +11,7 @@ hands the signal on to the server's own handler a moment later, once those resul
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 from collections.abc import Callable
@@ -26,6 +27,16 @@ _lock = threading.Lock()
 _installed = False
 _waiters: set[asyncio.Future[None]] = set()
 _stopping = False
+
+
+def _forget_waiters() -> None:
+    """In a forked child: the parent's streams wait on loops that do not run here, and
+    its lock may have been held by a thread that does not exist here."""
+    global _lock, _waiters
+    _lock, _waiters = threading.Lock(), set()
+
+
+os.register_at_fork(after_in_child=_forget_waiters)
 
 
 def stopping() -> bool:
@@ -73,7 +84,12 @@ def _handler(previous: Any) -> Callable[[int, FrameType | None], None]:
         for future in waiting:
             future.get_loop().call_soon_threadsafe(_finish, future)
         if waiting:  # let the open streams send their closing result first
-            waiting[0].get_loop().call_later(GRACE_SECONDS, _pass_on, previous, number, frame)
+            # call_later is not safe here (this may interrupt the loop's own use of its
+            # timer heap); call_soon_threadsafe is what asyncio's signal handling uses.
+            loop = waiting[0].get_loop()
+            loop.call_soon_threadsafe(
+                loop.call_later, GRACE_SECONDS, _pass_on, previous, number, frame
+            )
         else:
             _pass_on(previous, number, frame)
 

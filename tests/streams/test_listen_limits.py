@@ -15,7 +15,10 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
+import signal
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -118,6 +121,70 @@ def test_a_stream_freed_inside_the_counts_critical_section_does_not_deadlock(
     worker.join(5)
 
     assert not worker.is_alive(), "freeing a stream inside the counts' lock deadlocked"
+    assert limits.open_streams() == 0
+
+
+def test_a_forked_child_starts_with_counts_of_its_own(client: Client, db: None):
+    """A process forked while another thread held the counts' lock (a server forking
+    workers after it served a stream) must not wait for that lock for ever, nor count the
+    parent's streams, nor go below zero when a slot of the parent's is given back."""
+    inherited = post_listen(client, TOOLS)
+    assert limits.open_streams() == 1
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:
+        with limits._lock:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold_the_lock, daemon=True)
+    holder.start()
+    held.wait(5)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: report through the exit status only
+            try:
+                inherited.slot.release()
+                os._exit(0 if limits.open_streams() == 0 else 1)
+            finally:
+                os._exit(2)
+        status = wait_for_child(pid, within=10)
+    finally:
+        release.set()
+        holder.join(5)
+        inherited.close()
+
+    assert status == 0, "the child hung on the parent's lock" if status is None else status
+    assert limits.open_streams() == 0
+
+
+def wait_for_child(pid: int, within: float) -> int | None:
+    """The child's exit status, or None (and the child killed) if it has not ended."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def test_a_stream_that_fails_to_start_gives_its_place_back(
+    client: Client, monkeypatch: pytest.MonkeyPatch, db: None
+):
+    """A failure after the slot is taken and before the stream exists (here: closing the
+    view's database connections) must not keep the place: no stream would ever end to
+    give it back, and the caller would be refused for good once at its limit."""
+
+    def broken() -> None:
+        raise RuntimeError("the connection would not close")
+
+    monkeypatch.setattr(limits, "release_connections", broken)
+    with pytest.raises(RuntimeError, match="would not close"):
+        post_listen(client, TOOLS)
+
     assert limits.open_streams() == 0
 
 

@@ -7,6 +7,8 @@ that response tells the client the stream dropped unexpectedly.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import signal
 import threading
 import time
@@ -19,6 +21,7 @@ from django_mcp.listen import shutdown
 from . import sse
 from .conftest import serve_streams
 from .remote import listening
+from .test_listen_limits import wait_for_child
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -76,3 +79,37 @@ def test_a_signal_that_arrives_while_the_waiters_are_locked_is_handled(
     assert not worker.is_alive(), "the shutdown handler waited for the waiters' lock"
     assert passed_on == [signal.SIGTERM]
     assert shutdown.stopping()
+
+
+def test_a_forked_child_waits_on_a_lock_of_its_own():
+    """A process forked while another thread held the waiters' lock (a stream starting or
+    ending) must still open streams: the child's first ``waiter()`` must not wait for a
+    lock whose holder does not exist there."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:
+        with shutdown._lock:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold_the_lock, daemon=True)
+    holder.start()
+    held.wait(5)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: report through the exit status only
+            try:
+
+                async def open_one() -> None:
+                    shutdown.waiter().cancel()
+
+                asyncio.run(open_one())
+                os._exit(0)
+            finally:
+                os._exit(2)
+        status = wait_for_child(pid, within=10)
+    finally:
+        release.set()
+        holder.join(5)
+
+    assert status == 0, "the child hung on the parent's lock" if status is None else status
