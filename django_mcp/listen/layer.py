@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import threading
-import weakref
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -35,8 +35,13 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
 _loop_lock = threading.Lock()
-_confined: weakref.WeakKeyDictionary[Any, ConfinedLayer] = weakref.WeakKeyDictionary()
+#: Sends queued on the layer's loop by code running there (see ``group_send_now``).
+_queued: set[asyncio.Future[Any]] = set()
+#: The attribute of an in-memory layer that holds its wrapper: a cache keyed by the layer
+#: would keep every layer ever configured (and its queues) alive through its wrapper.
+_WRAPPER = "_django_mcp_confined"
 
 
 def confined(layer: Any) -> Any:
@@ -44,9 +49,10 @@ def confined(layer: Any) -> Any:
     :class:`ConfinedLayer` (one per layer object), any other layer as it is."""
     if layer is None or not _is_in_memory(layer):
         return layer
-    wrapper = _confined.get(layer)
+    wrapper = getattr(layer, _WRAPPER, None)
     if wrapper is None:
-        wrapper = _confined.setdefault(layer, ConfinedLayer(layer))
+        wrapper = ConfinedLayer(layer)
+        setattr(layer, _WRAPPER, wrapper)
     return wrapper
 
 
@@ -94,13 +100,36 @@ class ConfinedLayer:
 
     def group_send_now(self, group: str, message: dict[str, Any], timeout: float) -> None:
         """Send from any thread, running loop or not, and wait for it (``timeout``
-        seconds at most): the layer's loop is another thread's, so this never deadlocks."""
-        _submitted(self.layer.group_send(group, message)).result(timeout)
+        seconds at most; a send that timed out is withdrawn, so it is not sent after
+        being reported as failed). On the layer's own thread (a layer's code publishing)
+        it is queued on that loop instead: waiting there would wait for ever."""
+        coroutine = self.layer.group_send(group, message)
+        if threading.current_thread() is _thread:
+            task = asyncio.ensure_future(coroutine)
+            _queued.add(task)  # held until done: the loop keeps only a weak reference
+            task.add_done_callback(_queued.discard)
+            return
+        future = _submitted(coroutine)
+        try:
+            future.result(timeout)
+        except TimeoutError:
+            future.cancel()
+            raise
 
 
-def _awaited(coroutine: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
-    """``coroutine`` run on the layer thread's loop, as a future of the running loop."""
-    return asyncio.wrap_future(_submitted(coroutine))
+async def _awaited(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``coroutine`` run on the layer thread's loop, awaited on the running loop.
+
+    At interpreter exit, the layer's daemon thread no longer runs, while a stream left
+    open is closed by the garbage collector (its ``finally`` leaves the group): the
+    coroutine then runs here, as nothing else uses the layer any more."""
+    if _exiting():
+        return await coroutine
+    return await asyncio.wrap_future(_submitted(coroutine))
+
+
+def _exiting() -> bool:
+    return sys.is_finalizing()
 
 
 def _submitted(coroutine: Coroutine[Any, Any, T]) -> Future[T]:
@@ -120,21 +149,21 @@ def _layer_loop() -> asyncio.AbstractEventLoop:
 
 
 def _start_layer_loop() -> asyncio.AbstractEventLoop:
-    global _loop
+    global _loop, _thread
     with _loop_lock:
         if _loop is None:
             loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, name="mcp-channel-layer")
             thread.daemon = True
             thread.start()
-            _loop = loop
+            _loop, _thread = loop, thread
         return _loop
 
 
 def _forget_layer_loop() -> None:
     """In a forked child: the parent's layer thread does not exist there."""
-    global _loop, _loop_lock
-    _loop, _loop_lock = None, threading.Lock()
+    global _loop, _thread, _loop_lock
+    _loop, _thread, _loop_lock = None, None, threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_layer_loop)

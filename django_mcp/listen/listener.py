@@ -151,7 +151,6 @@ class Listener:
         """
         layer = channel_layer()
         channel = await layer.new_channel()
-        await layer.group_add(self.group, channel)
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
         deadline = _deadline()
         receiving: asyncio.Task[Any] | None = None
@@ -160,6 +159,10 @@ class Listener:
         stopping = shutdown.waiter()
         nudged = False
         try:
+            # Inside the try: a stream cancelled while it joins (its client left at once)
+            # may have joined all the same (the join ran on the layer's thread, or reached
+            # Redis), and must leave again, or every later event is copied to nobody.
+            await layer.group_add(self.group, channel)
             yield self.acknowledgement()
             last_frame = _now()
             while True:

@@ -11,7 +11,10 @@ from any thread wakes the listener at once, never at its next keep-alive.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +23,7 @@ from channels.layers import InMemoryChannelLayer, channel_layers
 
 from django_mcp import notify_tools_changed
 from django_mcp.listen import fanout
+from django_mcp.listen import layer as layer_module
 from django_mcp.listen.layer import ConfinedLayer
 from django_mcp.listen.listener import Listener
 from django_mcp.protocol import subscriptions as proto
@@ -174,3 +178,124 @@ def test_any_other_layer_is_used_as_it_is(settings: Any):
         assert isinstance(fanout.channel_layer(), RedisChannelLayer)
     finally:
         channel_layers.backends.clear()
+
+
+class SlowJoinLayer(InMemoryChannelLayer):  # type: ignore[misc]
+    """A layer whose join has happened before its caller hears of it (as when the command
+    reached Redis): a cancellation in between finds the stream a member already."""
+
+    async def group_add(self, group: str, channel: str) -> None:
+        await super().group_add(group, channel)
+        await asyncio.sleep(0.5)
+
+
+@pytest.fixture
+def layer_class(settings: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The configured layer, of the class the test names (``indirect``)."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": f"{__name__}.{request.param}"}}
+    channel_layers.backends.clear()
+    yield channel_layers["default"]
+    channel_layers.backends.clear()
+
+
+@pytest.mark.parametrize("layer_class", ["SlowJoinLayer"], indirect=True)
+def test_a_stream_cancelled_while_it_joins_leaves_its_group(layer_class: Any):
+    """basic/patterns/subscriptions.mdx: "The server keeps no subscription state beyond
+    the open stream". A client that leaves the moment it sent listen gets its request
+    cancelled while the stream joins the site's group; the join may have happened all
+    the same, and the stream must leave again, or every later event is copied to a queue
+    nobody reads."""
+    site = MCPSite("confined-cancel")
+
+    async def scenario() -> None:
+        events = listener(site).events()
+        starting = asyncio.ensure_future(events.__anext__())
+        await asyncio.sleep(0.1)  # joined on the layer's thread; the answer not yet back
+        starting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await starting
+
+    asyncio.run(scenario())
+
+    assert layer_class.groups.get(fanout.group_name(site.name), {}) == {}
+
+
+def test_a_layer_no_longer_configured_is_not_kept_alive(settings: Any):
+    """Each ``CHANNEL_LAYERS`` change builds a new layer; the wrapper of the old one must
+    not keep it (and its queues) alive."""
+    channel_layers.backends.clear()
+    old = channel_layers["default"]
+    assert isinstance(fanout.channel_layer(), ConfinedLayer)
+    gone = weakref.ref(old)
+    del old
+    channel_layers.backends.clear()
+    try:
+        gc.collect()
+        assert gone() is None
+    finally:
+        channel_layers.backends.clear()
+
+
+class SlowSendLayer(InMemoryChannelLayer):  # type: ignore[misc]
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        await asyncio.sleep(0.5)
+        await super().group_send(group, message)
+
+
+@pytest.mark.parametrize("layer_class", ["SlowSendLayer"], indirect=True)
+def test_a_send_that_timed_out_is_withdrawn(layer_class: Any):
+    """A publish that gave up waiting is logged as failed; it must not then be sent all
+    the same, behind the caller's back."""
+    confined = fanout.channel_layer()
+    channel = asyncio.run(confined.new_channel())
+    asyncio.run(confined.group_add("django_mcp.slow", channel))
+
+    with pytest.raises(TimeoutError):
+        confined.group_send_now("django_mcp.slow", {"type": "mcp.change"}, 0.1)
+    time.sleep(1)
+
+    assert channel not in layer_class.channels  # nothing was ever queued for it
+
+
+class PublishingLayer(InMemoryChannelLayer):  # type: ignore[misc]
+    """A layer whose own code publishes (on the layer's thread)."""
+
+    async def new_channel(self, prefix: str = "specific.") -> str:
+        name: str = await super().new_channel(prefix)
+        if prefix == "specific.":
+            fanout.publish(proto.TOOLS_LIST_CHANGED, site=MCPSite("confined-inside"))
+        return name
+
+
+@pytest.mark.parametrize("layer_class", ["PublishingLayer"], indirect=True)
+def test_a_publish_on_the_layer_thread_is_queued_not_waited_for(
+    layer_class: Any, caplog: pytest.LogCaptureFixture
+):
+    """Waiting on the layer's own thread for that thread's loop would block it until the
+    publish timed out (10 s), and log a failure for a send that then happened."""
+
+    async def scenario() -> str:
+        name: str = await asyncio.wait_for(fanout.channel_layer().new_channel(), 5)
+        return name
+
+    assert asyncio.run(scenario()).startswith("specific.")
+    assert "Could not publish" not in caplog.text
+
+
+def test_at_interpreter_exit_the_layer_is_used_in_place(monkeypatch: pytest.MonkeyPatch):
+    """At exit the layer's daemon thread no longer runs, while a stream left open is
+    closed by the garbage collector and leaves its group: waiting for the thread would
+    hold the exit up for a second per stream."""
+
+    def no_thread(coroutine: Any) -> Any:
+        coroutine.close()
+        raise AssertionError("handed to the layer's thread at exit")
+
+    monkeypatch.setattr(layer_module, "_submitted", no_thread)
+    monkeypatch.setattr(layer_module, "_exiting", lambda: True)
+    confined = fanout.channel_layer()
+
+    async def leave() -> None:
+        await confined.group_discard("django_mcp.exit", "specific.inmemory!x")
+
+    asyncio.run(leave())
