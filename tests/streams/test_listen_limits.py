@@ -15,10 +15,7 @@ from __future__ import annotations
 import gc
 import io
 import json
-import os
-import signal
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -35,6 +32,7 @@ from django_mcp.test import AsyncMCPClient
 from tests.helpers import assert_error, mcp_body, mcp_post, result_of
 
 from . import sse
+from .forking import fork_while_held
 from .remote import STREAMS
 from .test_listen import post_listen
 
@@ -130,45 +128,18 @@ def test_a_forked_child_starts_with_counts_of_its_own(client: Client, db: None):
     parent's streams, nor go below zero when a slot of the parent's is given back."""
     inherited = post_listen(client, TOOLS)
     assert limits.open_streams() == 1
-    held, release = threading.Event(), threading.Event()
 
-    def hold_the_lock() -> None:
-        with limits._lock:
-            held.set()
-            release.wait(30)
+    def child() -> bool:
+        inherited.slot.release()
+        return limits.open_streams() == 0
 
-    holder = threading.Thread(target=hold_the_lock, daemon=True)
-    holder.start()
-    held.wait(5)
     try:
-        pid = os.fork()
-        if pid == 0:  # the child: report through the exit status only
-            try:
-                inherited.slot.release()
-                os._exit(0 if limits.open_streams() == 0 else 1)
-            finally:
-                os._exit(2)
-        status = wait_for_child(pid, within=10)
+        status = fork_while_held(limits._lock, child)
     finally:
-        release.set()
-        holder.join(5)
         inherited.close()
 
     assert status == 0, "the child hung on the parent's lock" if status is None else status
     assert limits.open_streams() == 0
-
-
-def wait_for_child(pid: int, within: float) -> int | None:
-    """The child's exit status, or None (and the child killed) if it has not ended."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    return None
 
 
 def test_a_stream_that_fails_to_start_gives_its_place_back(

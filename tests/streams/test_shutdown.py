@@ -8,7 +8,6 @@ that response tells the client the stream dropped unexpectedly.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import threading
 import time
@@ -20,8 +19,8 @@ from django_mcp.listen import shutdown
 
 from . import sse
 from .conftest import serve_streams
+from .forking import fork_while_held
 from .remote import listening
-from .test_listen_limits import wait_for_child
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -85,31 +84,14 @@ def test_a_forked_child_waits_on_a_lock_of_its_own():
     """A process forked while another thread held the waiters' lock (a stream starting or
     ending) must still open streams: the child's first ``waiter()`` must not wait for a
     lock whose holder does not exist there."""
-    held, release = threading.Event(), threading.Event()
 
-    def hold_the_lock() -> None:
-        with shutdown._lock:
-            held.set()
-            release.wait(30)
+    def child() -> bool:
+        async def open_one() -> None:
+            shutdown.waiter().cancel()
 
-    holder = threading.Thread(target=hold_the_lock, daemon=True)
-    holder.start()
-    held.wait(5)
-    try:
-        pid = os.fork()
-        if pid == 0:  # the child: report through the exit status only
-            try:
+        asyncio.run(open_one())
+        return True
 
-                async def open_one() -> None:
-                    shutdown.waiter().cancel()
-
-                asyncio.run(open_one())
-                os._exit(0)
-            finally:
-                os._exit(2)
-        status = wait_for_child(pid, within=10)
-    finally:
-        release.set()
-        holder.join(5)
+    status = fork_while_held(shutdown._lock, child)
 
     assert status == 0, "the child hung on the parent's lock" if status is None else status
