@@ -86,25 +86,28 @@ def publish_task(site_name: str, task_id: str, task: dict[str, Any]) -> None:
 
 def _send(site_name: str, event: dict[str, Any]) -> None:
     layer = channel_layer()
-    if isinstance(layer, ConfinedLayer):  # its own thread's loop: no helper needed
-        _publish_now(site_name, event, layer)
+    if layer is None:
         return
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        _publish_now(site_name, event)
+    # The confined in-memory layer runs on its own thread's loop: it needs no helper.
+    if isinstance(layer, ConfinedLayer) or not _loop_running():
+        _publish_now(layer, site_name, event)
         return
     helper = threading.Thread(
-        target=_publish_now, args=(site_name, event), name="mcp-publish", daemon=True
+        target=_publish_now, args=(layer, site_name, event), name="mcp-publish", daemon=True
     )
     helper.start()
     helper.join(_PUBLISH_TIMEOUT)
 
 
-def _publish_now(site_name: str, event: dict[str, Any], layer: Any = None) -> None:
-    layer = layer or channel_layer()
-    if layer is None:
-        return
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _publish_now(layer: Any, site_name: str, event: dict[str, Any]) -> None:
     try:
         if isinstance(layer, ConfinedLayer):
             layer.group_send_now(group_name(site_name), event, _PUBLISH_TIMEOUT)
