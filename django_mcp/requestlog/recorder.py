@@ -47,18 +47,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from django.conf import settings
-from django.db import DatabaseError, connections, router
+from django.db import connections, router
 
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
-from django_mcp.requestlog import summaries, writer
-from django_mcp.requestlog.models import RequestLog, ServedRevision
+from django_mcp.requestlog import drain
+from django_mcp.requestlog.models import RequestLog
 from django_mcp.requestlog.records import RequestRecord, Row
-from django_mcp.requestlog.sanitise import all_sanitised
-from django_mcp.requestlog.served import ServedKey, ServedTally, tally_serve, upsert_served
+from django_mcp.requestlog.served import ServedKey, ServedTally, tally_serve
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
 logger = logging.getLogger("django_mcp")
 
@@ -189,100 +188,55 @@ def flush() -> int:
     failed and dropped: the log is best-effort and must never take the server down with it.
     """
     with _state.flush_lock:
+        return _flush_holding_lock()
+
+
+def _flush_holding_lock() -> int:
+    """:func:`flush`'s work, for a caller that holds ``flush_lock``."""
+    with _state.lock:
+        # Plain tuples all the way to the database (see :data:`~.records.Row`): a flush of a
+        # few thousand named tuples, alive across the young collections it set off, was
+        # promoted whole to the oldest generation and brought the next full collection
+        # of the process nearer (three more per 60,000 requests, about 2.6 µs a request).
+        records: list[Row] = list(_state.records)
+        _state.records.clear()
+        unlogged: list[Row] = list(_state.unlogged)
+        _state.unlogged.clear()
+        served, _state.served = _state.served, {}
+        dropped, _state.dropped_unreported = _state.dropped_unreported, 0
+        recorded_under, _state.databases = _state.databases, None
+    if dropped:
+        logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
+    if recorded_under is not None and recorded_under != _databases_named():
+        # Kept for databases the settings no longer name (a test run's, destroyed before
+        # the writer came round): never written to the ones named now (the project's own).
+        logger.info(
+            "django-mcp discarded %d request-log records, %d summaries-only records and %d "
+            "best-effort tallies kept for databases the settings no longer name (a test "
+            "run's, destroyed before they were written).",
+            len(records),
+            len(unlogged),
+            len(served),
+        )
         with _state.lock:
-            # Plain tuples all the way to the database (see :data:`~.records.Row`): a flush of a
-            # few thousand named tuples, alive across the young collections it set off, was
-            # promoted whole to the oldest generation and brought the next full collection
-            # of the process nearer (three more per 60,000 requests, about 2.6 µs a request).
-            records: list[Row] = list(_state.records)
-            _state.records.clear()
-            unlogged: list[Row] = list(_state.unlogged)
-            _state.unlogged.clear()
-            served, _state.served = _state.served, {}
-            dropped, _state.dropped_unreported = _state.dropped_unreported, 0
-            recorded_under, _state.databases = _state.databases, None
-        if dropped:
-            logger.warning("django-mcp request log buffer was full: %d records dropped.", dropped)
-        if recorded_under is not None and recorded_under != _databases_named():
-            _forget_for_databases_gone(len(records), len(unlogged), len(served))
-            return 0
-        alias = router.db_for_write(RequestLog)
-        # Text no database would store must not fail a batch (made storable here, in the
-        # writer, rather than on the request path).
-        records = all_sanitised(records)
-        batch_size = max(1, int(mcp_settings.REQUEST_LOG_BATCH_SIZE))
-        written = 0
-        try:
-            for start in range(0, len(records), batch_size):
-                written += _write_batch(records[start : start + batch_size], alias)
-            unsummarised = summaries.add_or_log(records + unlogged, alias)
-            with _state.lock:
-                _state.summary_failed += unsummarised
-            _write_served(served, alias)
-        except writer.TableMissing as missing:
-            _count_lost_to_missing_table(missing.table, len(records) - written, len(served))
-            with _state.lock:  # rows lost, so their requests were never summarised either
-                _state.summary_failed += len(records) + len(unlogged)
-        return written
+            _state.failed += len(records) + len(served)
+            _state.summary_failed += len(records) + len(unlogged)
+        return 0
+    counts = drain.Drained()
+    try:
+        drain.write(records, unlogged, served, router.db_for_write(RequestLog), counts)
+    finally:
+        with _state.lock:
+            _state.written += counts.written
+            _state.failed += counts.failed
+            _state.summary_failed += counts.summary_failed
+    return counts.written
 
 
 def _databases_named() -> tuple[tuple[str, object], ...]:
     """The database each alias names now: a test runner points them at test databases
     and back. Every alias, not just the log's: a router may pick the log's by thread."""
     return tuple((alias, config.get("NAME")) for alias, config in settings.DATABASES.items())
-
-
-def _forget_for_databases_gone(records: int, unlogged: int, tallies: int) -> None:
-    """Records kept for databases the settings no longer name (a test run's, destroyed
-    before the writer came round) are counted as failed, never written to the ones named
-    now (the project's own)."""
-    logger.info(
-        "django-mcp discarded %d request-log records, %d summaries-only records and %d "
-        "best-effort tallies kept for databases the settings no longer name (a test "
-        "run's, destroyed before they were written).",
-        records,
-        unlogged,
-        tallies,
-    )
-    with _state.lock:
-        _state.failed += records + tallies
-        _state.summary_failed += records + unlogged
-
-
-def _count_lost_to_missing_table(table: str, records: int, tallies: int) -> None:
-    """One clear error for a flush that found no table, every record counted as failed."""
-    logger.error(
-        "django-mcp cannot write the request log: the table %s does not exist. Run "
-        "`python manage.py migrate django_mcp`. %d records and %d best-effort tallies "
-        "were counted as failed.",
-        table,
-        records,
-        tallies,
-    )
-    with _state.lock:
-        _state.failed += records + tallies
-
-
-def _write_batch(records: Sequence[Row], alias: str) -> int:
-    """Write one batch (row by row if it must, see :mod:`.writer`) and count the outcome."""
-    outcome = writer.write(records, alias)
-    with _state.lock:
-        _state.written += outcome.written
-        _state.failed += outcome.failed
-    return outcome.written
-
-
-def _write_served(served: dict[ServedKey, ServedTally], alias: str) -> None:
-    """Upsert one ``ServedRevision`` row per triple seen since the last flush."""
-    for key, tally in served.items():
-        try:
-            upsert_served(key, tally, alias)
-        except DatabaseError as exc:
-            if writer.table_missing(ServedRevision, alias, exc):
-                raise writer.TableMissing(ServedRevision._meta.db_table) from exc
-            logger.exception("django-mcp could not record best-effort serves of %s.", key[0])
-            with _state.lock:
-                _state.failed += 1
 
 
 def stats() -> RecorderStats:
@@ -384,10 +338,21 @@ def shutdown() -> None:
     long-running management command) and want the tail of the log written deterministically.
     """
     stop()
+    # A writer stuck in a database write that never returns holds the flush lock: exit
+    # must not wait on it for ever (the records are then lost, and said to be).
+    if not _state.flush_lock.acquire(timeout=_SHUTDOWN_JOIN_SECONDS):
+        logger.error(
+            "django-mcp could not write the request log at shutdown: a flush is still "
+            "running; %d buffered records were not written.",
+            len(_state.records),
+        )
+        return
     try:
-        flush()
+        _flush_holding_lock()
     except Exception:  # atexit: nothing left to propagate to
         logger.exception("django-mcp could not flush the request log at shutdown.")
+    finally:
+        _state.flush_lock.release()
 
 
 def _after_fork_in_child() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connection
 
-from django_mcp.requestlog import recorder
+from django_mcp.requestlog import drain, recorder
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.requestlog.sanitise import REPLACEMENT
 from tests.helpers import call_tool, mcp_post, request_meta
@@ -79,7 +79,7 @@ def test_a_row_the_database_refuses_is_counted_and_logged_and_spares_its_batch(
 ):
     """Without the sanitiser, the database's own refusal reaches the writer: the batch is
     retried row by row, the good rows are written, the bad one is counted and logged."""
-    monkeypatch.setattr(recorder, "all_sanitised", lambda records: records)
+    monkeypatch.setattr(drain, "all_sanitised", lambda records: records)
     search(client, request_id=1)
     hostile_client_name(client, f"probe{bad}", request_id=2)
     search(client, request_id=3)

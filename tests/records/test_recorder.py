@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 
 from django_mcp.protocol.errors import HEADER_MISMATCH, INVALID_PARAMS
 from django_mcp.protocol.revisions import CURRENT_REVISION
-from django_mcp.requestlog import recorder, served, writer
+from django_mcp.requestlog import drain, recorder, served, writer
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from tests.helpers import call_tool, notify
 from tests.records.support import (
@@ -362,6 +362,38 @@ def test_shutdown_writes_what_is_still_buffered(client):
     recorder.shutdown()
 
     assert RequestLog.objects.count() == 1
+
+
+def test_shutdown_does_not_wait_for_ever_on_a_flush_stuck_in_the_database(
+    client, monkeypatch, caplog
+):
+    """A writer stuck in a database write that never returns holds the flush lock; exit
+    (``atexit`` runs ``shutdown``) must give up after a bounded wait and say what it lost,
+    not hang the process for ever."""
+    stuck, release = threading.Event(), threading.Event()
+
+    def write_that_hangs(*args: object) -> None:
+        stuck.set()
+        release.wait(30)
+
+    monkeypatch.setattr(drain, "write", write_that_hangs)
+    monkeypatch.setattr(recorder, "_SHUTDOWN_JOIN_SECONDS", 0.2)
+    search(client)
+    flushing = threading.Thread(target=recorder.flush, daemon=True)
+    flushing.start()
+    assert stuck.wait(10)
+    search(client)  # buffered while the writer is stuck
+    exiting = threading.Thread(target=recorder.shutdown, daemon=True)
+    try:
+        with caplog.at_level(logging.ERROR, logger="django_mcp"):
+            exiting.start()
+            exiting.join(10)
+            assert not exiting.is_alive(), "shutdown waited for the stuck flush"
+    finally:
+        release.set()
+        flushing.join(10)
+    assert "1 buffered records were not written" in caplog.text
+    assert recorder.stats().pending == 1
 
 
 def test_the_background_thread_starts_on_demand_and_flushes_a_quarter_full_buffer(
