@@ -210,7 +210,24 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
             errors.append(
                 Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
             )
+    if not errors:
+        errors.extend(_heartbeat_errors({**DEFAULTS, **value}))
     return errors
+
+
+def _heartbeat_errors(value: dict[str, Any]) -> list[CheckMessage]:
+    """E004 for a worker timeout under twice the heartbeat: a running task whose last beat
+    is older than the timeout is failed as orphaned, so such a timeout fails healthy
+    tasks that run longer than it, and throws their results away."""
+    timeout, beat = value["TASK_WORKER_TIMEOUT"], value["TASK_HEARTBEAT_SECONDS"]
+    if timeout is None or timeout >= 2 * beat:
+        return []
+    hint = (
+        f"Use None, or at least twice TASK_HEARTBEAT_SECONDS ({beat} s): a running task "
+        "whose last heartbeat is older than the timeout is failed as orphaned."
+    )
+    key = "TASK_WORKER_TIMEOUT"
+    return [Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")]
 
 
 @register(Tags.compatibility)

@@ -99,7 +99,7 @@ SETTING_MEANINGS: dict[str, str] = {
     '`task="optional"` tool becomes a task for a client that declared the extension.',
     "TASK_HEARTBEAT_SECONDS": "Seconds between a worker's heartbeats while it runs a task.",
     "TASK_WORKER_TIMEOUT": "Seconds without a heartbeat after which a running task is failed "
-    "(its worker died); `None`: never.",
+    "(its worker died); `None`: never. At least twice `TASK_HEARTBEAT_SECONDS` (check `E004`).",
     "EXCEPTION_HANDLER": "Dotted path of `handler(exc, context) -> MCPError` for exceptions "
     "from your code; the default masks details as -32603 unless `DEBUG`.",
     "REQUEST_LOG": '`"all"`, `"errors"` or `"off"`: which MCP requests are recorded in the '

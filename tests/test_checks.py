@@ -147,6 +147,25 @@ def test_several_invalid_values_give_one_error_each():
     assert ids(messages) == ["django_mcp.E004"] * 3
 
 
+@pytest.mark.parametrize(
+    ("value", "errors"),
+    [
+        ({"TASK_HEARTBEAT_SECONDS": 120.0}, 1),  # the default timeout (60 s) is too short
+        ({"TASK_HEARTBEAT_SECONDS": 10.0, "TASK_WORKER_TIMEOUT": 15.0}, 1),
+        ({"TASK_HEARTBEAT_SECONDS": 10.0, "TASK_WORKER_TIMEOUT": 20.0}, 0),
+        ({"TASK_HEARTBEAT_SECONDS": 120.0, "TASK_WORKER_TIMEOUT": None}, 0),
+    ],
+)
+def test_e004_for_a_worker_timeout_a_heartbeat_cannot_keep_up_with(value, errors):
+    """A running task whose last beat is older than TASK_WORKER_TIMEOUT is failed as
+    orphaned: a timeout under twice the heartbeat fails healthy tasks."""
+    messages = settings_errors(value)
+    assert ids(messages) == ["django_mcp.E004"] * errors
+    if errors:
+        assert "'TASK_WORKER_TIMEOUT'" in messages[0].msg
+        assert "twice TASK_HEARTBEAT_SECONDS" in (messages[0].hint or "")
+
+
 def test_e004_for_an_empty_supported_revisions_list():
     assert ids(settings_errors({"SUPPORTED_REVISIONS": []})) == ["django_mcp.E004"]
 
