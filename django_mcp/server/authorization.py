@@ -15,11 +15,19 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.protocol import methods
+from django_mcp.protocol import tasks as tasks_proto
 from django_mcp.sites import MCPSite
+from django_mcp.tasks import store
+from django_mcp.tasks.models import MCPTask
 
 if TYPE_CHECKING:
     from django_mcp.protocol.admission import Admitted
     from django_mcp.server.context import Context
+
+
+_TASK_METHODS = frozenset(
+    {tasks_proto.TASKS_GET, tasks_proto.TASKS_UPDATE, tasks_proto.TASKS_CANCEL}
+)
 
 
 def gated(site: MCPSite, spec: Any) -> bool:
@@ -49,6 +57,8 @@ def targeted(
     if method == methods.RESOURCES_READ and isinstance(params.get("uri"), str):
         found = site.find_resource(params["uri"], _if_varying(site, context))
         return None if found is None else found[0]
+    if method in _TASK_METHODS and isinstance(params.get("taskId"), str):
+        return _task_tool(site, params["taskId"], context())
     if method == methods.COMPLETION_COMPLETE and isinstance(params.get("ref"), Mapping):
         ref = params["ref"]
         if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
@@ -57,6 +67,19 @@ def targeted(
             templates = site.get_resource_templates(_if_varying(site, context))
             return next((t for t in templates if t.uri == ref["uri"]), None)
     return None
+
+
+def _task_tool(site: MCPSite, task_id: str, context: Context) -> Any:
+    """The tool of the caller's own task ``task_id``, if the caller may still see it: a
+    task acts with its tool's authority, so reading, answering or cancelling it needs what
+    calling the tool needs (ext-tasks ``tasks.md``, "Security Considerations"). None for a
+    request that did not declare the extension, or an id that is not the caller's: the
+    handler answers those (-32021, -32602) and learns nothing more here."""
+    if not tasks_proto.declares(context.meta) or not store.could_be_task_id(task_id):
+        return None
+    owned = MCPTask.objects.filter(pk=task_id, owner=context.principal, site=site.name)
+    tool = owned.values_list("tool", flat=True).first()
+    return None if tool is None else site.get_tool(tool, context)
 
 
 def _if_varying(site: MCPSite, context: Callable[[], Context]) -> Context | None:
@@ -78,6 +101,8 @@ def missing_scopes(
     method = admitted.request.method
     if method == methods.TOOLS_CALL and not _tool_needs_scopes(site, params):
         return frozenset()  # the one declaration the call can target needs none
+    if method in _TASK_METHODS and not declared_scopes(site):
+        return frozenset()  # no tool of the site needs a scope: no task lookup
     spec = targeted(site, method, params, context)
     required = getattr(spec, "scopes_required", ())
     if not required:

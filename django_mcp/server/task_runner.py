@@ -17,14 +17,17 @@ import logging
 import threading
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
 from django.db import close_old_connections, connection
 
+from django_mcp.auth.caller import Caller
 from django_mcp.conf import mcp_settings
 from django_mcp.declarations.tools import ToolSpec
 from django_mcp.exceptions import RequestCancelled, ToolError
 from django_mcp.protocol import methods
 from django_mcp.protocol import tasks as proto
-from django_mcp.protocol.errors import InternalError, MCPError
+from django_mcp.protocol.errors import InternalError, MCPError, Unauthenticated
 from django_mcp.protocol.meta import complete_meta, required_meta
 from django_mcp.server import tasking
 from django_mcp.server.context import Context
@@ -82,27 +85,59 @@ class Heartbeat:
         self.thread.join()
 
     def _run(self) -> None:
+        """Beat until stopped. A failed beat (a locked SQLite, a dropped connection) is
+        logged and the next one tried on a new connection: one transient error must not
+        end the beats, or the next poll after ``TASK_WORKER_TIMEOUT`` fails a healthy task
+        and its result is thrown away."""
         interval = float(mcp_settings.TASK_HEARTBEAT_SECONDS)
         try:
             while not self.stopped.wait(interval):
-                store.beat(self.task_id)
-        except Exception:  # a heartbeat must never kill the worker
-            logger.exception("Task %s: heartbeat failed", self.task_id)
+                try:
+                    store.beat(self.task_id)
+                except Exception:  # a heartbeat must never kill the worker
+                    logger.exception("Task %s: heartbeat failed", self.task_id)
+                    connection.close()
         finally:
             connection.close()
 
 
 def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
-    """The context of the creating call, rebuilt from its stored ``_meta``."""
+    """The context of the creating call, rebuilt from its stored ``_meta`` and caller."""
     version, capabilities, raw = required_meta({"_meta": task.request_meta})
     meta = complete_meta(version, capabilities, raw)
     context = TaskContext(
-        task, site, meta=meta, revision=mcp_settings.revision_policy.decide(version)
+        task,
+        site,
+        meta=meta,
+        revision=mcp_settings.revision_policy.decide(version),
+        caller=creator(task),
     )
     binding = Binding(task.owner, f"task:{task.id}", task.tool, task.arguments)
     context.inputs = Inputs(binding, meta, task.input_responses, {})
     return context
 
+
+def creator(task: MCPTask) -> Caller:
+    """The caller that created ``task``, as its runs act: the same user, read again (one
+    deactivated or deleted since is refused, as Django's own authentication refuses them
+    a session), with the scopes the creating credential granted. Without it a tool's own
+    ``ctx.caller.has_scopes(...)`` check passed in a task that the same call refused."""
+    scopes = None if task.scopes is None else frozenset(task.scopes)
+    credential = task.credential or None
+    if not task.owner.startswith("user:"):
+        method = task.auth_method or "anonymous"
+        return Caller(AnonymousUser(), scopes, credential, method)
+    users = get_user_model()._default_manager
+    user = users.filter(pk=task.owner.removeprefix("user:")).first()
+    if user is None or not user.is_active:
+        raise Unauthenticated("The user who created this task no longer exists or is inactive")
+    return Caller(user, scopes, credential, task.auth_method or "request")
+
+
+#: The error of a run whose outcome a task cannot keep (``%s``: what it was).
+UNSTORABLE = (
+    "The task's %s held a NUL character or an unpaired UTF-16 surrogate, which a task cannot keep"
+)
 
 #: What :func:`run` returns when it found nothing to run: the task was no longer
 #: ``working`` (cancelled, finished, or waiting for input) when the job started.
@@ -135,13 +170,14 @@ def run(task_id: str) -> str:
     with Heartbeat(task_id):
         context: TaskContext | None = None
         try:
-            site, spec = served(task)
-            context = context_for(task, site)
+            context, spec = served(task)
             result = spec.result(spec.call(task.arguments, context))
         except ToolError as exc:
             result = error_result(str(exc))
         except InputRequired as exc:
             requests = {key: request.to_dict() for key, request in exc.requests.items()}
+            if not store.storable(requests):
+                return settle(task_id, error=InternalError(UNSTORABLE % "input requests"))
             return announced(task_id, store.need_input(task_id, requests), proto.INPUT_REQUIRED)
         except RequestCancelled:  # if it had ended meanwhile, that outcome stays
             return announced(task_id, store.cancel(task_id), proto.CANCELLED)
@@ -172,13 +208,17 @@ def handled(exc: Exception, context: TaskContext | None) -> MCPError:
     return error
 
 
-def served(task: MCPTask) -> tuple[MCPSite, ToolSpec]:
-    """The task's site and tool (the worker has no request, so no permission filter: the
-    creating call was checked), or -32603 if the deployment no longer serves it."""
+def served(task: MCPTask) -> tuple[TaskContext, ToolSpec]:
+    """The task's context and tool, as its creator may use it now: the tool's permission
+    check runs with the creator's context, as for the creating call (without one, every
+    gated tool looked hidden and failed). A tool gone from its site, or one the creator
+    may no longer use, fails the run with -32603."""
     for site in all_sites():
-        spec = site.get_tool(task.tool) if site.name == task.site else None
-        if spec is not None:
-            return site, spec
+        if site.name == task.site and task.tool in site.registry.tools:
+            context = context_for(task, site)
+            spec = site.get_tool(task.tool, context)
+            if spec is not None:
+                return context, spec
     raise InternalError(f"Tool {task.tool} is no longer served")
 
 
@@ -186,11 +226,19 @@ def settle(
     task_id: str, *, result: dict[str, Any] | None = None, error: MCPError | None = None
 ) -> str:
     """Record the terminal outcome (unless the task is already terminal: a cancellation
-    that came first stays) and announce it; the task's status after it."""
+    that came first stays) and announce it; the task's status after it.
+
+    An outcome no database could keep (a NUL or an unpaired surrogate, which PostgreSQL's
+    ``jsonb`` refuses) fails the task with -32603 saying so, on every database alike:
+    writing it raised out of the run and left the task ``working`` with no worker."""
     if result is not None:
-        return announced(task_id, store.complete(task_id, result), proto.COMPLETED)
-    failed = store.fail(task_id, (error or InternalError()).to_dict())
-    return announced(task_id, failed, proto.FAILED)
+        if store.storable(result):
+            return announced(task_id, store.complete(task_id, result), proto.COMPLETED)
+        error = InternalError(UNSTORABLE % "result")
+    wire = (error or InternalError()).to_dict()
+    if not store.storable(wire):
+        wire = InternalError(UNSTORABLE % "error").to_dict()
+    return announced(task_id, store.fail(task_id, wire), proto.FAILED)
 
 
 def announced(task_id: str, changed: bool, status: str) -> str:

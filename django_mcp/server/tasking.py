@@ -75,6 +75,9 @@ def start(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> dic
         task = store.create(
             site=context.site.name,
             owner=context.principal,
+            scopes=context.caller.scopes,
+            credential=context.caller.credential,
+            auth_method=context.caller.method,
             tool=spec.name,
             arguments=arguments,
             request_meta=context.meta.raw,
@@ -132,7 +135,11 @@ def task_wire(task: MCPTask) -> dict[str, Any]:
 
 
 def lookup(task_id: Any, context: Context) -> MCPTask:
-    """The caller's task, or -32602 as for an unknown id."""
+    """The caller's task, or -32602 as for an unknown id. A task whose tool the caller may
+    no longer see (its permission check, or the site's ``has_permission``, now says no) is
+    unknown to them too: the task acts with the tool's authority (ext-tasks ``tasks.md``,
+    "Security Considerations"). One whose tool left the site stays readable, so its
+    failure can be read."""
     timeout = mcp_settings.TASK_WORKER_TIMEOUT
     task = store.lookup(
         task_id,
@@ -141,6 +148,9 @@ def lookup(task_id: Any, context: Context) -> MCPTask:
         worker_timeout=None if timeout is None else float(timeout),
         on_orphan_failed=announce,
     )
+    registered = task.tool in context.site.registry.tools
+    if registered and context.site.get_tool(task.tool, context) is None:
+        raise store.not_found(task.id)
     return task
 
 

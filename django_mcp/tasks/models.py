@@ -34,6 +34,16 @@ class MCPTask(models.Model):
     id = models.CharField(primary_key=True, max_length=64, default=new_task_id, editable=False)
     site = models.CharField("MCP site", max_length=100)
     owner = models.CharField(max_length=255, help_text="The caller principal that created it.")
+    scopes = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The scopes the creating credential granted, which the run keeps; empty "
+        "when it was not limited by scopes (a Django session, a DRF authentication).",
+    )
+    credential = models.CharField(
+        max_length=255, blank=True, help_text="The creating credential's id (never a secret)."
+    )
+    auth_method = models.CharField("authenticated by", max_length=40, blank=True)
     tool = models.CharField(max_length=255)
     arguments = models.JSONField(default=dict)
     request_meta = models.JSONField(

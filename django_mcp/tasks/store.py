@@ -78,11 +78,19 @@ def create(
     request_meta: Mapping[str, Any],
     ttl_ms: int | None,
     answers: Mapping[str, Any] | None = None,
+    scopes: Iterable[str] | None = None,
+    credential: str | None = None,
+    auth_method: str = "",
 ) -> MCPTask:
+    """A new ``working`` task. ``scopes`` (None: not limited by scopes), ``credential`` and
+    ``auth_method`` describe the creating credential, which the task's runs act with."""
     now = timezone.now()
     return MCPTask.objects.create(
         site=site,
         owner=owner,
+        scopes=None if scopes is None else sorted(scopes),
+        credential=(credential or "")[: MCPTask._meta.get_field("credential").max_length],
+        auth_method=auth_method,
         tool=tool,
         arguments=dict(arguments),
         request_meta=dict(request_meta),
@@ -104,6 +112,12 @@ def could_be_task_id(value: str) -> bool:
     PostgreSQL refuses to compare with text, an error rather than "no such task"), is
     answered as unknown without a query."""
     return len(value) <= MAX_TASK_ID_CHARS and "\x00" not in value
+
+
+def storable(value: Any) -> bool:
+    """Whether a task can keep ``value`` on every database: no NUL and no unpaired
+    surrogate in a string or a key (what :func:`require_storable` refuses in a request)."""
+    return not may_hold(value, nul=True) or first_match(value, "", _UNSTORABLE) is None
 
 
 def require_storable(value: Any, path: str) -> None:

@@ -1,0 +1,76 @@
+"""A task's run survives what would otherwise leave it ``working`` with no worker: a
+heartbeat that fails once, and an outcome the database cannot keep.
+
+ext-tasks ``specification/draft/tasks.md``: a request that completed with a result is
+``completed`` and its ``result`` MUST contain it; ``failed`` is for a JSON-RPC error
+("Task Execution Errors"); a poll MUST get the task's real status ("Task Polling").
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import OperationalError
+
+from django_mcp import Context
+from django_mcp.server import task_runner
+from django_mcp.tasks import store
+from tests.helpers import override_mcp
+from tests.tasks.support import get, run_worker, start
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_heartbeat_goes_on_after_a_beat_fails(monkeypatch):
+    """One transient error (a locked SQLite, a dropped connection) used to end the beats
+    for the rest of the run: after TASK_WORKER_TIMEOUT the next poll failed the healthy
+    task as orphaned and its result was thrown away."""
+    beats: list[str] = []
+    enough = threading.Event()
+
+    def beat(task_id: str) -> bool:
+        beats.append(task_id)
+        if len(beats) == 1:
+            raise OperationalError("database is locked")
+        if len(beats) >= 3:
+            enough.set()
+        return True
+
+    monkeypatch.setattr(store, "beat", beat)
+    with override_mcp(TASK_HEARTBEAT_SECONDS=0.01), task_runner.Heartbeat("some-task"):
+        assert enough.wait(10), f"the beats stopped after {len(beats)}"
+
+
+@pytest.mark.parametrize("text", ["before\x00after", "lone \ud800 surrogate"])
+def test_a_result_no_database_can_keep_fails_the_task_at_once(client, mcp_site, text):
+    """PostgreSQL's ``jsonb`` refuses NUL and unpaired surrogates: writing such a result
+    raised out of the run and left the task ``working`` until a poll failed it as
+    orphaned, "the worker stopped", which was false. It fails now, saying why, on every
+    database alike."""
+
+    @mcp_site.tool(task="required")
+    def odd_output() -> str:
+        return text
+
+    task_id = start(client, "odd_output")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert polled["status"] == "failed"
+    assert polled["error"]["code"] == -32603
+    assert (
+        "result held a NUL character or an unpaired UTF-16 surrogate"
+        in (polled["error"]["message"])
+    )
+
+
+def test_input_requests_no_database_can_keep_fail_the_task_at_once(client, mcp_site):
+    @mcp_site.tool(task="required")
+    def odd_question(ctx: Context) -> str:
+        return str(ctx.elicit("Sure\x00?", {"sure": bool}, key="sure").accepted)
+
+    task_id = start(client, "odd_question")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
+    assert "input requests held a NUL" in polled["error"]["message"]
