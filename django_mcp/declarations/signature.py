@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin
 
@@ -29,7 +29,6 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
 from django_mcp.declarations.source import registrant
 from django_mcp.exceptions import InvalidDeclaration
-from django_mcp.protocol.headers import TOKEN, HeaderParam, HeaderType
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +70,6 @@ class Signature:
     model: type[BaseModel]
     input_schema: dict[str, Any]
     context_params: tuple[str, ...]
-    header_params: Mapping[str, HeaderParam]
     #: Parameters without a type hint: accepted as any JSON value, which gives the model no
     #: schema to go by (system check ``django_mcp.W011`` lists them).
     unhinted: tuple[str, ...] = ()
@@ -110,7 +108,6 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
     hints = resolved_hints(func)
     fields: dict[str, Any] = {}
     context_params: list[str] = []
-    headers: dict[str, HeaderParam] = {}
     unhinted: list[str] = []
     for name, param in inspect.signature(func).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -131,8 +128,7 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
             )
         header = _header_marker(annotation)
         default = ... if param.default is param.empty else param.default
-        if header is not None:
-            headers[name] = HeaderParam(name, header.name, _header_type(func, name, annotation))
+        if header is not None:  # read back from the schema, as a hand-written one is
             annotation = Annotated[
                 annotation, Field(json_schema_extra={"x-mcp-header": header.name})
             ]
@@ -145,8 +141,7 @@ def build_signature(func: Callable[..., Any], *, model_name: str) -> Signature:
     schema = json_schema(model)
     if not fields:
         schema = {"type": "object", "additionalProperties": False}
-    _check_headers(func, headers)
-    return Signature(model, schema, tuple(context_params), headers, tuple(unhinted))
+    return Signature(model, schema, tuple(context_params), tuple(unhinted))
 
 
 def _check_supported(func: Callable[..., Any], name: str, annotation: Any) -> None:
@@ -200,42 +195,6 @@ def _header_marker(annotation: Any) -> MCPHeader | None:
             if isinstance(extra, MCPHeader):
                 return extra
     return None
-
-
-def _header_type(func: Callable[..., Any], name: str, annotation: Any) -> HeaderType:
-    """The JSON type of an ``x-mcp-header`` parameter: string, integer or boolean only."""
-    schema = TypeAdapter(annotation).json_schema()
-    kinds = (
-        {schema.get("type")}
-        if "type" in schema
-        else {
-            option.get("type") for option in schema.get("anyOf", []) if option.get("type") != "null"
-        }
-    )
-    if len(kinds) == 1:
-        kind = kinds.pop()
-        if kind in ("string", "integer", "boolean"):
-            return typing.cast(HeaderType, kind)
-    raise InvalidDeclaration(
-        f"{func.__qualname__}: x-mcp-header parameter {name!r} must be a string, integer or boolean"
-    )
-
-
-def _check_headers(func: Callable[..., Any], headers: Mapping[str, HeaderParam]) -> None:
-    """``x-mcp-header`` values are RFC 9110 tokens, unique case-insensitively."""
-    seen: dict[str, str] = {}
-    for param in headers.values():
-        if not TOKEN.match(param.header):
-            raise InvalidDeclaration(
-                f"{func.__qualname__}: x-mcp-header {param.header!r} is not an RFC 9110 token"
-            )
-        key = param.header.lower()
-        if key in seen:
-            raise InvalidDeclaration(
-                f"{func.__qualname__}: x-mcp-header {param.header!r} is used by both "
-                f"{seen[key]!r} and {param.argument!r}"
-            )
-        seen[key] = param.argument
 
 
 def return_annotation(func: Callable[..., Any]) -> Any:

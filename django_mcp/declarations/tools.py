@@ -36,6 +36,8 @@ from django_mcp.declarations.signature import (
 )
 from django_mcp.exceptions import InvalidDeclaration, ToolError
 from django_mcp.protocol import jsontext
+from django_mcp.protocol.header_schema import InvalidHeaderSchema
+from django_mcp.protocol.header_schema import header_params as schema_header_params
 from django_mcp.protocol.headers import HeaderParam
 
 TOOL_OPTIONS: Final = option_names(ToolOptions)
@@ -128,6 +130,10 @@ class ToolSpec(Declaration):
             if self.declared_schema is None
             else InputSchema(self.declared_schema, self.registrant)
         )
+        try:  # from the schema clients read, however it was made
+            self.header_params: Mapping[str, HeaderParam] = schema_header_params(self.input_schema)
+        except InvalidHeaderSchema as exc:
+            raise InvalidDeclaration(f"{self.registrant}: {exc}") from exc
 
     @classmethod
     def from_options(cls, func: Callable[..., Any], options: ToolOptions) -> ToolSpec:
@@ -153,10 +159,6 @@ class ToolSpec(Declaration):
             permission=combine(options.get("permission_required"), options.get("permission")),
             scopes_required=normalise_scopes(options.get("scopes_required")),
         )
-
-    @property
-    def header_params(self) -> Mapping[str, HeaderParam]:
-        return self.signature.header_params
 
     @property
     def arguments_model(self) -> type[BaseModel]:

@@ -40,7 +40,6 @@ class ModelActionSpec(ToolSpec):
             ),
             input_schema=self.action_input_schema,
             context_params=(),
-            header_params={},
         )
 
     def build_output_adapter(self) -> TypeAdapter[Any] | None:

@@ -34,6 +34,8 @@ _PLAIN_VALUE = re.compile(r"\A[\x20-\x7e]*\Z")
 #: RFC 9110 ``token``: the grammar of an ``x-mcp-header`` name.
 TOKEN = re.compile(r"\A[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 MAX_SAFE_INTEGER: Final = 2**53 - 1
+#: RFC 8259's ``number`` in ASCII digits (``[0-9]``, not ``\d``, which matches any script's).
+_JSON_NUMBER = re.compile(r"\A-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 
 HeaderType = Literal["string", "integer", "boolean"]
 
@@ -173,12 +175,10 @@ def require_params(
 
 
 def _param_header(headers: Mapping[str, str], header: str) -> str | None:
-    """The raw ``Mcp-Param-{header}`` value. WSGI and ASGI servers (and so Django) spell
-    header names with ``-`` where the client sent ``_``, so ``Tenant_Id`` arrives as
-    ``mcp-param-tenant-id``; look that spelling up too."""
-    name = PARAM_HEADER_PREFIX + header.lower()
-    raw = headers.get(name)
-    return headers.get(name.replace("_", "-")) if raw is None else raw
+    """The raw ``Mcp-Param-{header}`` value. Only the name the schema gives: a header
+    name holding ``_``, which servers drop, is refused when the tool is declared
+    (:mod:`.header_schema`), so no other spelling is looked up (and none rewarded)."""
+    return headers.get(PARAM_HEADER_PREFIX + header.lower())
 
 
 def _matches(text: str, value: Any) -> bool:
@@ -186,6 +186,11 @@ def _matches(text: str, value: Any) -> bool:
     if isinstance(value, bool):
         return text == ("true" if value else "false")
     if isinstance(value, int | float):
+        # A JSON number in ASCII only: Decimal alone also reads "4_2" and other scripts'
+        # digits ("٤٢") as 42, a value an intermediary routing on the header reads
+        # otherwise than the server.
+        if not _JSON_NUMBER.match(text):
+            return False
         try:
             return Decimal(text) == Decimal(str(value))
         except InvalidOperation:

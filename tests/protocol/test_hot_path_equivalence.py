@@ -55,7 +55,7 @@ def test_headers_from_the_environ_equal_the_normalised_django_headers():
         "mcp-method",
         "mcp-name",
         "mcp-param-region",
-        "mcp-param-tenant_id",  # the spelling admission tries first for Tenant_Id
+        "mcp-param-tenant_id",  # a name holding "_", which the environ folds into "-"
         "mcp-param-missing",
         "content-type",
         "content-length",
