@@ -85,7 +85,7 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
 def refuse_unknown_caller(exchange: Exchange, body: bytes) -> HttpResponse | None:
     """The answer, before admission, to a request whose credentials could not be checked
     (see :func:`authenticate`) on a site where admission would need the caller: one that
-    requires authentication (an anonymous caller gets a 401 before its body is read) or
+    requires authentication (an anonymous caller gets a 401 before its body is parsed) or
     whose declarations are gated by permissions (a hidden name answers like an unknown
     one only when the caller is known). Either way an unchecked caller must learn no
     more than an anonymous one, so the catalogue is not consulted: -32603 with the

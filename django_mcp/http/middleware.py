@@ -12,7 +12,8 @@ Other URLs are never touched.
 
 It is sync and async capable, so under ASGI Django adapts nothing around it: the
 admission runs on the event loop, except where it may need the database (a request
-carrying credentials, or a site whose declarations are gated by permissions, see
+carrying credentials, a rate limit's counters, or a site whose declarations are gated by
+permissions, see
 :meth:`~django_mcp.sites.MCPSite.varies_by_caller`). Then it is deferred to the start of
 the view (:meth:`~django_mcp.http.views.MCPView.dispatch`), which Django already runs in a
 thread: one thread hop per request instead of two, each costing tens of microseconds.

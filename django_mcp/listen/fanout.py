@@ -2,7 +2,8 @@
 
 ``notify_tools_changed()``, ``notify_prompts_changed()``, ``notify_resources_changed()``
 and ``notify_resource_updated(uri)`` publish an event to the site's group on the channel
-layer (``CHANNEL_LAYERS``: in-memory by default, ``channels_redis`` across processes).
+layer (``CHANNEL_LAYERS``: with none configured nothing is published and listen is not
+offered; the in-memory layer reaches one process, ``channels_redis`` every process).
 Every open ``subscriptions/listen`` stream in any process receives it and forwards what
 its filter asked for. Nothing about a subscription outlives its stream.
 """
