@@ -10,6 +10,7 @@ without a trailing slash (the canonical form the spec prefers).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -81,8 +82,21 @@ def bearer_challenge(
     if error:
         parts.append(f"error={quoted(error)}")
     if description:
-        parts.append(f"error_description={quoted(description.replace(chr(10), ' '))}")
+        parts.append(f"error_description={quoted(description_text(description))}")
     return "Bearer " + ", ".join(parts)
+
+
+#: What RFC 6750 section 3 lets ``error_description`` hold: visible ASCII and space, but
+#: neither ``"`` nor ``\``.
+_NOT_IN_DESCRIPTION: Final = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")
+
+
+def description_text(description: str) -> str:
+    """``description`` as RFC 6750 allows it in a challenge. Text from an authenticator
+    (a DRF class's detail, say) may hold anything: a carriage return made Django refuse
+    the header (a 500), and other non-ASCII text had the whole challenge MIME-encoded,
+    which hid ``resource_metadata`` from clients."""
+    return _NOT_IN_DESCRIPTION.sub("?", description.replace('"', "'").replace("\\", "/"))
 
 
 def document(request: HttpRequest, mcp_path: str, scopes: Iterable[str]) -> dict[str, object]:

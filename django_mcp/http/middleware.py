@@ -261,7 +261,9 @@ def admit(exchange: Exchange, request: HttpRequest, body: bytes) -> HttpResponse
     target's scopes (401/403); None when the view must run."""
     refused = auth.authenticate(request, exchange) or auth.refuse_unknown_caller(exchange, body)
     if refused is not None:
-        return refused
+        # Counted too (by address: it has no caller), or failed sign-ins, a wrong password
+        # through DRF's BasicAuthentication say, could be retried without limit.
+        return throttle(request, exchange, body) or refused
     limited = throttle(request, exchange, body)
     if limited is not None:
         return limited

@@ -8,16 +8,20 @@ token, and checks ``django_mcp.E012`` for a validator listed without its setting
 
 from __future__ import annotations
 
+import base64
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import User
 from django.core import checks
+from django.core.cache import caches
 from django.test import RequestFactory
 
 from django_mcp import Context
 from django_mcp.auth import resolve
+from django_mcp.auth.metadata import description_text
 from django_mcp.auth.oauth.config import oauth_config
 from django_mcp.auth.oauth.introspection import IntrospectionAuthenticator
 from django_mcp.auth.oauth.jwt import JWTAuthenticator
@@ -25,7 +29,7 @@ from django_mcp.http.auth import protected_resource_urls
 from django_mcp.protocol import errors
 from tests import urls as test_urls
 from tests.helpers import assert_error, call_tool, result_of
-from tests.oauth.conftest import RESOURCE
+from tests.oauth.conftest import RESOURCE, configure
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -131,6 +135,80 @@ def test_an_opaque_token_goes_to_introspection_after_the_jwt_validator(
     assert_error(response, 401, errors.INVALID_REQUEST)
     assert 'error="invalid_token"' in response["WWW-Authenticate"]
     assert response["WWW-Authenticate"].count("Bearer") == 1  # one challenge, not one each
+
+
+def unsigned_jwt(header: dict[str, Any]) -> str:
+    """A token with ``header`` and no valid signature: what anyone can send."""
+
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    return f"{part(header)}.{part({})}.c2ln"
+
+
+@pytest.mark.parametrize("crit", ["x\ry", "x\u2028y", 'say "hi" \\ bye'])
+def test_attacker_text_in_a_jwt_header_never_reaches_the_challenge(
+    client: Client, site: MCPSite, jwt_server: Any, crit: str
+) -> None:
+    """RFC 6750 section 3: ``error_description`` holds visible ASCII without ``"`` or
+    ``\\``. PyJWT's message quotes the unsigned header's ``crit``: a carriage return in it
+    made Django refuse the header (a 500), and a non-ASCII character had the whole
+    challenge MIME-encoded, hiding ``resource_metadata`` from clients."""
+    token = unsigned_jwt({"alg": "RS256", "kid": "rsa-1", "crit": [crit]})
+    response = call_tool(client, "whoami", {}, headers=bearer(token))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    challenge = response["WWW-Authenticate"]
+    assert challenge.startswith(f'Bearer resource_metadata="{METADATA}"')
+    assert challenge.isascii()
+    assert "\r" not in challenge
+    assert "\\" not in challenge  # nothing escaped: no '"' or '\\' in a description
+    assert crit not in challenge
+
+
+def test_a_description_is_made_fit_for_a_challenge() -> None:
+    assert description_text('bad "detail" \\ é\r\n') == "bad 'detail' / ???"
+
+
+@pytest.mark.parametrize("how", ["bearer", "basic"])
+def test_failed_sign_ins_count_against_the_address_limit(
+    client: Client, site: MCPSite, jwt_server: Any, settings: Any, how: str
+) -> None:
+    """Failed authentication returned its 401 before any limit counted it, so guesses
+    (tokens, or passwords through DRF's BasicAuthentication) were never limited."""
+    User.objects.create_user("bob", password="correct horse")
+    if how == "basic":
+        use(settings, "django_mcp.auth.drf.DRFAuthenticator", RATE_LIMIT_IP="3/m")
+    else:
+        settings.DJANGO_MCP = {**settings.DJANGO_MCP, "RATE_LIMIT_IP": "3/m"}
+    cache = caches["default"]
+    cache.clear()
+    statuses = []
+    for attempt in range(5):
+        secret = base64.b64encode(f"bob:guess{attempt}".encode()).decode()
+        header = f"Basic {secret}" if how == "basic" else f"Bearer guess-{attempt}"
+        response = call_tool(client, "whoami", {}, headers={"Authorization": header})
+        statuses.append(response.status_code)
+    assert statuses == [401, 401, 401, 429, 429]
+
+
+def test_a_cached_introspection_answer_is_checked_again_on_use(
+    client: Client, site: MCPSite, jwt_server: StubAuthorizationServer, alice: User, settings: Any
+) -> None:
+    """RFC 8707: only tokens issued for this server. A cached answer skipped the audience
+    and issuer checks, so a token another service sharing the cache accepted, or one this
+    server accepted before its settings changed, went through."""
+    caches["default"].clear()
+    jwt_server.introspection["opaque"] = {
+        "active": True,
+        "aud": RESOURCE,
+        "sub": "alice",
+        "scope": "books:write",
+    }
+    assert result_of(call_tool(client, "write", {}, headers=bearer("opaque")))
+    configure(settings, RESOURCE="https://other.example.com/mcp")
+    response = call_tool(client, "write", {}, headers=bearer("opaque"))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert "(audience)" in response["WWW-Authenticate"]
 
 
 def test_a_malformed_bearer_header_is_a_401_not_anonymous(

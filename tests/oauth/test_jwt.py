@@ -142,7 +142,7 @@ def test_the_audience_may_be_an_array_a_variant_or_a_resource_claim(served, alic
 def test_a_bad_signature_is_refused(served, alice, rsa_key, rotated_key):
     """A token signed by another key that claims our key id."""
     forged = rotated_key.mint(headers={"kid": rsa_key.kid})
-    assert "Signature" in refused(forged).description
+    assert "signature is invalid" in refused(forged).description
 
 
 def test_a_tampered_payload_is_refused(served, alice, rsa_key):

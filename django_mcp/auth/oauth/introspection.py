@@ -59,20 +59,26 @@ class IntrospectionAuthenticator(BearerAuthenticator):
         return caller_for_claims("introspected", token, claims, config, method=self.method)
 
     def validate(self, token: str, config: OAuthConfig) -> dict[str, Any]:
-        """The introspection claims of an active token for this server, or raise."""
-        key = CACHE_PREFIX + hashlib.sha256(token.encode()).hexdigest()
+        """The introspection claims of an active token for this server, or raise.
+
+        An answer is cached per token and introspection endpoint, and checked again on
+        every use (active, issuer, audience, time bounds): a cache shared with another
+        service, or settings changed since, must not let a token through that this
+        server's checks would refuse now."""
+        digest = hashlib.sha256(f"{config.introspection_url}\n{token}".encode()).hexdigest()
+        key = CACHE_PREFIX + digest
         claims = cache.get(key)
-        if not isinstance(claims, dict):
-            claims = self._introspect(token, config)
+        if isinstance(claims, dict):
             self._check(claims, config)
-            lifetime = config.introspection_cache_seconds
-            exp = claims.get("exp")
-            if isinstance(exp, int | float) and not isinstance(exp, bool):
-                lifetime = min(lifetime, exp - time.time())
-            if lifetime > 0:
-                cache.set(key, claims, lifetime)
             return claims
-        require_time_bounds(claims, config.leeway)  # a cached answer can outlive exp
+        claims = self._introspect(token, config)
+        self._check(claims, config)
+        lifetime = config.introspection_cache_seconds
+        exp = claims.get("exp")
+        if isinstance(exp, int | float) and not isinstance(exp, bool):
+            lifetime = min(lifetime, exp - time.time())
+        if lifetime > 0:
+            cache.set(key, claims, lifetime)
         return claims
 
     def _introspect(self, token: str, config: OAuthConfig) -> dict[str, Any]:

@@ -8,7 +8,7 @@ naming this server's ``RESOURCE`` (RFC 8707). Any failure is a 401 ``invalid_tok
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import jwt
 from jwt.exceptions import PyJWTError
@@ -61,7 +61,9 @@ class JWTAuthenticator(BearerAuthenticator):
         try:
             header = jwt.get_unverified_header(token)
         except PyJWTError as exc:
-            raise AuthenticationFailed(f"The token is not a valid JWT: {exc}") from exc
+            # The library's text may quote the unverified header (its crit, say): never
+            # echoed into a challenge, only its kind.
+            raise AuthenticationFailed(f"The token is not a valid JWT ({_kind(exc)}).") from exc
         if header.get("alg") not in config.algorithms:
             raise AuthenticationFailed("The token's signing algorithm is not accepted.")
         kid = header.get("kid")
@@ -82,8 +84,31 @@ class JWTAuthenticator(BearerAuthenticator):
                 options={"require": ["exp", "iss"], "verify_aud": False},
             )
         except PyJWTError as exc:
-            raise AuthenticationFailed(f"The token is invalid: {exc}") from exc
+            raise AuthenticationFailed(_refusal(exc)) from exc
         # PyJWT compares aud verbatim; RFC 8707 binding also accepts a resource claim and
         # tolerates case in scheme and host, so the audience is checked here.
         require_audience(claims, config.resources)
         return claims
+
+
+def _kind(exc: PyJWTError) -> str:
+    """What went wrong, as PyJWT's exception class names it (``DecodeError``): fixed
+    text, where the message may quote the token's own, attacker-chosen values."""
+    return type(exc).__name__
+
+
+#: Fixed descriptions of the refusals a client can act on; any other is "invalid".
+_REFUSALS: Final[dict[type[PyJWTError], str]] = {
+    jwt.ExpiredSignatureError: "The token has expired.",
+    jwt.ImmatureSignatureError: "The token is not valid yet.",
+    jwt.InvalidIssuerError: "The token was issued by another authorization server.",
+    jwt.MissingRequiredClaimError: "The token lacks a required claim (exp, iss).",
+    jwt.InvalidSignatureError: "The token's signature is invalid.",
+}
+
+
+def _refusal(exc: PyJWTError) -> str:
+    for kind, text in _REFUSALS.items():
+        if isinstance(exc, kind):
+            return text
+    return f"The token is invalid ({_kind(exc)})."
