@@ -142,7 +142,12 @@ def authorize(
             built.append(exchange.server.context_for(admission, request=request))
         return built[0]
 
-    missing = missing_scopes(exchange.site, admission, context)
+    try:
+        with outage.database_needed():  # a permission check or a task's tool may need it
+            missing = missing_scopes(exchange.site, admission, context)
+    except errors.InternalError as error:
+        exchange.reply = reply = Reply(admission.request.id, error=error)
+        return reply_response(reply)
     if not missing:
         return None
     request_id = admission.request.id

@@ -12,8 +12,8 @@ Other URLs are never touched.
 
 It is sync and async capable, so under ASGI Django adapts nothing around it: the
 admission runs on the event loop, except where it may need the database (a request
-carrying credentials, a rate limit's counters, or a site whose declarations are gated by
-permissions, see
+carrying credentials, a rate limit's counters, ``tasks/*`` on a site whose tools need
+scopes, or a site whose declarations are gated by permissions, see
 :meth:`~django_mcp.sites.MCPSite.varies_by_caller`). Then it is deferred to the start of
 the view (:meth:`~django_mcp.http.views.MCPView.dispatch`), which Django already runs in a
 thread: one thread hop per request instead of two, each costing tens of microseconds.
@@ -52,11 +52,13 @@ from django_mcp.http.unrouted import open_unrouted_exchange
 from django_mcp.protocol.errors import ForbiddenOrigin, InternalError, ParseError, RequestTooLarge
 from django_mcp.protocol.headers import normalise_environ
 from django_mcp.requestlog import recorder
+from django_mcp.server.authorization import TASK_METHODS, declared_scopes
 from django_mcp.server.dispatch import Reply
 from django_mcp.server.outage import resolved_user
 
 if TYPE_CHECKING:
     from django_mcp.server.dispatch import MCPServer
+    from django_mcp.sites import MCPSite
 
 
 #: The answer to a body the server could not read to its end (a client that went away, a
@@ -253,7 +255,21 @@ def admission_needs_thread(request: HttpRequest, exchange: Exchange) -> bool:
     """Whether :func:`admit` may block: credentials, permission checks and rate-limit
     counters (a blocking cache client) may query the database or the network, so on an
     event loop it must run in a thread; otherwise it runs on the loop itself."""
-    return auth.needs_database(request) or exchange.site.varies_by_caller() or rate_limited_at_all()
+    return (
+        auth.needs_database(request)
+        or exchange.site.varies_by_caller()
+        or rate_limited_at_all()
+        or acts_on_a_scoped_task(request, exchange.site)
+    )
+
+
+def acts_on_a_scoped_task(request: HttpRequest, site: MCPSite) -> bool:
+    """Whether the request, by its ``Mcp-Method``, is ``tasks/get|update|cancel`` on a site
+    where such a request needs the task's tool's scopes: their check reads the task row.
+    The header is checked against the body before the scopes are, so a request whose
+    header says otherwise never reaches that check."""
+    method = request.META.get("HTTP_MCP_METHOD")
+    return method is not None and method.strip() in TASK_METHODS and bool(declared_scopes(site))
 
 
 def admit(exchange: Exchange, request: HttpRequest, body: bytes) -> HttpResponseBase | None:

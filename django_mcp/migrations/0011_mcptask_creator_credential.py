@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
             name="scopes",
             field=models.JSONField(
                 blank=True,
-                help_text="The scopes the creating credential granted, which the run keeps; empty when it was not limited by scopes (a Django session, a DRF authentication).",
+                help_text="The scopes the creating credential granted, which the run keeps; null when it was not limited by scopes (a Django session, a DRF authentication).",
                 null=True,
             ),
         ),

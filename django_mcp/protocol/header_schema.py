@@ -55,7 +55,7 @@ def header_params(schema: Mapping[str, Any]) -> dict[str, HeaderParam]:
                 f"x-mcp-header {header!r} is used by both {seen[header.lower()]!r} and {argument!r}"
             )
         seen[header.lower()] = argument
-        found[argument] = HeaderParam(argument, header, _header_type(argument, prop))
+        found[argument] = HeaderParam(argument, header, _header_type(argument, prop, schema))
     marked = {id(prop) for prop in top.values()}
     for where, node in _nodes(schema, "inputSchema"):
         if MARKER in node and id(node) not in marked:
@@ -80,18 +80,32 @@ def _header_name(argument: str, header: Any) -> str:
     return header
 
 
-def _header_type(argument: str, prop: Mapping[str, Any]) -> HeaderType:
-    """The one JSON type of the property (``null`` aside, for an optional argument)."""
-    kinds = _types(prop.get("type"))
-    for option in prop.get("anyOf", prop.get("oneOf", ())):
+def _header_type(argument: str, prop: Mapping[str, Any], root: Mapping[str, Any]) -> HeaderType:
+    """The one JSON type of the property (``null`` aside, for an optional argument),
+    following a local ``$ref`` into ``$defs`` for its type: pydantic describes an ``Enum``
+    argument as ``{"$ref": "#/$defs/Region", "x-mcp-header": ...}``."""
+    kinds: set[str] = set()
+    for option in (prop, *prop.get("anyOf", prop.get("oneOf", ()))):
         if isinstance(option, Mapping):
-            kinds |= _types(option.get("type"))
+            kinds |= _types(option.get("type")) | _types(_defined(option, root).get("type"))
     kinds.discard("null")
     if len(kinds) == 1 and kinds <= _TYPES:
         return cast(HeaderType, kinds.pop())
     raise InvalidHeaderSchema(
         f"x-mcp-header argument {argument!r} must be a string, integer or boolean"
     )
+
+
+def _defined(option: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What a local ``{"$ref": "#/$defs/<name>"}`` names (empty for anything else)."""
+    ref = option.get("$ref")
+    definitions = root.get("$defs")
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return {}
+    if not isinstance(definitions, Mapping):
+        return {}
+    found = definitions.get(ref.removeprefix("#/$defs/"))
+    return found if isinstance(found, Mapping) else {}
 
 
 def _types(value: Any) -> set[str]:

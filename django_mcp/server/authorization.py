@@ -12,7 +12,7 @@ unknown and a hidden name cost the same work.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.protocol import methods
 from django_mcp.protocol import tasks as tasks_proto
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from django_mcp.server.context import Context
 
 
-_TASK_METHODS = frozenset(
+#: The Tasks extension's requests about one task: they act with its tool's authority.
+TASK_METHODS: Final = frozenset(
     {tasks_proto.TASKS_GET, tasks_proto.TASKS_UPDATE, tasks_proto.TASKS_CANCEL}
 )
 
@@ -57,7 +58,7 @@ def targeted(
     if method == methods.RESOURCES_READ and isinstance(params.get("uri"), str):
         found = site.find_resource(params["uri"], _if_varying(site, context))
         return None if found is None else found[0]
-    if method in _TASK_METHODS and isinstance(params.get("taskId"), str):
+    if method in TASK_METHODS and isinstance(params.get("taskId"), str):
         return _task_tool(site, params["taskId"], context())
     if method == methods.COMPLETION_COMPLETE and isinstance(params.get("ref"), Mapping):
         ref = params["ref"]
@@ -101,7 +102,7 @@ def missing_scopes(
     method = admitted.request.method
     if method == methods.TOOLS_CALL and not _tool_needs_scopes(site, params):
         return frozenset()  # the one declaration the call can target needs none
-    if method in _TASK_METHODS and not declared_scopes(site):
+    if method in TASK_METHODS and not declared_scopes(site):
         return frozenset()  # no tool of the site needs a scope: no task lookup
     spec = targeted(site, method, params, context)
     required = getattr(spec, "scopes_required", ())

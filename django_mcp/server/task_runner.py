@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
-from django.db import close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection
 
 from django_mcp.auth.caller import Caller
 from django_mcp.conf import mcp_settings
@@ -136,7 +137,8 @@ def creator(task: MCPTask) -> Caller:
 
 #: The error of a run whose outcome a task cannot keep (``%s``: what it was).
 UNSTORABLE = (
-    "The task's %s held a NUL character or an unpaired UTF-16 surrogate, which a task cannot keep"
+    "The task's %s could not be stored: it holds a value no database keeps as JSON (a "
+    "NUL character, an unpaired UTF-16 surrogate, NaN, or a value JSON cannot encode)"
 )
 
 #: What :func:`run` returns when it found nothing to run: the task was no longer
@@ -176,9 +178,10 @@ def run(task_id: str) -> str:
             result = error_result(str(exc))
         except InputRequired as exc:
             requests = {key: request.to_dict() for key, request in exc.requests.items()}
-            if not store.storable(requests):
+            changed = _stored(store.need_input, task_id, requests)
+            if changed is None:
                 return settle(task_id, error=InternalError(UNSTORABLE % "input requests"))
-            return announced(task_id, store.need_input(task_id, requests), proto.INPUT_REQUIRED)
+            return announced(task_id, changed, proto.INPUT_REQUIRED)
         except RequestCancelled:  # if it had ended meanwhile, that outcome stays
             return announced(task_id, store.cancel(task_id), proto.CANCELLED)
         except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
@@ -232,13 +235,30 @@ def settle(
     ``jsonb`` refuses) fails the task with -32603 saying so, on every database alike:
     writing it raised out of the run and left the task ``working`` with no worker."""
     if result is not None:
-        if store.storable(result):
-            return announced(task_id, store.complete(task_id, result), proto.COMPLETED)
+        changed = _stored(store.complete, task_id, result)
+        if changed is not None:
+            return announced(task_id, changed, proto.COMPLETED)
         error = InternalError(UNSTORABLE % "result")
-    wire = (error or InternalError()).to_dict()
-    if not store.storable(wire):
-        wire = InternalError(UNSTORABLE % "error").to_dict()
-    return announced(task_id, store.fail(task_id, wire), proto.FAILED)
+    changed = _stored(store.fail, task_id, (error or InternalError()).to_dict())
+    if changed is None:
+        changed = store.fail(task_id, InternalError(UNSTORABLE % "error").to_dict())
+    return announced(task_id, changed, proto.FAILED)
+
+
+def _stored(write: Callable[[str, Any], bool], task_id: str, value: Any) -> bool | None:
+    """Whether ``write`` changed the task (False: it was terminal already), or None when
+    ``value`` could not be stored: a NUL or an unpaired surrogate (PostgreSQL's ``jsonb``
+    refuses them; refused here on every database alike), a value JSON cannot encode (a
+    ``Decimal`` or a set in an error's ``data``), or one the database refuses (NaN, by
+    SQLite's JSON check). Writing it raised out of the run and left the task ``working``
+    with no worker, which the next poll past ``TASK_WORKER_TIMEOUT`` called a dead worker."""
+    try:
+        if not store.storable(value):  # which encodes it, so may raise too
+            return None
+        return write(task_id, value)
+    except (TypeError, ValueError, DatabaseError):
+        logger.exception("Task %s: its outcome could not be stored", task_id)
+        return None
 
 
 def announced(task_id: str, changed: bool, status: str) -> str:

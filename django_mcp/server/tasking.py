@@ -148,10 +148,28 @@ def lookup(task_id: Any, context: Context) -> MCPTask:
         worker_timeout=None if timeout is None else float(timeout),
         on_orphan_failed=announce,
     )
-    registered = task.tool in context.site.registry.tools
-    if registered and context.site.get_tool(task.tool, context) is None:
+    if not may_see(context.site, task.tool, context):
         raise store.not_found(task.id)
     return task
+
+
+def may_see(site: MCPSite, tool: str, context: Context) -> bool:
+    """Whether the caller may see their task of ``tool``: not once the tool's permission
+    check (or the site's ``has_permission``) hides it from them. A task whose tool left the
+    site stays visible, so its failure can be read."""
+    return tool not in site.registry.tools or site.get_tool(tool, context) is not None
+
+
+def may_act_on(site: MCPSite, tool: str, context: Context) -> bool:
+    """:func:`may_see`, and the caller's credential grants the tool's scopes: what a
+    listen stream's ``taskIds`` need, whose notifications carry the task's result, as
+    ``tasks/get`` does (which answers a missing scope with its 401 or 403 challenge)."""
+    spec = site.registry.tools.get(tool)
+    if spec is None:
+        return True
+    return site.get_tool(tool, context) is not None and not context.caller.lacks(
+        spec.scopes_required
+    )
 
 
 def listen_filter(
@@ -164,9 +182,10 @@ def listen_filter(
     if not proto.declares(context.meta):
         raise proto.missing_extension()
     candidates = [task_id for task_id in wanted.task_ids if store.could_be_task_id(task_id)]
-    own = set(
-        MCPTask.objects.filter(
-            pk__in=candidates, owner=context.principal, site=site.name
-        ).values_list("pk", flat=True)
-    )
+    owned = MCPTask.objects.filter(pk__in=candidates, owner=context.principal, site=site.name)
+    own = {
+        task_id
+        for task_id, tool in owned.values_list("pk", "tool")
+        if may_act_on(site, tool, context)
+    }
     return replace(wanted, task_ids=tuple(task_id for task_id in wanted.task_ids if task_id in own))

@@ -37,7 +37,7 @@ class MCPTask(models.Model):
     scopes = models.JSONField(
         null=True,
         blank=True,
-        help_text="The scopes the creating credential granted, which the run keeps; empty "
+        help_text="The scopes the creating credential granted, which the run keeps; null "
         "when it was not limited by scopes (a Django session, a DRF authentication).",
     )
     credential = models.CharField(

@@ -83,14 +83,18 @@ def create(
     auth_method: str = "",
 ) -> MCPTask:
     """A new ``working`` task. ``scopes`` (None: not limited by scopes), ``credential`` and
-    ``auth_method`` describe the creating credential, which the task's runs act with."""
+    ``auth_method`` describe the creating credential, which the task's runs act with.
+
+    They come from a token, not from the request's own checked text: a scope no database
+    can keep (NUL, an unpaired surrogate) is dropped, which only narrows what the runs may
+    do, and the credential's id and method are made storable and cut to their columns."""
     now = timezone.now()
     return MCPTask.objects.create(
         site=site,
         owner=owner,
-        scopes=None if scopes is None else sorted(scopes),
-        credential=(credential or "")[: MCPTask._meta.get_field("credential").max_length],
-        auth_method=auth_method,
+        scopes=None if scopes is None else sorted(s for s in scopes if storable(s)),
+        credential=_storable_text(credential or "", "credential"),
+        auth_method=_storable_text(auth_method, "auth_method"),
         tool=tool,
         arguments=dict(arguments),
         request_meta=dict(request_meta),
@@ -112,6 +116,12 @@ def could_be_task_id(value: str) -> bool:
     PostgreSQL refuses to compare with text, an error rather than "no such task"), is
     answered as unknown without a query."""
     return len(value) <= MAX_TASK_ID_CHARS and "\x00" not in value
+
+
+def _storable_text(text: str, field: str) -> str:
+    """``text`` without what no database keeps, cut to the column ``field``."""
+    limit = getattr(MCPTask._meta.get_field(field), "max_length", None) or len(text)
+    return _UNSTORABLE.sub("", text)[:limit]
 
 
 def storable(value: Any) -> bool:

@@ -11,6 +11,7 @@ field's ``json_schema_extra`` published a marker nobody enforced.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Any
 
 import pytest
@@ -150,3 +151,22 @@ def test_a_property_named_like_the_marker_or_a_marker_in_data_is_no_marker():
         },
     }
     assert header_params(schema) == {}
+
+
+class Region(StrEnum):
+    EU = "eu"
+    US = "us"
+
+
+def test_an_enum_argument_is_a_string_header(client, mcp_site):
+    """pydantic describes an ``Enum`` argument as a ``$ref`` into ``$defs``: its type is read
+    there (the declaration was refused as "not a string, integer or boolean")."""
+
+    @mcp_site.tool
+    def regional(region: Annotated[Region, MCPHeader("Region")]) -> str:
+        return f"routed to {region.value}"
+
+    served = call_tool(client, "regional", {"region": "eu"}, headers={"Mcp-Param-Region": "eu"})
+    assert text_of(served) == "routed to eu"
+    refused = call_tool(client, "regional", {"region": "eu"}, headers={"Mcp-Param-Region": "us"})
+    assert_error(refused, 400, -32020)

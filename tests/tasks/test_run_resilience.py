@@ -9,11 +9,13 @@ ext-tasks ``specification/draft/tasks.md``: a request that completed with a resu
 from __future__ import annotations
 
 import threading
+from decimal import Decimal
 
 import pytest
 from django.db import OperationalError
 
 from django_mcp import Context
+from django_mcp.protocol.errors import InvalidParams
 from django_mcp.server import task_runner
 from django_mcp.tasks import store
 from tests.helpers import override_mcp
@@ -58,10 +60,7 @@ def test_a_result_no_database_can_keep_fails_the_task_at_once(client, mcp_site, 
     polled = get(client, task_id)
     assert polled["status"] == "failed"
     assert polled["error"]["code"] == -32603
-    assert (
-        "result held a NUL character or an unpaired UTF-16 surrogate"
-        in (polled["error"]["message"])
-    )
+    assert "result could not be stored" in (polled["error"]["message"])
 
 
 def test_input_requests_no_database_can_keep_fail_the_task_at_once(client, mcp_site):
@@ -73,4 +72,24 @@ def test_input_requests_no_database_can_keep_fail_the_task_at_once(client, mcp_s
     run_worker()
     polled = get(client, task_id)
     assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
-    assert "input requests held a NUL" in polled["error"]["message"]
+    assert "input requests could not be stored" in polled["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"amount": Decimal("1.5")}, {"s": {1, 2}}, {"nan": float("nan")}],
+    ids=["decimal", "set", "nan"],
+)
+def test_an_error_json_cannot_encode_still_fails_the_task(client, mcp_site, data):
+    """An error whose ``data`` JSON cannot encode (or SQLite's JSON check refuses) raised
+    out of the run: the task stayed ``working`` until a poll called its live worker dead."""
+
+    @mcp_site.tool(task="required")
+    def odd_error() -> str:
+        raise InvalidParams("no", data=data)
+
+    task_id = start(client, "odd_error")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
+    assert "could not be stored" in polled["error"]["message"]

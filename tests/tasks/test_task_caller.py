@@ -10,13 +10,22 @@ creating call's user and scopes, a permission-gated tool runs as a task at all, 
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
 import pytest
+from django.db import OperationalError
+from django.test import AsyncClient
 
 from django_mcp import Context
+from django_mcp.auth.caller import Caller
 from django_mcp.auth.models import AccessToken
-from tests.helpers import call_tool, error_of, result_of
+from django_mcp.protocol.subscriptions import SubscriptionFilter
+from django_mcp.server import tasking
+from django_mcp.server.task_runner import context_for
+from django_mcp.tasks.models import MCPTask
+from tests.helpers import call_tool, error_of, mcp_headers, result_of
 from tests.tasks.support import declaring, get, run_worker, start, tasks_call
 
 pytestmark = pytest.mark.django_db
@@ -158,3 +167,106 @@ def test_a_task_whose_tool_the_caller_may_no_longer_see_is_unknown_to_them(
     allowed["alice"] = False
     hidden = error_of(tasks_call(client, "tasks/get", task_id))
     assert (hidden["code"], hidden["message"]) == (-32602, "Task not found")
+
+
+def test_a_listen_stream_gets_no_task_whose_tool_scopes_the_caller_lacks(
+    client, mcp_site, django_user_model
+):
+    """A listen stream's ``notifications/tasks`` carry the task's result, so ``taskIds``
+    needs what ``tasks/get`` needs: a token without the tool's scopes is left out of the
+    acknowledgement (basic/patterns/subscriptions.mdx: nothing the client may not see)."""
+
+    @mcp_site.tool(task="required", scopes_required=["payroll:read"])
+    def payroll_report() -> str:
+        return "SALARIES"
+
+    alice = django_user_model.objects.create_user("alice")
+    strong = bearer(token_for(alice, "payroll:read"))
+    created = result_of(call_tool(client, "payroll_report", {}, meta=declaring(), headers=strong))
+    task = MCPTask.objects.get(pk=created["taskId"])
+    wanted = SubscriptionFilter(task_ids=(task.id,))
+
+    context = context_for(task, mcp_site)
+    assert tasking.listen_filter(mcp_site, wanted, context).task_ids == (task.id,)
+    context.caller = Caller(alice, frozenset({"calendar:read"}), "token:2", "token")
+    assert tasking.listen_filter(mcp_site, wanted, context).task_ids == ()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_anonymous_tasks_get_on_a_scoped_site_under_asgi(mcp_site):
+    """The scope check of ``tasks/*`` reads the task row: admission, which runs on the event
+    loop for an anonymous caller, moves to a thread for it (it was an HTML 500,
+    SynchronousOnlyOperation)."""
+
+    @mcp_site.tool(task="required")
+    def job() -> str:
+        return "done"
+
+    @mcp_site.tool(scopes_required=["admin"])
+    def admin_only() -> str:
+        return "secret"
+
+    async def post(method: str, params: dict[str, Any]) -> Any:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        return await AsyncClient().post(
+            "/mcp", json.dumps(body), content_type="application/json", headers=mcp_headers(body)
+        )
+
+    async def create_then_poll() -> Any:
+        created = await post("tools/call", {"name": "job", "arguments": {}, "_meta": declaring()})
+        task_id = json.loads(created.content)["result"]["taskId"]
+        return task_id, await post("tasks/get", {"taskId": task_id, "_meta": declaring()})
+
+    task_id, polled = asyncio.run(create_then_poll())
+    assert polled.status_code == 200, polled.content[:300]
+    assert json.loads(polled.content)["result"]["taskId"] == task_id
+
+
+def test_a_database_error_in_the_task_scope_check_is_a_json_rpc_error(
+    client, mcp_site, django_user_model, monkeypatch
+):
+    """server/outage.py: a request that needs the database never gets an HTML page."""
+
+    @mcp_site.tool(task="required", scopes_required=["payroll:read"])
+    def payroll_report() -> str:
+        return "SALARIES"
+
+    headers = bearer(token_for(django_user_model.objects.create_user("alice"), "payroll:read"))
+    created = result_of(call_tool(client, "payroll_report", {}, meta=declaring(), headers=headers))
+
+    def database_down(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("could not connect to server: db.internal:5432")
+
+    monkeypatch.setattr(MCPTask.objects, "filter", database_down)
+    polled = tasks_call(client, "tasks/get", created["taskId"], headers=headers)
+    assert polled.status_code == 200
+    assert polled["Content-Type"] == "application/json"
+    assert error_of(polled)["code"] == -32603
+    assert "db.internal" not in polled.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_odd_scopes_and_credential_ids_do_not_stop_a_task_being_created(
+    client, mcp_site, django_user_model
+):
+    """Scopes and ids come from a token: a scope no database keeps (NUL) is dropped, which
+    only narrows the runs' authority, and the id and method are made storable and cut to
+    their columns (on PostgreSQL the task creation failed with -32603)."""
+    from django_mcp.tasks import store
+
+    task = store.create(
+        site="test",
+        owner="anonymous",
+        tool="x",
+        arguments={},
+        request_meta={},
+        ttl_ms=None,
+        scopes=["mcp", "books:read\x00x", "\ud800"],
+        credential="abc\x00def" + "x" * 300,
+        auth_method="m" * 60,
+    )
+    task.refresh_from_db()
+    assert task.scopes == ["mcp"]
+    assert task.credential.startswith("abcdef")
+    assert len(task.credential) == 255
+    assert task.auth_method == "m" * 40
