@@ -150,8 +150,9 @@ def sdk_over_stdio(folder: Path, env: dict[str, str]) -> tuple[list[str], Any, s
     placeholder = config["cwd"]
     parameters = StdioServerParameters(
         command=sys.executable,
-        args=config["args"],
-        cwd=config["cwd"].replace(placeholder, str(folder)),
+        # manage.py by its full path: some clients start servers elsewhere than cwd says
+        args=[arg.replace(placeholder, str(folder)) for arg in config["args"]],
+        cwd="/",
         env={**env, **config["env"]},
     )
 
