@@ -15,6 +15,7 @@ import pytest
 from django.test import Client
 from django.urls import path
 
+from django_mcp import sites
 from django_mcp.http.exchange import exchange_of
 from django_mcp.requestlog import recorder
 from django_mcp.sites import MCPSite
@@ -100,6 +101,10 @@ def mcp_site(settings: Any) -> Iterator[MCPSite]:
     # left registered, it would announce later tests' rows.
     for model in list(site.registered_models()):
         site.unregister(model)
+    # Gone for good: a task worker looks its site up by name among the live sites, and
+    # this one may stay alive (in a reference cycle) until a collection, still named
+    # "test", to serve a later test's task with its own tools.
+    sites._all_sites.discard(site)
 
 
 @pytest.fixture

@@ -27,17 +27,34 @@ class Caller:
     #: How the caller was authenticated: "anonymous", "session", "drf", "token", "oauth",
     #: "environment" (stdio) ...
     method: str = "anonymous"
+    #: The OAuth client a token was issued to (its ``client_id``), when the validator knows
+    #: it: what a token acting for no user (``client_credentials``) is bound to.
+    client: str | None = None
 
     @property
     def is_authenticated(self) -> bool:
+        """Whether a user signed in (Django's meaning)."""
         return bool(getattr(self.user, "is_authenticated", False))
 
     @property
+    def has_credentials(self) -> bool:
+        """Whether a valid credential vouches for the caller: a signed-in user, or a token
+        acting for no user (``client_credentials``: the client acts for itself). Such a
+        token holding a scope may do what the scope allows; refusing it with a 401 sent
+        its client to sign in again for a scope it already had."""
+        return self.is_authenticated or self.credential is not None
+
+    @property
     def principal(self) -> str:
-        """The key state is bound to: ``user:<pk>`` for a signed-in user, else
-        ``anonymous``."""
+        """The key state is bound to: ``user:<pk>`` for a signed-in user, ``client:<id>``
+        for a token acting for no user (``credential:<id>`` when its client is not known),
+        else ``anonymous``."""
         if self.is_authenticated:
             return f"user:{self.user.pk}"
+        if self.client is not None:
+            return f"client:{self.client}"
+        if self.credential is not None:
+            return f"credential:{self.credential}"
         return "anonymous"
 
     def has_scopes(self, required: Iterable[str]) -> bool:
@@ -49,8 +66,9 @@ class Caller:
         """Every scope of ``required`` when this caller may not act with them, so that one
         challenge names them all; empty when nothing is required or the caller may go on.
         A scope-limited act needs an authenticated caller whose credential grants every
-        scope (basic/authorization.mdx, "Scope Challenge Handling")."""
+        scope (basic/authorization.mdx, "Scope Challenge Handling"), a user's or a
+        client's."""
         needed = frozenset(required)
-        if not needed or (self.is_authenticated and self.has_scopes(needed)):
+        if not needed or (self.has_credentials and self.has_scopes(needed)):
             return frozenset()
         return needed

@@ -77,7 +77,7 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
             request, scopes=declared_scopes(site), error=exc.error, description=exc.description
         )
     exchange.caller = caller
-    if not caller.is_authenticated and site.requires_authentication:
+    if not caller.has_credentials and site.requires_authentication:
         return unauthorized(request, scopes=declared_scopes(site))
     return None
 
@@ -152,7 +152,7 @@ def authorize(
         return None
     request_id = admission.request.id
     refusal: errors.InvalidRequest
-    if not context().caller.is_authenticated:
+    if not context().caller.has_credentials:
         refusal = errors.Unauthenticated()
         response = unauthorized(request, scopes=missing, request_id=request_id, answer=refusal)
     else:

@@ -71,7 +71,7 @@ def caller_key(request: HttpRequest) -> str:
     middleware of your own if you need finer counts).
     """
     caller = caller_of(request)
-    if caller is not None and caller.is_authenticated:
+    if caller is not None and caller.has_credentials:
         return caller.principal
     return "ip:" + str(request.META.get("REMOTE_ADDR") or "unknown")
 

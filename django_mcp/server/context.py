@@ -117,7 +117,8 @@ class Context(Injected):
     @property
     def principal(self) -> str:
         """Who is asking, as bound into signed cursors and request state
-        (:attr:`Caller.principal`): ``user:<pk>``, else ``anonymous``."""
+        (:attr:`Caller.principal`): ``user:<pk>``, ``client:<id>`` for a token acting for
+        no user, else ``anonymous``."""
         return self.caller.principal
 
     @property

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
-from django.db import DatabaseError, close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection, transaction
 
 from django_mcp.auth.caller import Caller
 from django_mcp.conf import mcp_settings
@@ -125,9 +125,10 @@ def creator(task: MCPTask) -> Caller:
     ``ctx.caller.has_scopes(...)`` check passed in a task that the same call refused."""
     scopes = None if task.scopes is None else frozenset(task.scopes)
     credential = task.credential or None
-    if not task.owner.startswith("user:"):
+    if not task.owner.startswith("user:"):  # anonymous, or a token acting for no user
         method = task.auth_method or "anonymous"
-        return Caller(AnonymousUser(), scopes, credential, method)
+        client = task.owner.removeprefix("client:") if task.owner.startswith("client:") else None
+        return Caller(AnonymousUser(), scopes, credential, method, client)
     users = get_user_model()._default_manager
     user = users.filter(pk=task.owner.removeprefix("user:")).first()
     if user is None or not user.is_active:
@@ -255,7 +256,8 @@ def _stored(write: Callable[[str, Any], bool], task_id: str, value: Any) -> bool
     try:
         if not store.storable(value):  # which encodes it, so may raise too
             return None
-        return write(task_id, value)
+        with transaction.atomic():  # a refused write leaves any outer transaction usable
+            return write(task_id, value)
     except (TypeError, ValueError, DatabaseError):
         logger.exception("Task %s: its outcome could not be stored", task_id)
         return None

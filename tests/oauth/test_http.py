@@ -211,6 +211,30 @@ def test_a_cached_introspection_answer_is_checked_again_on_use(
     assert "(audience)" in response["WWW-Authenticate"]
 
 
+def test_a_token_acting_for_no_user_may_do_what_its_scopes_allow(
+    client: Client, site: MCPSite, jwt_server: Any, rsa_key: SigningKey
+) -> None:
+    """RFC 6750 section 3.1: a 401 is for a missing or invalid token, a 403 for one that
+    lacks a scope. A valid ``client_credentials`` token (no ``sub``) holding the tool's
+    scope got a 401, which sent its client to sign in again for a scope it already had."""
+    token = rsa_key.mint(sub=None, scope="mcp books:write", client_id="reporting")
+    assert result_of(call_tool(client, "write", {}, headers=bearer(token)))
+    me = result_of(call_tool(client, "whoami", {}, headers=bearer(token)))
+    assert me["content"][0]["text"] == "oauth client:reporting books:write mcp"
+    lacking = call_tool(client, "write", {}, headers=bearer(rsa_key.mint(sub=None)))
+    assert_error(lacking, 403, errors.INVALID_REQUEST)
+    assert 'error="insufficient_scope"' in lacking["WWW-Authenticate"]
+
+
+def test_a_token_acting_for_no_user_is_signed_in_where_the_site_requires_it(
+    client: Client, site: MCPSite, jwt_server: Any, rsa_key: SigningKey, settings: Any
+) -> None:
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "REQUIRE_AUTHENTICATION": True}
+    token = rsa_key.mint(sub=None, scope="mcp")
+    assert result_of(call_tool(client, "whoami", {}, headers=bearer(token)))
+    assert call_tool(client, "whoami", {}).status_code == 401
+
+
 def test_a_malformed_bearer_header_is_a_401_not_anonymous(
     client: Client, site: MCPSite, jwt_server: Any
 ) -> None:

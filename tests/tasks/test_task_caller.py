@@ -15,7 +15,8 @@ import json
 from typing import Any
 
 import pytest
-from django.db import OperationalError
+from asgiref.sync import sync_to_async
+from django.db import OperationalError, connections
 from django.test import AsyncClient
 
 from django_mcp import Context
@@ -215,7 +216,9 @@ def test_an_anonymous_tasks_get_on_a_scoped_site_under_asgi(mcp_site):
     async def create_then_poll() -> Any:
         created = await post("tools/call", {"name": "job", "arguments": {}, "_meta": declaring()})
         task_id = json.loads(created.content)["result"]["taskId"]
-        return task_id, await post("tasks/get", {"taskId": task_id, "_meta": declaring()})
+        polled = await post("tasks/get", {"taskId": task_id, "_meta": declaring()})
+        await sync_to_async(connections.close_all)()  # the views' thread's own connection
+        return task_id, polled
 
     task_id, polled = asyncio.run(create_then_poll())
     assert polled.status_code == 200, polled.content[:300]

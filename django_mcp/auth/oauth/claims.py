@@ -31,6 +31,13 @@ def credential_id(kind: str, token: str, claims: Mapping[str, Any]) -> str:
     return f"{kind}:{hashlib.sha256(token.encode()).hexdigest()[:16]}"
 
 
+def client_of(claims: Mapping[str, Any]) -> str | None:
+    """The ``client_id`` the token was issued to (RFC 9068 section 2.2, RFC 7662 section
+    2.2), when it names one."""
+    client = claims.get("client_id")
+    return client if isinstance(client, str) and client else None
+
+
 def require_audience(claims: Mapping[str, Any], resources: frozenset[str]) -> None:
     """Refuse a token that was not issued for this server (RFC 8707)."""
     audiences = token_audiences(claims)

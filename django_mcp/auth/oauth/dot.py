@@ -64,6 +64,7 @@ class DOTAuthenticator(BearerAuthenticator):
             scopes=scopes_of({"scope": access_token.scope}),
             credential=f"dot:{access_token.pk}",
             method=self.method,
+            client=getattr(access_token.application, "client_id", None),
         )
 
 
