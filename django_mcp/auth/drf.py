@@ -41,9 +41,12 @@ class DRFAuthenticator(Authenticator):
     def authenticate(self, request: HttpRequest) -> Caller | None:
         from rest_framework import exceptions
         from rest_framework.authentication import SessionAuthentication
+        from rest_framework.parsers import JSONParser
         from rest_framework.request import Request
 
-        drf_request = Request(request)
+        # With a JSON parser, a class that reads request.POST (django-oauth-toolkit's
+        # OAuth2Authentication) gets an empty form instead of UnsupportedMediaType.
+        drf_request = Request(request, parsers=[JSONParser()])
         bearer = presented(request) is not None
         for cls in authentication_classes():
             if bearer and issubclass(cls, SessionAuthentication):

@@ -89,6 +89,10 @@ def read_body(request: HttpRequest, limit: int) -> bytes:
         raise RequestTooLarge()
     if len(body) < declared:
         raise UnreadablePostError("The body ended before its declared length")
+    # What request.body gives from now on: code after the middleware that reads it (an
+    # authentication class such as django-oauth-toolkit's DRF one) would otherwise meet
+    # the consumed stream and raise RawPostDataException, an HTML 500.
+    request._body = body
     return body
 
 

@@ -18,7 +18,9 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.test import RequestFactory
 from django.utils import timezone
 
+from django_mcp import Context
 from django_mcp.auth.base import AuthenticationFailed
+from tests.helpers import call_tool, result_of
 from tests.oauth.conftest import bearer
 
 pytestmark = [
@@ -135,6 +137,30 @@ def test_an_inactive_user_is_refused(mcp_oauth, alice):
     alice.is_active = False
     alice.save()
     refused(access_token.token)
+
+
+def test_django_oauth_toolkits_own_drf_class_works_through_the_drf_authenticator(
+    client, mcp_site, mcp_oauth, alice, settings
+):
+    """django-oauth-toolkit's DRF class reads the body (``request.POST``), which the
+    middleware had consumed: every bearer request was an HTML 500 (RawPostDataException),
+    and with the body kept, DRF's request with no parser refused JSON as an unsupported
+    media type."""
+
+    @mcp_site.tool
+    def whoami(ctx: Context) -> str:
+        return f"{ctx.caller.method} {ctx.user.get_username()}"
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "AUTHENTICATORS": ["django_mcp.auth.drf.DRFAuthenticator"],
+        "DRF_AUTHENTICATION_CLASSES": [
+            "oauth2_provider.contrib.rest_framework.OAuth2Authentication"
+        ],
+    }
+    token = make_token(alice).token
+    response = call_tool(client, "whoami", {}, headers={"Authorization": f"Bearer {token}"})
+    assert result_of(response)["content"][0]["text"] == "drf alice"
 
 
 def test_a_token_without_a_user_is_anonymous_with_scopes(mcp_oauth):

@@ -260,6 +260,28 @@ def test_the_key_set_is_refetched_after_its_max_age_and_kept_when_that_fails(
     assert authorization_server.jwks_requests == 3
 
 
+def test_a_jwks_endpoint_that_is_down_is_asked_once_per_interval(authorization_server, rsa_key):
+    """Once the set was stale, a failed refresh did not record an attempt, so every token
+    asked the endpoint again, one at a time under the lock (each waiting up to the HTTP
+    timeout for one that hangs)."""
+    from django_mcp.auth.oauth.jwks import KeySet
+
+    authorization_server.jwks = {"keys": [rsa_key.jwk()]}
+    clock = FakeClock()
+    keys = KeySet(
+        authorization_server.jwks_url, max_age=300, min_refetch_interval=30, timeout=5, clock=clock
+    )
+    keys.key_for(rsa_key.kid)
+    authorization_server.broken = True
+    clock.now += 301
+    for _ in range(20):
+        assert keys.key_for(rsa_key.kid).key_id == rsa_key.kid  # the last good set
+    assert authorization_server.jwks_requests == 2
+    clock.now += 30
+    keys.key_for(rsa_key.kid)
+    assert authorization_server.jwks_requests == 3
+
+
 def test_unknown_kid_refetches_resume_after_the_interval(authorization_server, rsa_key):
     from django_mcp.auth.oauth.jwks import KeySet
 

@@ -4,7 +4,8 @@ Keys are fetched once and reused for ``JWKS_CACHE_SECONDS``. A token signed with
 (``kid``) the cached set does not have may mean the server rotated its keys, so the set is
 fetched again at once, but at most once per ``JWKS_MIN_REFETCH_SECONDS``: a flood of tokens
 with made-up ``kid`` values costs the JWKS endpoint one request per interval, not one per
-token. When a refresh fails, the last good set stays in use.
+token. When a refresh fails, the last good set stays in use, and the next attempt waits
+``JWKS_MIN_REFETCH_SECONDS`` too: an endpoint that is down is not asked once per token.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class KeySet:
         self.fetches = 0  # how many times the URL was requested (for logs and tests)
         self._keys: list[PyJWK] | None = None
         self._fetched_at = 0.0
+        self._attempted_at: float | None = None
         self._rotation_checked_at: float | None = None
         self._lock = threading.Lock()
 
@@ -51,7 +53,8 @@ class KeySet:
         :class:`AuthenticationFailed` (unknown key, or no key set could be fetched)."""
         with self._lock:
             now = self.clock()
-            if self._keys is None or now - self._fetched_at >= self.max_age:
+            stale = self._keys is None or now - self._fetched_at >= self.max_age
+            if stale and self._may_attempt(now):
                 self._refresh(now)
             key = self._find(kid)
             if key is None and self._may_check_rotation(now):
@@ -63,6 +66,13 @@ class KeySet:
                 raise AuthenticationFailed("The authorization server's keys are unavailable.")
             raise AuthenticationFailed("The token is signed with an unknown key.")
         return key
+
+    def _may_attempt(self, now: float) -> bool:
+        """Whether a stale set may be fetched now: not within ``min_refetch_interval`` of
+        the last attempt, which failed if the set is still stale (each request past the
+        max age asked the endpoint again, one at a time under the lock)."""
+        last = self._attempted_at
+        return last is None or now - last >= self.min_refetch_interval
 
     def _may_check_rotation(self, now: float) -> bool:
         last = self._rotation_checked_at
@@ -76,6 +86,7 @@ class KeySet:
 
     def _refresh(self, now: float) -> None:
         self.fetches += 1
+        self._attempted_at = now
         try:
             keys = PyJWKSet.from_dict(get_json(self.url, timeout=self.timeout)).keys
         except (FetchError, PyJWKSetError, PyJWTError) as exc:
