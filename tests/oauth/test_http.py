@@ -44,6 +44,9 @@ INTROSPECTION = "django_mcp.auth.oauth.introspection.IntrospectionAuthenticator"
 DOT = "django_mcp.auth.oauth.dot.DOTAuthenticator"
 #: The metadata of RESOURCE: DJANGO_MCP["RESOURCE"] is unset, so the OAuth audience names it.
 METADATA = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+#: An introspection answer: an active token of alice's, for this resource, granting the
+#: scope the ``write`` tool needs.
+ALICE_MAY_WRITE = {"active": True, "aud": RESOURCE, "sub": "alice", "scope": "books:write"}
 
 
 @pytest.fixture
@@ -124,12 +127,7 @@ def test_a_jwt_for_another_audience_gets_the_invalid_token_challenge(
 def test_an_opaque_token_goes_to_introspection_after_the_jwt_validator(
     client: Client, site: MCPSite, jwt_server: StubAuthorizationServer, alice: User
 ) -> None:
-    jwt_server.introspection["opaque-1"] = {
-        "active": True,
-        "aud": RESOURCE,
-        "sub": "alice",
-        "scope": "books:write",
-    }
+    jwt_server.introspection["opaque-1"] = ALICE_MAY_WRITE
     assert result_of(call_tool(client, "write", {}, headers=bearer("opaque-1")))
     response = call_tool(client, "write", {}, headers=bearer("opaque-2"))
     assert_error(response, 401, errors.INVALID_REQUEST)
@@ -198,12 +196,7 @@ def test_a_cached_introspection_answer_is_checked_again_on_use(
     and issuer checks, so a token another service sharing the cache accepted, or one this
     server accepted before its settings changed, went through."""
     caches["default"].clear()
-    jwt_server.introspection["opaque"] = {
-        "active": True,
-        "aud": RESOURCE,
-        "sub": "alice",
-        "scope": "books:write",
-    }
+    jwt_server.introspection["opaque"] = ALICE_MAY_WRITE
     assert result_of(call_tool(client, "write", {}, headers=bearer("opaque")))
     configure(settings, RESOURCE="https://other.example.com/mcp")
     response = call_tool(client, "write", {}, headers=bearer("opaque"))

@@ -48,6 +48,14 @@ def text_of(polled: dict[str, Any]) -> str:
     return text
 
 
+def run_as_alice(client: Any, user_model: Any, tool: str) -> str:
+    """Sign alice in, start ``tool`` as a task, run the worker once; the task's id."""
+    client.force_login(user_model.objects.create_user("alice"))
+    task_id: str = start(client, tool)["taskId"]
+    run_worker()
+    return task_id
+
+
 def test_a_permission_gated_tool_runs_as_a_task(client, mcp_site, django_user_model):
     """The creating call passed the permission check, so the run does too: the worker
     checks it with the creator's context (without one, every gated tool looked hidden and
@@ -57,10 +65,7 @@ def test_a_permission_gated_tool_runs_as_a_task(client, mcp_site, django_user_mo
     def gated_job(ctx: Context) -> str:
         return "ran"
 
-    client.force_login(django_user_model.objects.create_user("alice"))
-    task_id = start(client, "gated_job")["taskId"]
-    run_worker()
-    assert text_of(get(client, task_id)) == "ran"
+    assert text_of(get(client, run_as_alice(client, django_user_model, "gated_job"))) == "ran"
 
 
 def test_a_run_sees_its_creator_as_ctx_user(client, mcp_site, django_user_model):
@@ -68,9 +73,7 @@ def test_a_run_sees_its_creator_as_ctx_user(client, mcp_site, django_user_model)
     def whoami(ctx: Context) -> str:
         return f"{ctx.user.get_username()} via {ctx.caller.method}"
 
-    client.force_login(django_user_model.objects.create_user("alice"))
-    task_id = start(client, "whoami")["taskId"]
-    run_worker()
+    task_id = run_as_alice(client, django_user_model, "whoami")
     assert text_of(get(client, task_id)) == "alice via session"
 
 
@@ -160,9 +163,7 @@ def test_a_task_whose_tool_the_caller_may_no_longer_see_is_unknown_to_them(
     def reviewed(ctx: Context) -> str:
         return "ran"
 
-    client.force_login(django_user_model.objects.create_user("alice"))
-    task_id = start(client, "reviewed")["taskId"]
-    run_worker()
+    task_id = run_as_alice(client, django_user_model, "reviewed")
     assert text_of(get(client, task_id)) == "ran"
 
     allowed["alice"] = False
