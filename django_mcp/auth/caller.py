@@ -7,6 +7,7 @@ see uses :attr:`Caller.user` and :attr:`Caller.scopes`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -39,10 +40,12 @@ class Caller:
     @property
     def has_credentials(self) -> bool:
         """Whether a valid credential vouches for the caller: a signed-in user, or a token
-        acting for no user (``client_credentials``: the client acts for itself). Such a
-        token holding a scope may do what the scope allows; refusing it with a 401 sent
-        its client to sign in again for a scope it already had."""
-        return self.is_authenticated or self.credential is not None
+        acting for no user (``client_credentials``: the client acts for itself) that is
+        limited by scopes. Such a token may do what its scopes allow; refusing it with a
+        401 sent its client to sign in again for a scope it already had. A credential
+        with no user and no scope limit (a DRF class's) vouches for nobody: with scopes
+        None it would pass every scope check."""
+        return self.is_authenticated or (self.credential is not None and self.scopes is not None)
 
     @property
     def principal(self) -> str:
@@ -51,11 +54,11 @@ class Caller:
         else ``anonymous``."""
         if self.is_authenticated:
             return f"user:{self.user.pk}"
+        if not self.has_credentials:
+            return "anonymous"
         if self.client is not None:
-            return f"client:{self.client}"
-        if self.credential is not None:
-            return f"credential:{self.credential}"
-        return "anonymous"
+            return f"client:{_storable(self.client)}"
+        return f"credential:{_storable(self.credential or '')}"
 
     def has_scopes(self, required: Iterable[str]) -> bool:
         """Whether the credential grants every scope in ``required`` (always, when the
@@ -72,3 +75,13 @@ class Caller:
         if not needed or (self.has_credentials and self.has_scopes(needed)):
             return frozenset()
         return needed
+
+
+def _storable(identity: str) -> str:
+    """``identity`` as a principal may hold it: tasks keep the principal in a 255-character
+    column, and a client id or token id is the token issuer's text. One that is long or
+    holds what no database keeps (NUL, a surrogate) becomes its SHA-256 digest."""
+    if len(identity) <= 200 and identity.isprintable() and identity.isascii():
+        return identity
+    digest = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"sha256:{digest}"

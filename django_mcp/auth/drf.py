@@ -9,8 +9,10 @@ sessions instead. DRF is an optional extra (``django-mcp[drf]``).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.utils.module_loading import import_string
 
 from django_mcp.auth.base import AuthenticationFailed, Authenticator
@@ -20,6 +22,21 @@ from django_mcp.conf import mcp_settings
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
+
+
+@cache
+def _no_body_parser() -> Any:
+    """A DRF parser for any media type that reads nothing and gives an empty form (built
+    once: DRF is an optional extra, imported only when it is used)."""
+    from rest_framework.parsers import BaseParser
+
+    class NoBody(BaseParser):
+        media_type = "*/*"
+
+        def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+            return {}
+
+    return NoBody
 
 
 def authentication_classes() -> list[type[Any]]:
@@ -41,12 +58,12 @@ class DRFAuthenticator(Authenticator):
     def authenticate(self, request: HttpRequest) -> Caller | None:
         from rest_framework import exceptions
         from rest_framework.authentication import SessionAuthentication
-        from rest_framework.parsers import JSONParser
         from rest_framework.request import Request
 
-        # With a JSON parser, a class that reads request.POST (django-oauth-toolkit's
-        # OAuth2Authentication) gets an empty form instead of UnsupportedMediaType.
-        drf_request = Request(request, parsers=[JSONParser()])
+        # A class that reads request.POST (django-oauth-toolkit's OAuth2Authentication) gets
+        # an empty form: authentication must not depend on the JSON-RPC body, nor parse it
+        # (a deep or malformed body would fail the sign-in, not the message).
+        drf_request = Request(request, parsers=[_no_body_parser()()])
         bearer = presented(request) is not None
         for cls in authentication_classes():
             if bearer and issubclass(cls, SessionAuthentication):
@@ -59,6 +76,8 @@ class DRFAuthenticator(Authenticator):
                 raise AuthenticationFailed(str(exc.detail)) from exc
             if found is not None:
                 user, auth = found
+                if user is None:  # a class vouching for no user: Django's anonymous
+                    user = AnonymousUser()
                 return Caller(user=user, credential=_credential(cls, auth), method="drf")
         return None
 

@@ -202,3 +202,18 @@ def test_caller_lacks_names_every_required_scope_or_none(
     caller = Caller(user=Signed() if authenticated else AnonymousUser(), scopes=scopes)
     assert caller.lacks(["read", "write"]) == lacking
     assert caller.lacks(()) == frozenset()
+
+
+@pytest.mark.parametrize("client_id", ["c" * 300, "app\x00x", "app\ud800"])
+def test_a_client_id_no_column_can_keep_becomes_a_digest_in_the_principal(client_id):
+    """Tasks keep the principal in a 255-character column, and a client id is the token
+    issuer's text: a long one, or one holding NUL or a surrogate, failed task creation on
+    PostgreSQL."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from django_mcp.auth.caller import Caller
+
+    caller = Caller(AnonymousUser(), frozenset({"mcp"}), "jwt:1", "oauth", client_id)
+    assert caller.principal.startswith("client:sha256:")
+    assert len(caller.principal) < 100
+    assert Caller(AnonymousUser(), frozenset(), "jwt:1", "oauth", "app").principal == "client:app"

@@ -214,6 +214,24 @@ def test_the_user_claim_and_field_are_configurable(served, settings, rsa_key):
     assert authenticate(rsa_key.mint(email="carol@example.com")).user == user
 
 
+def test_a_users_token_without_the_user_claim_is_refused_not_taken_for_its_client(
+    served, settings, rsa_key
+):
+    """With USER_CLAIM "email", a user's token (``sub`` alice) that lacks ``email`` was taken
+    for a token acting for no user: every such user of the client shared one principal,
+    their tasks and cursors included."""
+    configure(settings, USER_CLAIM="email", USER_FIELD="email")
+    assert "'email' claim" in refused(rsa_key.mint(client_id="app")).description
+
+
+def test_a_client_credentials_token_whose_sub_is_its_client_acts_for_no_user(served, rsa_key):
+    """RFC 9068 section 2.2: ``sub`` is REQUIRED; a token acting for no user names its
+    client there. It was refused as an unknown user."""
+    caller = authenticate(rsa_key.mint(sub="reporting", client_id="reporting", scope="mcp"))
+    assert isinstance(caller.user, AnonymousUser)
+    assert caller.principal == "client:reporting"
+
+
 def test_an_inactive_user_is_refused(served, alice, rsa_key):
     alice.is_active = False
     alice.save()
@@ -280,6 +298,27 @@ def test_a_jwks_endpoint_that_is_down_is_asked_once_per_interval(authorization_s
     clock.now += 30
     keys.key_for(rsa_key.kid)
     assert authorization_server.jwks_requests == 3
+
+
+def test_an_unknown_kid_right_after_a_failed_refresh_asks_no_second_time(
+    authorization_server, rsa_key
+):
+    """The rotation refetch for an unknown ``kid`` came straight after the stale set's
+    failed refresh: two requests to an endpoint that is down, each up to the timeout."""
+    from django_mcp.auth.oauth.jwks import KeySet
+
+    authorization_server.jwks = {"keys": [rsa_key.jwk()]}
+    clock = FakeClock()
+    keys = KeySet(
+        authorization_server.jwks_url, max_age=300, min_refetch_interval=30, timeout=5, clock=clock
+    )
+    keys.key_for(rsa_key.kid)
+    authorization_server.broken = True
+    clock.now += 301
+    for _ in range(5):
+        with pytest.raises(AuthenticationFailed):
+            keys.key_for("made-up")
+    assert authorization_server.jwks_requests == 2
 
 
 def test_unknown_kid_refetches_resume_after_the_interval(authorization_server, rsa_key):

@@ -44,7 +44,7 @@ class KeySet:
         self.fetches = 0  # how many times the URL was requested (for logs and tests)
         self._keys: list[PyJWK] | None = None
         self._fetched_at = 0.0
-        self._attempted_at: float | None = None
+        self._failed_at: float | None = None
         self._rotation_checked_at: float | None = None
         self._lock = threading.Lock()
 
@@ -57,7 +57,7 @@ class KeySet:
             if stale and self._may_attempt(now):
                 self._refresh(now)
             key = self._find(kid)
-            if key is None and self._may_check_rotation(now):
+            if key is None and self._may_check_rotation(now) and self._may_attempt(now):
                 self._rotation_checked_at = now
                 self._refresh(now)  # perhaps rotated: one bounded refetch
                 key = self._find(kid)
@@ -68,11 +68,11 @@ class KeySet:
         return key
 
     def _may_attempt(self, now: float) -> bool:
-        """Whether a stale set may be fetched now: not within ``min_refetch_interval`` of
-        the last attempt, which failed if the set is still stale (each request past the
-        max age asked the endpoint again, one at a time under the lock)."""
-        last = self._attempted_at
-        return last is None or now - last >= self.min_refetch_interval
+        """Whether the set may be fetched now: not within ``min_refetch_interval`` of a
+        fetch that failed (each request past the max age asked an endpoint that is down
+        again, one at a time under the lock, and an unknown ``kid`` a second time)."""
+        failed = self._failed_at
+        return failed is None or now - failed >= self.min_refetch_interval
 
     def _may_check_rotation(self, now: float) -> bool:
         last = self._rotation_checked_at
@@ -86,11 +86,11 @@ class KeySet:
 
     def _refresh(self, now: float) -> None:
         self.fetches += 1
-        self._attempted_at = now
         try:
             keys = PyJWKSet.from_dict(get_json(self.url, timeout=self.timeout)).keys
         except (FetchError, PyJWKSetError, PyJWTError) as exc:
             logger.warning("Could not refresh the JWKS at %s: %s", self.url, exc)
+            self._failed_at = now
             return  # keep the last good keys, if any
         self._keys = keys
         self._fetched_at = now

@@ -2,8 +2,11 @@
 
 The claim named by ``USER_CLAIM`` (``sub`` by default) is looked up in the user model's
 ``USER_FIELD`` (``username``); ``CREATE_USERS`` creates a user with an unusable password on
-first sight. A token without that claim (a ``client_credentials`` token acting for no user)
-resolves to ``AnonymousUser``: the Caller still carries the token's scopes.
+first sight. A token that acts for no user (a ``client_credentials`` token: no ``sub``, or
+a ``sub`` that is its own ``client_id``, RFC 9068 section 2.2) resolves to ``AnonymousUser``:
+the Caller still carries the token's scopes and its client. A token with another ``sub``
+but without ``USER_CLAIM`` is refused: taking it for the client's would merge every user of
+that client into one.
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ from django_mcp.auth.oauth.config import OAuthConfig
 
 
 def user_for_claims(claims: Mapping[str, Any], config: OAuthConfig) -> Any:
-    """The active user the token names, AnonymousUser when it names none, or raise
-    :class:`AuthenticationFailed` for an unknown (and not created) or inactive user."""
+    """The active user the token names, AnonymousUser when it acts for no user, or raise
+    :class:`AuthenticationFailed` for an unknown (and not created) or inactive user, or a
+    user's token without ``USER_CLAIM``."""
+    subject = claims.get("sub")
+    if subject in (None, "") or subject == client_of(claims):
+        return AnonymousUser()
     value = claims.get(config.user_claim)
     if value is None or value == "":
-        return AnonymousUser()
+        raise AuthenticationFailed(f"The token has no {config.user_claim!r} claim.")
     if not isinstance(value, str | int) or isinstance(value, bool):
         raise AuthenticationFailed(f"The token's {config.user_claim!r} claim is malformed.")
     model = get_user_model()
