@@ -5,6 +5,7 @@ server (RFC 8707), answer 401 ``invalid_token`` otherwise (RFC 6750 section 3.1)
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import jwt
 import pytest
@@ -253,11 +254,9 @@ class FakeClock:
         return self.now
 
 
-def test_the_key_set_is_refetched_after_its_max_age_and_kept_when_that_fails(
-    authorization_server, rsa_key
-):
-    """JWKS_CACHE_SECONDS bounds how long keys are trusted without asking again; a failed
-    refresh keeps the last good keys rather than refusing every token."""
+def key_set_on(authorization_server: Any, rsa_key: Any) -> tuple[Any, FakeClock]:
+    """A KeySet of the stub server serving ``rsa_key`` (max age 300 s, refetches 30 s
+    apart), on a clock the test moves."""
     from django_mcp.auth.oauth.jwks import KeySet
 
     authorization_server.jwks = {"keys": [rsa_key.jwk()]}
@@ -265,6 +264,15 @@ def test_the_key_set_is_refetched_after_its_max_age_and_kept_when_that_fails(
     keys = KeySet(
         authorization_server.jwks_url, max_age=300, min_refetch_interval=30, timeout=5, clock=clock
     )
+    return keys, clock
+
+
+def test_the_key_set_is_refetched_after_its_max_age_and_kept_when_that_fails(
+    authorization_server, rsa_key
+):
+    """JWKS_CACHE_SECONDS bounds how long keys are trusted without asking again; a failed
+    refresh keeps the last good keys rather than refusing every token."""
+    keys, clock = key_set_on(authorization_server, rsa_key)
     assert keys.key_for(rsa_key.kid).key_id == rsa_key.kid
     clock.now += 299
     keys.key_for(rsa_key.kid)
@@ -282,13 +290,7 @@ def test_a_jwks_endpoint_that_is_down_is_asked_once_per_interval(authorization_s
     """Once the set was stale, a failed refresh did not record an attempt, so every token
     asked the endpoint again, one at a time under the lock (each waiting up to the HTTP
     timeout for one that hangs)."""
-    from django_mcp.auth.oauth.jwks import KeySet
-
-    authorization_server.jwks = {"keys": [rsa_key.jwk()]}
-    clock = FakeClock()
-    keys = KeySet(
-        authorization_server.jwks_url, max_age=300, min_refetch_interval=30, timeout=5, clock=clock
-    )
+    keys, clock = key_set_on(authorization_server, rsa_key)
     keys.key_for(rsa_key.kid)
     authorization_server.broken = True
     clock.now += 301
@@ -305,13 +307,7 @@ def test_an_unknown_kid_right_after_a_failed_refresh_asks_no_second_time(
 ):
     """The rotation refetch for an unknown ``kid`` came straight after the stale set's
     failed refresh: two requests to an endpoint that is down, each up to the timeout."""
-    from django_mcp.auth.oauth.jwks import KeySet
-
-    authorization_server.jwks = {"keys": [rsa_key.jwk()]}
-    clock = FakeClock()
-    keys = KeySet(
-        authorization_server.jwks_url, max_age=300, min_refetch_interval=30, timeout=5, clock=clock
-    )
+    keys, clock = key_set_on(authorization_server, rsa_key)
     keys.key_for(rsa_key.kid)
     authorization_server.broken = True
     clock.now += 301
@@ -322,13 +318,7 @@ def test_an_unknown_kid_right_after_a_failed_refresh_asks_no_second_time(
 
 
 def test_unknown_kid_refetches_resume_after_the_interval(authorization_server, rsa_key):
-    from django_mcp.auth.oauth.jwks import KeySet
-
-    authorization_server.jwks = {"keys": [rsa_key.jwk()]}
-    clock = FakeClock()
-    keys = KeySet(
-        authorization_server.jwks_url, max_age=300, min_refetch_interval=30, timeout=5, clock=clock
-    )
+    keys, clock = key_set_on(authorization_server, rsa_key)
     for _ in range(3):
         with pytest.raises(AuthenticationFailed):
             keys.key_for("unknown")
