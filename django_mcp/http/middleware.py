@@ -52,7 +52,7 @@ from django_mcp.http.unrouted import open_unrouted_exchange
 from django_mcp.protocol.errors import ForbiddenOrigin, InternalError, ParseError, RequestTooLarge
 from django_mcp.protocol.headers import normalise_environ
 from django_mcp.requestlog import recorder
-from django_mcp.server.authorization import TASK_METHODS, declared_scopes
+from django_mcp.server.authorization import task_scopes_checked
 from django_mcp.server.dispatch import Reply
 from django_mcp.server.outage import resolved_user
 
@@ -273,7 +273,7 @@ def acts_on_a_scoped_task(request: HttpRequest, site: MCPSite) -> bool:
     The header is checked against the body before the scopes are, so a request whose
     header says otherwise never reaches that check."""
     method = request.META.get("HTTP_MCP_METHOD")
-    return method is not None and method.strip() in TASK_METHODS and bool(declared_scopes(site))
+    return method is not None and task_scopes_checked(site, method.strip())
 
 
 def admit(exchange: Exchange, request: HttpRequest, body: bytes) -> HttpResponseBase | None:

@@ -102,13 +102,20 @@ def missing_scopes(
     method = admitted.request.method
     if method == methods.TOOLS_CALL and not _tool_needs_scopes(site, params):
         return frozenset()  # the one declaration the call can target needs none
-    if method in TASK_METHODS and not declared_scopes(site):
+    if method in TASK_METHODS and not task_scopes_checked(site, method):
         return frozenset()  # no tool of the site needs a scope: no task lookup
     spec = targeted(site, method, params, context)
     required = getattr(spec, "scopes_required", ())
     if not required:
         return frozenset()
     return context().caller.lacks(required)
+
+
+def task_scopes_checked(site: MCPSite, method: str) -> bool:
+    """Whether a ``method`` request must have its task's tool scopes checked, which reads
+    the task row: a ``tasks/get|update|cancel`` on a site some of whose tools need
+    scopes."""
+    return method in TASK_METHODS and bool(declared_scopes(site))
 
 
 def _tool_needs_scopes(site: MCPSite, params: Mapping[str, Any]) -> bool:

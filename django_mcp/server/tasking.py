@@ -165,11 +165,8 @@ def may_act_on(site: MCPSite, tool: str, context: Context) -> bool:
     listen stream's ``taskIds`` need, whose notifications carry the task's result, as
     ``tasks/get`` does (which answers a missing scope with its 401 or 403 challenge)."""
     spec = site.registry.tools.get(tool)
-    if spec is None:
-        return True
-    return site.get_tool(tool, context) is not None and not context.caller.lacks(
-        spec.scopes_required
-    )
+    scopes = () if spec is None else spec.scopes_required
+    return may_see(site, tool, context) and not context.caller.lacks(scopes)
 
 
 def listen_filter(
