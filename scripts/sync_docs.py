@@ -81,7 +81,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a `subscriptions/listen` "
     "stream.",
     "LISTEN_MAX_SECONDS": "Longest life of a listen stream before the server sends the closing "
-    "result and ends it; always bounded (`None` is refused by check E004).",
+    "result and ends it (sooner when the caller's token expires); always bounded (`None` is "
+    "refused by check E004).",
     "LISTEN_MAX_STREAMS": "Listen streams one process holds at once; one more is refused with "
     "HTTP 503 and error -31000.",
     "LISTEN_MAX_STREAMS_PER_CALLER": "Listen streams one caller (a signed-in user, else a client "

@@ -31,6 +31,10 @@ class Caller:
     #: The OAuth client a token was issued to (its ``client_id``), when the validator knows
     #: it: what a token acting for no user (``client_credentials``) is bound to.
     client: str | None = None
+    #: When the credential stops being valid (POSIX seconds): a token's expiry, or None
+    #: when it does not expire or the authenticator does not know. What outlives one
+    #: request (a ``subscriptions/listen`` stream) ends by then.
+    expires_at: float | None = None
 
     @property
     def is_authenticated(self) -> bool:

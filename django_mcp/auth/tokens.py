@@ -55,7 +55,11 @@ class TokenAuthenticator(Authenticator):
             raise AuthenticationFailed("The access token's user is inactive.")
         touch(row, now)
         return Caller(
-            user=row.user, scopes=row.scope_set, credential=f"token:{row.pk}", method="token"
+            user=row.user,
+            scopes=row.scope_set,
+            credential=f"token:{row.pk}",
+            method="token",
+            expires_at=None if row.expires_at is None else row.expires_at.timestamp(),
         )
 
     def challenge(self, request: HttpRequest) -> str | None:

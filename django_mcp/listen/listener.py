@@ -127,6 +127,18 @@ class Listener:
             return not required
         return not self.context.caller.lacks(required)
 
+    def deadline(self) -> float:
+        """When the stream ends (monotonic seconds): after ``LISTEN_MAX_SECONDS``, or when
+        its caller's credential expires if that comes first. A stream is authorised once,
+        when it opens; ending it with the credential sends the client back through
+        authentication (it refreshes the token and listens again) instead of delivering
+        changes to a token no request would accept any more."""
+        deadline = _deadline()
+        expires_at = None if self.context is None else self.context.caller.expires_at
+        if expires_at is not None:
+            deadline = min(deadline, _now() + max(0.0, expires_at - _wall_clock()))
+        return deadline
+
     async def events(
         self, poll: float | None = None, peer: Callable[[], PeerState] | None = None
     ) -> AsyncGenerator[bytes, None]:
@@ -152,7 +164,7 @@ class Listener:
         layer = channel_layer()
         channel = await layer.new_channel()
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
-        deadline = _deadline()
+        deadline = self.deadline()
         receiving: asyncio.Task[Any] | None = None
         receive_started = 0.0
         failures = 0
@@ -313,6 +325,12 @@ def _now() -> float:
     import time
 
     return time.monotonic()
+
+
+def _wall_clock() -> float:
+    import time
+
+    return time.time()
 
 
 def _deadline() -> float:

@@ -111,6 +111,7 @@ def test_a_valid_token_is_the_callers_user_and_scopes(mcp_oauth, alice):
     assert caller.user == alice
     assert caller.scopes == frozenset({"mcp", "books:write"})
     assert caller.credential == f"dot:{access_token.pk}"
+    assert caller.expires_at == access_token.expires.timestamp()  # ends its listen streams
     assert not caller.has_scopes({"admin"})  # insufficient scope: for the 403
 
 

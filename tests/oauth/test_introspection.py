@@ -50,11 +50,13 @@ def test_an_active_token_is_the_callers_user_and_scopes(
     authorization_server, oauth_settings, alice
 ):
     """RFC 7662 section 2.1: the token is POSTed with this server's client credentials."""
-    authorization_server.introspection["opaque-1"] = answer(jti="j-1")
+    exp = int(time.time()) + 120
+    authorization_server.introspection["opaque-1"] = answer(jti="j-1", exp=exp)
     caller = authenticate("opaque-1")
     assert caller.user == alice
     assert caller.scopes == frozenset({"mcp", "books:read"})
     assert caller.credential == "introspected:j-1"
+    assert caller.expires_at == exp  # what ends a listen stream it opens
     (sent,) = authorization_server.introspection_requests
     assert sent["form"] == {"token": "opaque-1", "token_type_hint": "access_token"}
     assert sent["authorization"].startswith("Basic ")

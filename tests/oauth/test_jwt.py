@@ -44,12 +44,13 @@ def refused(token: str) -> AuthenticationFailed:
 def test_a_valid_rs256_token_is_the_callers_user_and_scopes(served, alice, rsa_key):
     """RFC 9068: signature, issuer, audience and lifetime hold; ``scope`` is split on
     spaces and ``sub`` names the Django user."""
-    token = rsa_key.mint(jti="token-1")
+    token = rsa_key.mint(jti="token-1", exp=4102444800)
     caller = authenticate(token)
     assert caller.user == alice
     assert caller.scopes == frozenset({"mcp", "books:read"})
     assert caller.credential == "jwt:token-1"
     assert caller.method == "oauth"
+    assert caller.expires_at == 4102444800  # what ends a listen stream it opens
 
 
 def test_es256_and_an_scp_list(served, alice, ec_key):

@@ -413,3 +413,44 @@ def test_listen_without_an_accept_header_still_streams(client: Client):
 
     assert response["Content-Type"] == "text/event-stream"
     response.slot.release()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("streams_urls")
+def test_a_stream_ends_when_its_callers_token_expires(
+    client: Client, settings: Any, django_user_model: Any
+):
+    """basic/patterns/subscriptions.mdx: a stream is authorised once, when it opens, so it
+    must not outlive the credential that opened it: a token expiring in one second ends a
+    stream whose ``LISTEN_MAX_SECONDS`` is 60, with the closing result ("SHOULD first send
+    the JSON-RPC response to the listen request, then close"), and the client signs in
+    again to listen on."""
+    import datetime
+
+    from django.utils import timezone
+
+    from django_mcp.auth.models import AccessToken
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_KEEPALIVE_SECONDS": 0.1,
+        "LISTEN_MAX_SECONDS": 60,
+    }
+    user = django_user_model.objects.create_user("listener")
+    expires = timezone.now() + datetime.timedelta(seconds=1)
+    _, token = AccessToken.objects.issue(user, expires_at=expires)
+    started = time.monotonic()
+    response = post_listen(
+        client, {"toolsListChanged": True}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response["Content-Type"] == "text/event-stream"
+
+    frames = read_until_closed(iter(response.streaming_content), within=10)
+
+    messages = [frame.message for frame in frames if frame.message]
+    assert messages[-1] == {
+        "jsonrpc": "2.0",
+        "id": "wsgi",
+        "result": {"resultType": "complete", "_meta": {sse.SUBSCRIPTION_ID_KEY: "wsgi"}},
+    }
+    assert 0.5 <= time.monotonic() - started < 10

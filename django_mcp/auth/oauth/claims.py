@@ -45,12 +45,20 @@ def require_audience(claims: Mapping[str, Any], resources: frozenset[str]) -> No
         raise AuthenticationFailed("The token was not issued for this resource (audience).")
 
 
+def numeric_date(claims: Mapping[str, Any], name: str) -> float | None:
+    """The claim ``name`` when it is a number (an RFC 7519 NumericDate such as ``exp``)."""
+    value = claims.get(name)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 def require_time_bounds(claims: Mapping[str, Any], leeway: float) -> None:
     """Refuse a token past its ``exp`` or before its ``nbf`` (for claims that no library
     checked, such as an introspection response's)."""
     now = time.time()
-    exp, nbf = claims.get("exp"), claims.get("nbf")
-    if isinstance(exp, int | float) and not isinstance(exp, bool) and now > exp + leeway:
+    exp, nbf = numeric_date(claims, "exp"), numeric_date(claims, "nbf")
+    if exp is not None and now > exp + leeway:
         raise AuthenticationFailed("The token has expired.")
-    if isinstance(nbf, int | float) and not isinstance(nbf, bool) and now < nbf - leeway:
+    if nbf is not None and now < nbf - leeway:
         raise AuthenticationFailed("The token is not valid yet.")

@@ -65,6 +65,7 @@ class DOTAuthenticator(BearerAuthenticator):
             credential=f"dot:{access_token.pk}",
             method=self.method,
             client=getattr(access_token.application, "client_id", None),
+            expires_at=access_token.expires.timestamp() if access_token.expires else None,
         )
 
 

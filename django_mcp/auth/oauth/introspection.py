@@ -24,6 +24,7 @@ from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
 from django_mcp.auth.oauth.bearer import BearerAuthenticator, bearer_token
 from django_mcp.auth.oauth.claims import (
+    numeric_date,
     require_audience,
     require_time_bounds,
 )
@@ -74,8 +75,8 @@ class IntrospectionAuthenticator(BearerAuthenticator):
         claims = self._introspect(token, config)
         self._check(claims, config)
         lifetime = config.introspection_cache_seconds
-        exp = claims.get("exp")
-        if isinstance(exp, int | float) and not isinstance(exp, bool):
+        exp = numeric_date(claims, "exp")
+        if exp is not None:
             lifetime = min(lifetime, exp - time.time())
         if lifetime > 0:
             cache.set(key, claims, lifetime)

@@ -20,7 +20,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
-from django_mcp.auth.oauth.claims import client_of, credential_id, scopes_of
+from django_mcp.auth.oauth.claims import client_of, credential_id, numeric_date, scopes_of
 from django_mcp.auth.oauth.config import OAuthConfig
 
 
@@ -63,4 +63,5 @@ def caller_for_claims(
         credential=credential_id(kind, token, claims),
         method=method,
         client=client_of(claims),
+        expires_at=numeric_date(claims, "exp"),
     )
