@@ -51,7 +51,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "NATIVE_WORKER_THREADS": "Worker threads of the native ASGI path (`NativeMCP`): sync "
     "tools and admission that may query the database run there, so this many slow calls at "
     "once make the next ones wait. Size it as a threaded server's thread count.",
-    "RATE_LIMIT_USER": 'Requests one signed-in user may make, as `"COUNT/PERIOD"` '
+    "RATE_LIMIT_USER": "Requests one signed-in user (or one OAuth client acting for itself) "
+    'may make, as `"COUNT/PERIOD"` '
     '(`"120/m"`, `"5000/h"`, `"10/30s"`); over it: HTTP 429 with `Retry-After` and error '
     "-31429. `None`: no limit (the default; see the security guide).",
     "RATE_LIMIT_TOKEN": "The same, per credential (token) id.",

@@ -16,7 +16,7 @@ happens, and no thread is used, while no limit is configured.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import ratelimit
@@ -29,15 +29,19 @@ from django_mcp.protocol.errors import RateLimited
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
+    from django_mcp.auth.caller import Caller
     from django_mcp.http.exchange import Exchange
 
 
-def user_key(user: Any) -> str | None:
-    """The limit key of a signed-in user (``user:<pk>``, as ``Caller.principal``), else
-    None: anonymous requests are limited by address only."""
-    if user is None or not getattr(user, "is_authenticated", False):
+def principal_key(caller: Caller | None) -> str | None:
+    """The per-user limit's key: the caller's principal (``user:<pk>`` for a signed-in
+    user, ``client:<id>`` for a token acting for no user), else None: anonymous requests
+    are limited by address only. A client acting for itself is one party however many
+    tokens it mints (each token is a new credential id to the per-token limit), so it is
+    counted like a user."""
+    if caller is None or not caller.has_credentials:
         return None
-    return f"user:{user.pk}"
+    return caller.principal
 
 
 def refusal(exceeded: ratelimit.Exceeded, body: bytes) -> Rejected:
@@ -65,7 +69,7 @@ def throttle(request: HttpRequest, exchange: Exchange, body: bytes) -> HttpRespo
         return None
     caller = exchange.caller
     exceeded = ratelimit.hit(
-        user=user_key(caller.user if caller is not None else None) if "user" in limits else None,
+        user=principal_key(caller) if "user" in limits else None,
         credential=caller.credential if caller is not None else None,
         ip=client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS)),
         limits=limits,

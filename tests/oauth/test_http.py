@@ -219,6 +219,30 @@ def test_a_token_acting_for_no_user_may_do_what_its_scopes_allow(
     assert 'error="insufficient_scope"' in lacking["WWW-Authenticate"]
 
 
+def test_the_per_user_rate_limit_counts_a_client_acting_for_itself_across_its_tokens(
+    client: Client, site: MCPSite, jwt_server: Any, rsa_key: SigningKey, settings: Any
+) -> None:
+    """server/tools.mdx, "Security Considerations": servers MUST rate-limit tool
+    invocations. A ``client_credentials`` client is one party, but each token it mints is
+    a new credential to the per-token limit and it has no user: it escaped
+    ``RATE_LIMIT_USER`` by minting a token per request. It is counted by its principal."""
+    caches["default"].clear()
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "RATE_LIMIT_USER": "2/h"}
+
+    def call_with_a_new_token(client_id: str) -> Any:
+        token = rsa_key.mint(sub=None, scope="mcp books:write", client_id=client_id)
+        return call_tool(client, "whoami", {}, headers=bearer(token))
+
+    try:
+        assert result_of(call_with_a_new_token("reporting"))
+        assert result_of(call_with_a_new_token("reporting"))
+        limited = call_with_a_new_token("reporting")
+        assert_error(limited, 429, errors.RATE_LIMITED)
+        assert result_of(call_with_a_new_token("billing"))  # another client: its own count
+    finally:
+        caches["default"].clear()
+
+
 def test_a_token_acting_for_no_user_is_signed_in_where_the_site_requires_it(
     client: Client, site: MCPSite, jwt_server: Any, rsa_key: SigningKey, settings: Any
 ) -> None:
