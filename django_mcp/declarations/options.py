@@ -68,6 +68,10 @@ class ResourceOptions(CommonOptions, total=False):
     cache_scope: CacheScope | None
     #: Argument name -> completer, for ``completion/complete``.
     complete: dict[str, Callable[..., Any]] | None
+    #: Templates only: ``visible(ctx, **variables) -> bool``, whether the caller may learn
+    #: that the resource a URI names exists. A ``notifications/resources/updated`` reaches
+    #: a listen stream only when it says yes (``ctx`` is None for a stream with no caller).
+    visible: Callable[..., bool] | None
 
 
 class PromptOptions(CommonOptions, total=False):

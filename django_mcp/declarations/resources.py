@@ -110,6 +110,11 @@ class ResourceTemplateSpec(ResourceDeclaration):
     """A family of resources named by an RFC 6570 template, listed by
     ``resources/templates/list``."""
 
+    #: Whether the caller may learn of one resource of the family (the ``visible`` option):
+    #: asked before its change reaches a listen stream. None: every resource the template
+    #: names is as visible as the template.
+    visible: Callable[..., bool] | None = None
+
     def __post_init__(self) -> None:
         super().__post_init__()
         try:
@@ -196,7 +201,9 @@ def resource_from_options(
     if is_template(uri):
         if options.get("size") is not None:
             raise TypeError("size applies to fixed resources, not templates")
-        return ResourceTemplateSpec(**common)
+        return ResourceTemplateSpec(visible=options.get("visible"), **common)
+    if options.get("visible") is not None:
+        raise TypeError("visible applies to resource templates, not fixed resources")
     return ResourceSpec(size=options.get("size"), **common)
 
 

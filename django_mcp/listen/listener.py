@@ -6,9 +6,10 @@ The events arrive through the site's group on the channel layer (:mod:`.fanout`)
 change made in any process reaches a listener in every process. A
 ``notifications/resources/updated`` is delivered only for a URI the stream subscribed to
 (exactly, or through a declared template) and that its caller may read: the same
-``find_resource`` check as ``resources/read``, and the resource's ``scopes_required``
-granted by the caller's credential, run in a worker thread because a permission may query
-the database.
+``find_resource`` check as ``resources/read``, the resource's ``scopes_required``
+granted by the caller's credential, and a template's ``visible`` check of that one
+resource (a ``ModelTools`` row: ``get_queryset``), run in a worker thread because a
+permission may query the database.
 """
 
 from __future__ import annotations
@@ -111,7 +112,10 @@ class Listener:
             if not self.filter.subscribes_to(uri, templates):
                 return False
             found = self.site.find_resource(uri, self.context)
-            return found is not None and self.has_scopes_for(found[0])
+            if found is None or not self.has_scopes_for(found[0]):
+                return False
+            visible = getattr(found[0], "visible", None)
+            return visible is None or bool(visible(self.context, **found[1]))
         except Exception:  # a failing permission check withholds the update, never the stream
             logger.exception("Could not decide whether a listener may read %s", uri)
             return False

@@ -31,6 +31,9 @@ _INTEGER_FIELDS: Final = frozenset(
     }
 )
 
+#: Field types whose values the column bounds: a value past them fails in the database.
+_NUMERIC_FIELDS: Final = _INTEGER_FIELDS | {"DecimalField"}
+
 
 def reject_unknown(arguments: Mapping[str, Any], allowed: Iterable[str]) -> None:
     unknown = sorted(set(arguments) - set(allowed))
@@ -60,15 +63,23 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
     if isinstance(value, float) and kind in _INTEGER_FIELDS and not value.is_integer():
         raise ToolError(f"{name}: must be a whole number")
     try:
-        return target.to_python(value)
+        converted = target.to_python(value)
+        if kind in _NUMERIC_FIELDS:  # the column's range: beyond it the database fails
+            target.run_validators(converted)
     except ValidationError as exc:
         raise ToolError(f"{name}: {' '.join(str(m) for m in exc.messages)}") from exc
+    except (TypeError, ValueError, OverflowError, ArithmeticError) as exc:
+        # to_python of a date called with a number, say: a wrong value, not our failure.
+        raise ToolError(f"{name}: {type(value).__name__} is not a valid value") from exc
+    return converted
 
 
 def integer(
     arguments: Mapping[str, Any], name: str, default: int, *, low: int, high: int | None
 ) -> int:
     value = arguments.get(name, default)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON Schema's integer: 2.0 is one
     if not isinstance(value, int) or isinstance(value, bool):
         raise ToolError(f"{name}: must be an integer")
     if value < low or (high is not None and value > high):

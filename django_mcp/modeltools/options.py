@@ -8,7 +8,6 @@ import operator
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from django.core.exceptions import ObjectDoesNotExist
 from django.db import transaction
 from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
@@ -20,7 +19,7 @@ from django_mcp.declarations.permissions import (
 )
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
-from django_mcp.modeltools import registration, writes
+from django_mcp.modeltools import listing, registration, writes
 from django_mcp.modeltools.drf_permissions import drf_allows
 from django_mcp.modeltools.permission_names import permission_name
 from django_mcp.modeltools.spec import ModelActionSpec
@@ -259,13 +258,15 @@ class ModelTools:
                     (Q(**{f"{field}__icontains": search}) for field in self.search_fields),
                 )
             )
+            if any(listing.spawns_duplicates(self.opts, f) for f in self.search_fields):
+                queryset = queryset.distinct()  # a row is listed and counted once
         for name in self.list_filter:
             if name in arguments:
                 attname = getattr(self.opts.get_field(name), "attname", name)
                 value = args.field_value(self.model, name, arguments[name])
                 queryset = queryset.filter(**{attname: value})
-        ordering = self.ordering or self.opts.ordering or [self.opts.pk.name]
-        queryset = queryset.order_by(*ordering)
+        ordering = self.ordering or self.opts.ordering or ()
+        queryset = queryset.order_by(*listing.total_ordering(ordering, self.opts))
         count = queryset.count()
         start = (page - 1) * size
         rows = list(queryset[start : start + size])
@@ -289,15 +290,20 @@ class ModelTools:
         if key not in arguments:
             raise ToolError(f"{key}: this argument is required")
         value = args.field_value(self.model, key, arguments[key])
-        queryset = self.get_queryset(ctx)
-        if for_update:
-            queryset = writes.lock(queryset, writes.write_database(self.model))
+        queryset = self.get_queryset(ctx).filter(**{key: value})
         try:
-            instance: Model = queryset.get(**{key: value})
-        except ObjectDoesNotExist as exc:
-            raise ToolError(self._not_found(arguments)) from exc
+            if for_update:
+                instance = writes.locked_row(queryset, writes.write_database(self.model))
+            else:
+                instance = writes.one_row(queryset)
+        except writes.SeveralRows as exc:
+            raise ToolError(
+                f"{exc.count} {self.opts.verbose_name_plural} have {key} {value!r}."
+            ) from exc
         except Http404 as exc:  # pragma: no cover - custom querysets may raise it
             raise ToolError(str(exc)) from exc
+        if instance is None:
+            raise ToolError(self._not_found(arguments))
         return instance
 
     def get_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:

@@ -51,33 +51,60 @@ def register_resources(tools: ModelTools) -> None:
         raise InvalidDeclaration(
             f"{type(tools).__qualname__}.resource_uri must contain {{{key}}}, the lookup argument"
         )
+    action = row_action(tools)
 
     def read_instance(ctx: Context, **variables: str) -> Any:
         try:  # a missing or malformed key is "resource not found", not a tool error
             instance = tools.get_object(variables, ctx)
         except ToolError as exc:
             raise ObjectDoesNotExist(str(exc)) from exc
-        return tools.get_serializer_class()(instance).data
+        context = tools._serializer_context(ctx)  # as the get tool gives it
+        return tools.get_serializer_class()(instance, context=context).data
+
+    def row_visible(ctx: Context | None, **variables: str) -> bool:
+        """Whether ``get_queryset`` shows the caller this row: a listen stream is told of
+        a row's change only then, or it would learn of rows ``resources/read`` hides."""
+        if ctx is None:
+            return False
+        try:
+            tools.get_object(variables, ctx)
+        except (ToolError, ObjectDoesNotExist):
+            return False
+        return True
 
     read_instance.__qualname__ = f"{type(tools).__qualname__}.read_instance"
     read_instance.__signature__ = instance_signature(key)  # type: ignore[attr-defined]
     read_instance.__annotations__ = {"ctx": Context, key: str, "return": Any}
-    gated = functools.partial(permission_check, tools, "get") if tools.is_gated() else None
+    gated = functools.partial(permission_check, tools, action) if tools.is_gated() else None
     tools.site.resource(
         template,
         name=tools.prefix,
         description=f"One {tools.opts.verbose_name}, as JSON.",
         mime_type="application/json",
         permission=gated,
-        # The rows answer to the get action's scopes, as its tool does: a token without
-        # them must not read through resources/read what the tool refuses.
-        scopes_required=sorted(tools.scopes_for("get")),
+        # The rows answer to the reading action's scopes, as its tool does: a token
+        # without them must not read through resources/read what the tool refuses.
+        scopes_required=sorted(tools.scopes_for(action)),
+        visible=row_visible,
     )(read_instance)
     field = tools.opts.pk.name if tools.lookup_field == "pk" else tools.lookup_field
     tools._watcher = watch(
         tools.model,
         uri=lambda obj: template.replace("{" + key + "}", str(getattr(obj, field))),
         site=tools.site,
+    )
+
+
+def row_action(tools: ModelTools) -> str:
+    """The action whose permissions and scopes guard the rows as resources: ``get``, which
+    reads one row, or ``list``, which shows every row, when there is no ``get``. A class
+    with neither reads no rows, so it cannot serve them."""
+    for action in ("get", "list"):
+        if action in tools.actions:
+            return action
+    raise InvalidDeclaration(
+        f"{type(tools).__qualname__}.resource_uri serves rows, which needs a get or list "
+        f"action; actions are {list(tools.actions)}"
     )
 
 

@@ -15,6 +15,7 @@ its method's return annotation when it has one, and otherwise no constraint.
 from __future__ import annotations
 
 import copy
+import re
 import typing
 from typing import Any, Final
 
@@ -28,9 +29,38 @@ _OPENAPI_ONLY = ("readOnly", "writeOnly", "nullable", "example")
 _ATTRIBUTE: Final = {"readOnly": "read_only", "writeOnly": "write_only"}
 
 
+def ecma_pattern(pattern: str) -> str | None:
+    """A Python regular expression (a Django validator's, which DRF copies) as the
+    ECMA-262 one JSON Schema's ``pattern`` is, or None when it cannot be said the same way.
+
+    The end anchors ``\\Z``/``\\z`` and the start ``\\A`` become ``$`` and ``^``, and
+    ``(?P<name>`` becomes ``(?<name>``. A pattern that still holds Python-only syntax
+    (inline flags, ``(?P=``) or a class that means more in Python than in ECMA-262
+    (``\\w``, ``\\d``, ``\\s``, ``\\b`` match Unicode in Python, ASCII there) is left
+    out: a client would refuse values the server accepts (Django's username validator
+    takes "José"), or fail to compile it. The server still validates every value."""
+    translated = _END_ANCHOR.sub(r"\1$", _START_ANCHOR.sub("^", pattern)).replace("(?P<", "(?<")
+    if _PYTHON_ONLY.search(translated):
+        return None
+    return translated
+
+
+#: ``\A`` at the start, ``\Z``/``\z`` at the end, each not itself escaped.
+_START_ANCHOR: Final = re.compile(r"^\\A")
+_END_ANCHOR: Final = re.compile(r"(?<!\\)((?:\\\\)*)\\[zZ]$")
+#: What ECMA-262 lacks or reads otherwise, outside an escaped backslash.
+_PYTHON_ONLY: Final = re.compile(r"(?<!\\)(?:\\\\)*(?:\\[wWdDsSbBAZz]|\(\?[aiLmsux-]|\(\?P)")
+
+
 def _convert(schema: dict[str, Any]) -> dict[str, Any]:
     """One property schema from OpenAPI 3.0 to JSON Schema 2020-12."""
     result = {key: value for key, value in schema.items() if key not in _OPENAPI_ONLY}
+    if isinstance(result.get("pattern"), str):
+        pattern = ecma_pattern(result["pattern"])
+        if pattern is None:
+            del result["pattern"]
+        else:
+            result["pattern"] = pattern
     if schema.get("nullable"):
         if "type" in result:
             result["type"] = [result["type"], "null"]

@@ -33,6 +33,14 @@ def write_database(model: type[Model]) -> str:
     return router.db_for_write(model)
 
 
+class SeveralRows(Exception):
+    """The lookup names more than one row (its field is not unique)."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.count = count
+
+
 def lock(queryset: QuerySet[Any], using: str) -> QuerySet[Any]:
     """``queryset`` on the write database, locking the rows it returns (not the rows of
     ``select_related`` joins, where the backend can say so)."""
@@ -40,6 +48,59 @@ def lock(queryset: QuerySet[Any], using: str) -> QuerySet[Any]:
     if connections[using].features.has_select_for_update_of:
         return queryset.select_for_update(of=("self",))
     return queryset.select_for_update()
+
+
+def lockable(queryset: QuerySet[Any]) -> bool:
+    """Whether ``SELECT ... FOR UPDATE`` may be added to ``queryset`` itself: PostgreSQL
+    refuses it with ``DISTINCT``, ``GROUP BY`` (an aggregate annotation), a window
+    function or a set operation, which a ``get_queryset`` scoping rows through a
+    many-valued relation uses."""
+    query = queryset.query
+    return not (
+        query.distinct
+        or query.group_by is not None
+        or query.combinator
+        or any(getattr(a, "contains_over_clause", False) for a in query.annotations.values())
+    )
+
+
+def one_row(queryset: QuerySet[Any]) -> Model | None:
+    """The one row ``queryset`` (filtered by a lookup) names, or None. A row repeated by
+    a join of ``get_queryset`` (a filter through a many-valued relation, without
+    ``distinct()``) is still one row; :class:`SeveralRows` when it names several."""
+    found: dict[Any, Model] = {}
+    for row in queryset[: _MAX_ROWS + 1]:
+        found.setdefault(row.pk, row)
+    if len(found) > 1:
+        raise SeveralRows(len(found))
+    return next(iter(found.values()), None)
+
+
+def locked_row(queryset: QuerySet[Any], using: str) -> Model | None:
+    """:func:`one_row` read on the write database and locked until the transaction ends.
+
+    A queryset that cannot be locked as it is (:func:`lockable`) has its row locked by
+    primary key on the model's base manager, then read again through it, so the row keeps
+    what ``get_queryset`` adds (annotations, ``select_related``) and a row that left the
+    caller's scope meanwhile is not found."""
+    queryset = queryset.using(using)
+    if lockable(queryset):
+        return one_row(lock(queryset, using))
+    pks = {pk for pk in queryset.order_by().values_list("pk", flat=True)[: _MAX_ROWS + 1]}
+    if len(pks) > 1:
+        raise SeveralRows(len(pks))
+    if not pks:
+        return None
+    model = queryset.model
+    locked = lock(model._base_manager.filter(pk__in=pks), using).values_list("pk", flat=True)
+    if not list(locked):
+        return None
+    return one_row(queryset.filter(pk__in=pks))
+
+
+#: How many rows a lookup reads at most to tell one row from several (as Django's
+#: ``QuerySet.get`` does).
+_MAX_ROWS = 20
 
 
 @contextlib.contextmanager

@@ -1,0 +1,102 @@
+"""A listen stream hears only of rows ``get_queryset`` shows its caller.
+
+``resource_uri`` makes every save of the model announce the row's URI to streams
+subscribed to the template. basic/utilities/subscriptions.mdx sends
+``notifications/resources/updated`` for subscribed resources; a row ``resources/read``
+answers "not found" to a caller is not one of theirs, and its key (an ISBN) is data. The
+listener asks the template's ``visible`` check, which ModelTools answers with
+``get_object``, so through ``get_queryset``.
+"""
+
+# ModelTools options are class attributes read once, like ModelAdmin's.
+# ruff: noqa: RUF012
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.test import Client
+from django.urls import path
+
+import django_mcp
+from django_mcp import Context
+from django_mcp.sites import MCPSite
+from testproject.books.models import Author, Book
+from tests.helpers import mcp_post
+from tests.streams import sse
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from django.db.models import QuerySet
+
+site = MCPSite(name="row-notifications")
+
+
+@django_mcp.register(Book, site=site)
+class PublishedBookTools(django_mcp.ModelTools):
+    """As docs/examples/modeltools_example.py: unpublished books only for staff."""
+
+    fields = ["id", "isbn", "title"]
+    lookup_field = "isbn"
+    resource_uri = "lbooks://{isbn}"
+
+    def get_queryset(self, ctx: Context) -> QuerySet[Any]:
+        books = super().get_queryset(ctx)
+        if ctx.user is None or not ctx.user.is_staff:
+            books = books.filter(published__isnull=False)
+        return books
+
+
+urlpatterns = [path("mcp", site.urls)]
+
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def client(settings: Any) -> Client:
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_WSGI_STREAMS": 4,
+        "LISTEN_KEEPALIVE_SECONDS": 0.05,
+    }
+    return Client(**{"wsgi.multithread": True})
+
+
+def next_message(chunks: Iterator[bytes], within: float) -> dict[str, Any]:
+    deadline = time.monotonic() + within
+    for chunk in chunks:
+        for frame in sse.parse(chunk):
+            if frame.message is not None:
+                return frame.message
+        assert time.monotonic() < deadline, "no message in time"
+    raise AssertionError("the stream ended without a message")
+
+
+def test_an_anonymous_listener_hears_nothing_of_an_unpublished_book(client: Client) -> None:
+    author = Author.objects.create(name="Ada")
+    response = mcp_post(
+        client,
+        "subscriptions/listen",
+        {"notifications": {"resourceSubscriptions": ["lbooks://{isbn}"]}},
+        id="listen",
+    )
+    assert response["Content-Type"] == "text/event-stream", response.content
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        Book.objects.create(isbn="1111111111111", title="Secret draft", author=author)
+        Book.objects.create(
+            isbn="2222222222222", title="Public", author=author, published="2020-01-01"
+        )
+        first = next_message(chunks, within=10)
+    finally:
+        response.close()
+
+    # resources/read of the draft's URI says it does not exist for this caller...
+    read = mcp_post(client, "resources/read", {"uri": "lbooks://1111111111111"}).json()
+    assert read["error"]["code"] == -32602
+    # ...so the stream must not name it either: the first update is the published book.
+    assert first["params"]["uri"] == "lbooks://2222222222222", first
