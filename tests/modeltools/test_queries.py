@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.contrib.auth.models import Group, User
 from django.urls import path
 from rest_framework import serializers
 
@@ -33,6 +34,7 @@ from testproject.books.models import Author, Book
 from tests.helpers import call_tool, mcp_post, result_of
 
 if TYPE_CHECKING:
+    from django.db.models import QuerySet
     from django.test import Client
 
 EXAMPLE = "/example/mcp"
@@ -65,9 +67,23 @@ class NaiveBookTools(django_mcp.ModelTools):
     serializer_class = BookWithAuthorSerializer  # no list_select_related: N+1
 
 
+users_site = MCPSite(name="modeltools-queries-users")
+
+
+@django_mcp.register(User, site=users_site)
+class UserTools(django_mcp.ModelTools):
+    fields = ["id", "username", "groups"]
+    actions = ["list"]
+
+    def get_queryset(self, ctx: Any) -> QuerySet[Any]:
+        # A many-to-many field cannot be joined (list_select_related); it is prefetched.
+        return super().get_queryset(ctx).prefetch_related("groups")
+
+
 urlpatterns = [
     path("mcp", site.urls),
     path("naive/mcp", naive_site.urls),
+    path("users/mcp", users_site.urls),
     path("example/mcp", modeltools_example.site.urls),
 ]
 
@@ -126,6 +142,23 @@ def test_list_select_related_keeps_related_fields_to_one_select(
     assert {"isbn": "9780441013593", "title": "Dune", "author_name": "Frank Herbert"} in (
         page["results"]
     )
+
+
+def test_a_many_to_many_field_prefetched_in_get_queryset_costs_one_query(
+    client: Client, db: None, django_assert_num_queries: Any
+) -> None:
+    """A serializer listing a many-to-many field (``groups``) reads it per row unless
+    ``get_queryset`` prefetches it: then the list is the count, the page and one query
+    for every row's groups."""
+    staff = Group.objects.create(name="staff")
+    for n in range(30):
+        User.objects.create(username=f"u{n}").groups.add(staff)
+
+    with django_assert_num_queries(3):
+        page = call(client, "user_list", {"page_size": 30}, at="/users/mcp")
+
+    assert len(page["results"]) == 30
+    assert all(row["groups"] == [staff.pk] for row in page["results"])
 
 
 def test_without_list_select_related_the_same_list_is_n_plus_1(
