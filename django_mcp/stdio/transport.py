@@ -208,7 +208,7 @@ class StdioServer:
     def _stream(self, admitted: Admitted) -> None:
         request_id = admitted.request.id
         try:
-            listener = self.server.open_listen(admitted)
+            listener = self.server.open_listen(admitted, request=self.request)
         except MCPError as exc:
             self.write(jsonrpc.error_response(exc, request_id))
             return

@@ -1,22 +1,32 @@
 """``manage.py mcp_stdio``: the stdio transport (basic/transports/stdio.mdx), driven as a
-subprocess, by the official ``mcp`` SDK's stdio client and by raw lines.
+subprocess, by the official ``mcp`` SDK's stdio client and by raw lines; and, at the end,
+``StdioServer`` driven in-process where a test needs the test database.
 
 Each process serves ``tests.stdio.settings`` on a migrated SQLite file of its own.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
 import pytest
+from django.utils import timezone
 from mcp import Client, StdioServerParameters
 
+from django_mcp.server.dispatch import MCPServer
+from django_mcp.stdio.transport import StdioServer
+from django_mcp.tasks.models import MCPTask
+from tests.helpers import mcp_body
 from tests.live import REPO, migrate, server_env
+from tests.tasks.support import declaring
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -324,3 +334,39 @@ def test_a_line_over_the_size_limit_is_refused_unread_and_the_next_is_served(sta
     assert refused["error"]["message"] == "Request body is too large"
     assert answered["id"] == 2
     assert "result" in answered
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_listen_stream_acts_for_the_processs_user(mcp_site, django_user_model, settings):
+    """tasks.md, "Task Status Notifications": a listen stream's ``taskIds``
+    keep the caller's own tasks. Over stdio the caller is ``--user``; the stream used to be
+    opened without the process's request, so it acted for nobody and dropped them."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_KEEPALIVE_SECONDS": 0.05}
+
+    @mcp_site.tool(task="required")
+    def job() -> str:
+        return "done"
+
+    ada = django_user_model.objects.create_user("ada")
+    now = timezone.now()
+    task = MCPTask.objects.create(
+        site=mcp_site.name, owner=f"user:{ada.pk}", tool="job", created_at=now, last_updated_at=now
+    )
+    server = MCPServer(mcp_site)
+    output = io.BytesIO()
+    stdio = StdioServer(server, output, user=ada)
+    params = {"notifications": {"taskIds": [task.pk]}}
+    body = json.dumps(mcp_body("subscriptions/listen", params, id=5, meta=declaring()))
+    admitted = server.admit(body.encode(), None, request=stdio.request)
+
+    worker = threading.Thread(target=stdio._stream, args=(admitted,))
+    worker.start()
+    deadline = time.monotonic() + DEADLINE
+    while not output.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stdio._closing.set()
+    worker.join(DEADLINE)
+
+    ack = json.loads(output.getvalue().splitlines()[0])
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"].get("taskIds") == [task.pk]
