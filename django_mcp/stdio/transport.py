@@ -6,6 +6,9 @@ Each line read is one message, handed with no headers (``None``) to the same
 server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to lines:
 
 - ``Rejected``: a JSON-RPC error line, except for a notification, which is never answered.
+- An exception out of admission (a custom permission check with a bug, say) is logged
+  and answered as one out of a handler, -32603 with the request's id; the next line is
+  served as usual.
 - ``NotificationAccepted``: nothing is written; ``notifications/cancelled`` cancels the
   in-flight request it names (the stdio way to cancel, basic/patterns/cancellation.mdx).
 - ``Admitted``: the request runs in a worker thread, so later lines (a cancellation) are
@@ -160,7 +163,12 @@ class StdioServer:
             self.output.flush()
 
     def receive(self, line: bytes) -> None:
-        admission = self.server.admit(line, None, request=self.request)
+        try:
+            admission = self.server.admit(line, None, request=self.request)
+        except Exception:  # a custom permission check with a bug, say: one request fails
+            logger.exception("stdio admission failed")
+            self.refuse_failed(line)
+            return
         match admission:
             case Rejected():
                 if not admission.is_notification:
@@ -179,6 +187,16 @@ class StdioServer:
                     self._pool.submit(self.run, admission)
             case _:
                 assert_never(admission)
+
+    def refuse_failed(self, line: bytes) -> None:
+        """Answer the request on ``line``, whose admission raised, with -32603, as a
+        handler that raises is answered (:meth:`run`); a notification gets nothing."""
+        try:
+            message = jsonrpc.parse_message(line)
+        except Exception:  # admission read it, so this is no request to answer
+            return
+        if isinstance(message, jsonrpc.Request):
+            self.write(jsonrpc.error_response(InternalError(), message.id))
 
     def cancel(self, request_id: Any) -> None:
         """Cancel the in-flight request ``request_id``; an unknown or finished one is

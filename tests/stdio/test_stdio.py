@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types as types
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 from mcp import Client, StdioServerParameters
 
+from django_mcp import Context
 from django_mcp.server.dispatch import MCPServer
 from django_mcp.stdio.transport import StdioServer
 from django_mcp.tasks.models import MCPTask
@@ -370,3 +372,51 @@ def test_a_listen_stream_acts_for_the_processs_user(mcp_site, django_user_model,
     ack = json.loads(output.getvalue().splitlines()[0])
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert ack["params"]["notifications"].get("taskIds") == [task.pk]
+
+
+def serve_in_process(stdio: StdioServer, *messages: dict[str, Any]) -> dict[Any, Any]:
+    """Serve ``messages`` as lines; the answers written, by id."""
+    stdio.serve([json.dumps(message).encode() + b"\n" for message in messages])
+    assert isinstance(stdio.output, io.BytesIO)
+    return {m.get("id"): m for m in map(json.loads, stdio.output.getvalue().splitlines())}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_permission_check_that_raises_fails_its_request_and_the_server_goes_on(mcp_site, caplog):
+    """basic/transports/stdio.mdx: the server reads messages until its input ends. A
+    request whose permission check raises (a bug, a missing related row) used to end the
+    process and leave every later line unanswered; it gets -32603 with its id, as a
+    handler that raises does, the error is logged, and the next line is answered."""
+
+    def broken_check(ctx: Context) -> bool:
+        raise KeyError("profile")
+
+    @mcp_site.tool(permission=broken_check)
+    def gated() -> str:
+        return "x"
+
+    stdio = StdioServer(MCPServer(mcp_site), io.BytesIO(), user=AnonymousUser())
+    with caplog.at_level("ERROR", logger="django_mcp"):
+        answers = serve_in_process(
+            stdio,
+            mcp_body("tools/call", {"name": "gated", "arguments": {}}, id=1),
+            mcp_body("server/discover", {}, id=2),
+        )
+
+    assert answers[1]["error"] == {"code": -32603, "message": "Internal error"}
+    assert "result" in answers[2]
+    assert "KeyError: 'profile'" in caplog.text
+
+
+def test_a_notification_whose_admission_raises_is_never_answered(mcp_site, monkeypatch):
+    """A notification never gets a response, not even when its admission fails."""
+    server = MCPServer(mcp_site)
+
+    def broken_admit(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("profile")
+
+    monkeypatch.setattr(server, "admit", broken_admit)
+    stdio = StdioServer(server, io.BytesIO(), user=AnonymousUser())
+    notification = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}
+
+    assert serve_in_process(stdio, notification) == {}
