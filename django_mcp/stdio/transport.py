@@ -163,6 +163,10 @@ class StdioServer:
             self.output.flush()
 
     def receive(self, line: bytes) -> None:
+        # Admission may query the database (the caller, permission checks) on this thread,
+        # which lives as long as the process: recycle a broken or too old connection
+        # first, as Django does at each HTTP request's start.
+        close_old_connections()
         try:
             admission = self.server.admit(line, None, request=self.request)
         except Exception:  # a custom permission check with a bug, say: one request fails

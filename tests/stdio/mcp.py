@@ -34,3 +34,21 @@ def noisy() -> str:
     """Print to stdout, which must never reach the protocol stream."""
     print("noise from a tool")
     return "quiet"
+
+
+def still_active(ctx: Context) -> bool:
+    """A permission check that asks the database (the user may have been deactivated)."""
+    from django.contrib.auth import get_user_model
+
+    user = ctx.user
+    return bool(
+        user is not None
+        and user.is_authenticated
+        and get_user_model().objects.filter(pk=user.pk, is_active=True).exists()
+    )
+
+
+@django_mcp.tool(permission=still_active)
+def active_only() -> str:
+    """Only for a user who is still active."""
+    return "welcome"

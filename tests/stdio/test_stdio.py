@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -31,10 +33,11 @@ from tests.live import REPO, migrate, server_env
 from tests.tasks.support import declaring
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
     from pathlib import Path
 
 SETTINGS = "tests.stdio.settings"
+PG_ADMIN = {"host": "127.0.0.1", "dbname": "postgres", "user": os.environ.get("PGUSER", "postgres")}
 DEADLINE = 30.0  # seconds for one SDK session
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -46,9 +49,14 @@ META = {
 def stdio_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of an ``mcp_stdio`` process: a migrated database with user ada."""
     database: Path = tmp_path_factory.mktemp("stdio") / "db.sqlite3"
-    extra = {"DJANGO_MCP_SQLITE": str(database)}
-    migrate(SETTINGS, extra)
-    env = server_env(SETTINGS, extra)
+    return environment_with_ada(SETTINGS, {"DJANGO_MCP_SQLITE": str(database)})
+
+
+def environment_with_ada(settings: str, extra: Mapping[str, str]) -> dict[str, str]:
+    """The environment of ``mcp_stdio`` processes on ``settings``, its database migrated
+    and holding the user ada."""
+    migrate(settings, extra)
+    env = server_env(settings, extra)
     env.pop("DJANGO_MCP_USER", None)
     subprocess.run(
         [
@@ -408,6 +416,7 @@ def test_a_permission_check_that_raises_fails_its_request_and_the_server_goes_on
     assert "KeyError: 'profile'" in caplog.text
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_notification_whose_admission_raises_is_never_answered(mcp_site, monkeypatch):
     """A notification never gets a response, not even when its admission fails."""
     server = MCPServer(mcp_site)
@@ -420,3 +429,59 @@ def test_a_notification_whose_admission_raises_is_never_answered(mcp_site, monke
     notification = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}
 
     assert serve_in_process(stdio, notification) == {}
+
+
+@pytest.fixture
+def pg_env() -> Iterator[tuple[dict[str, str], str]]:
+    """The environment of an ``mcp_stdio`` process on a PostgreSQL database made for this
+    test (its name), dropped afterwards; skipped when no PostgreSQL is at 127.0.0.1."""
+    psycopg = pytest.importorskip("psycopg")
+    name = f"django_mcp_stdio_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(autocommit=True, **PG_ADMIN) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError:
+        pytest.skip("no PostgreSQL at 127.0.0.1")
+    try:
+        extra = {"PGDATABASE": name, "DJANGO_MCP_SQLITE": "unused"}
+        yield environment_with_ada("tests.stdio.settings_pg", extra), name
+    finally:
+        with psycopg.connect(autocommit=True, **PG_ADMIN) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def terminate_backends(database: str) -> int:
+    """Close every connection to ``database``, as a database restart (or an idle-session
+    timeout) does; how many there were."""
+    import psycopg
+
+    with psycopg.connect(autocommit=True, **PG_ADMIN) as admin:
+        query = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+        return len(admin.execute(query, (database,)).fetchall())
+
+
+def test_after_the_database_drops_its_connections_the_process_recovers(pg_env):
+    """The main thread admits every line, and permission checks query the database there.
+    It used to keep the connection it opened for the life of the process: once the database
+    dropped it, every later admission that queried failed with -32603, for ever. It now
+    recycles a broken connection before each admission (``close_old_connections``, as
+    Django does at each HTTP request's start): the first call after the drop may fail, as
+    one HTTP request might; the next ones are answered."""
+    env, database = pg_env
+    process = Process(env, "--user", "ada")
+    try:
+        lines = process.lines()
+        call = {"name": "active_only", "arguments": {}}
+        process.send(request(1, "tools/call", call))
+        assert next(lines)["result"]["content"][0]["text"] == "welcome"
+
+        assert terminate_backends(database) >= 1
+        answers = []
+        for request_id in (2, 3, 4):
+            process.send(request(request_id, "tools/call", call))
+            answers.append(next(lines))
+    finally:
+        process.kill()
+
+    assert "result" in answers[-1], json.dumps(answers)
+    assert answers[-1]["result"]["content"][0]["text"] == "welcome"
