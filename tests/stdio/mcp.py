@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import threading
 
 import django_mcp
@@ -52,3 +53,10 @@ def still_active(ctx: Context) -> bool:
 def active_only() -> str:
     """Only for a user who is still active."""
     return "welcome"
+
+
+@django_mcp.tool
+def shell_out() -> str:
+    """Run a child process that writes to its stdout, as tools that shell out do."""
+    subprocess.run(["echo", "noise from a child process"], check=True)
+    return "done"

@@ -231,6 +231,21 @@ def test_malformed_lines_get_error_lines_and_notifications_get_none(start):
     assert "noise from a tool" in stderr
 
 
+def test_a_child_process_cannot_write_to_the_protocol_stream(start):
+    """basic/transports/stdio.mdx: "The server MUST NOT write anything to its stdout that is
+    not a valid MCP message." Rebinding ``sys.stdout`` left file descriptor 1 the protocol
+    pipe, and a child process a tool starts (or C code) wrote straight into it; fd 1 is
+    now stderr while the command serves, and protocol lines have a descriptor of their
+    own."""
+    process = start()
+    process.send(request(1, "tools/call", {"name": "shell_out", "arguments": {}}))
+    lines, stderr = process.finish()  # fails on a line of stdout that is not JSON
+
+    assert [line["id"] for line in lines] == [1]
+    assert lines[0]["result"]["content"][0]["text"] == "done"
+    assert "noise from a child process" in stderr
+
+
 def test_a_cancelled_request_stops_and_gets_no_response(start):
     """basic/patterns/cancellation.mdx: on stdio the client cancels with
     ``notifications/cancelled {requestId}``; the server stops the request and sends

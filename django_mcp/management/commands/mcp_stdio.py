@@ -1,15 +1,21 @@
 """``manage.py mcp_stdio [--user NAME] [--site NAME]``: serve a site over stdio, the way a
 desktop client launches a local MCP server (see :mod:`django_mcp.stdio.transport`).
 
-stdout carries protocol messages only: the command's own output and anything a handler
-prints go to stderr. The caller is ``--user``, else ``$DJANGO_MCP_USER``, else anonymous.
+stdout carries protocol messages only (basic/transports/stdio.mdx: the server MUST NOT
+write anything to its stdout that is not a valid MCP message). Rebinding ``sys.stdout``
+alone would leave file descriptor 1 the protocol pipe, where a child process a tool starts,
+C code or a handler bound to the real stdout would still write; so the protocol gets a
+duplicate of fd 1 of its own, and fd 1 becomes a duplicate of stderr (fd 2) while the
+command serves: everything else written to stdout, ``print()`` included, goes to stderr.
+The caller is ``--user``, else ``$DJANGO_MCP_USER``, else anonymous.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from django.core.management.base import BaseCommand
 
@@ -20,6 +26,7 @@ from django_mcp.stdio.transport import StdioServer, bounded_lines
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
+    from collections.abc import Iterator
 
 
 class Command(BaseCommand):
@@ -34,7 +41,23 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         site = site_named(options["site"])
         user = resolve_user(options["user"])
-        protocol_out = sys.stdout.buffer
-        server = StdioServer(MCPServer(site), protocol_out, user=user)
-        with contextlib.redirect_stdout(sys.stderr):  # a stray print() must not corrupt
+        with protocol_stdout() as protocol_out, contextlib.redirect_stdout(sys.stderr):
+            server = StdioServer(MCPServer(site), protocol_out, user=user)
             server.serve(bounded_lines(sys.stdin.buffer, int(mcp_settings.MAX_REQUEST_BYTES)))
+
+
+@contextlib.contextmanager
+def protocol_stdout() -> Iterator[IO[bytes]]:
+    """A binary file on a duplicate of fd 1, the protocol's only way to stdout; meanwhile
+    fd 1 is a duplicate of fd 2 (stderr). On exit fd 1 is the protocol pipe again."""
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    protocol_out = os.fdopen(protocol_fd, "wb")
+    try:
+        os.dup2(2, 1)
+        yield protocol_out
+    finally:
+        sys.stdout.flush()  # what was written meanwhile goes to stderr, not the protocol
+        protocol_out.flush()
+        os.dup2(protocol_fd, 1)
+        protocol_out.close()
