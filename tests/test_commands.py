@@ -64,6 +64,36 @@ def test_mcp_call_prints_the_result_and_exits_by_outcome(site):
         call_command("mcp_call", "add", "--arguments", "{nope")
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_mcp_call_refuses_a_constant_that_is_not_json(site, constant):
+    """NaN and Infinity are not JSON (RFC 8259), and the server refuses them with -32700.
+    Python's lenient decoder used to take them, and the encoder then sent NaN as null: the
+    tool ran with an argument the operator never gave. Now a ``CommandError``."""
+    seen = []
+
+    @site.tool
+    def measure(value: float | None = 1.0) -> str:
+        seen.append(value)
+        return "measured"
+
+    with pytest.raises(CommandError, match=f"--arguments is not JSON: {constant} is not"):
+        run("mcp_call", "measure", "--arguments", f'{{"value": {constant}}}')
+    assert seen == []
+
+
+def test_mcp_call_refuses_arguments_nested_too_deep_to_decode(site):
+    """``json.loads`` raises RecursionError, not ValueError, on deep nesting: it was a
+    traceback and exit status 1, which means "a tool error". Now a ``CommandError``."""
+
+    @site.tool
+    def echo(value: object = None) -> str:
+        return "ok"
+
+    deep = '{"value": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(CommandError, match="nested too deeply"):
+        run("mcp_call", "echo", "--arguments", deep)
+
+
 @pytest.mark.django_db
 def test_mcp_call_runs_as_the_named_user(site, django_user_model, monkeypatch):
     """basic/authorization.mdx: off HTTP the caller comes from the environment or

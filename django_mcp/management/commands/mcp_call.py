@@ -31,13 +31,26 @@ class Command(BaseCommand):
         parser.add_argument("--site", help="The site's name (default: the default site).")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            arguments = json.loads(options["arguments"])
-        except ValueError as exc:
-            raise CommandError(f"--arguments is not JSON: {exc}") from exc
+        arguments = parse_arguments(options["arguments"])
         site = site_named(options["site"])
         user = resolve_user(options["user"])
         status, message = call(site, options["tool"], arguments, user)
         self.stdout.write(json.dumps(message, indent=2, ensure_ascii=False))
         if status:
             sys.exit(status)
+
+
+def parse_arguments(text: str) -> Any:
+    """``--arguments`` decoded as strict JSON (RFC 8259): ``NaN`` and ``Infinity``, which
+    Python's decoder takes and no JSON-RPC message can carry (the server refuses them with
+    -32700), are refused, as is nesting too deep to decode; each a ``CommandError``."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError as exc:
+        raise CommandError("--arguments is nested too deeply to decode") from exc
+    except ValueError as exc:
+        raise CommandError(f"--arguments is not JSON: {exc}") from exc
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
