@@ -1,5 +1,6 @@
 """``manage.py mcp_call`` and ``mcp_inspect``: the operator's view of a site, through the
-same admission and dispatch as every transport."""
+same admission and dispatch as every transport; and bad input to the other commands, which
+ends with a ``CommandError`` (a one-line message, exit status 1), never a traceback."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.core.management.base import CommandError
 
 import django_mcp.sites
 from django_mcp import Context, MCPHeader, ToolError
+from django_mcp.auth.models import AccessToken
 
 
 @pytest.fixture
@@ -328,3 +330,34 @@ def test_the_explorer_says_who_may_use_each_model_tools_action():
         "permission books.add_author",
         "scope books:write",
     ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("expires", "message"),
+    [
+        ("2024-13-45T00:00", "is not a possible date-time"),  # ValueError from parse_datetime
+        ("99999999999d", "is not a possible date-time"),  # OverflowError from timedelta
+        ("999999999d", "is not a possible date-time"),  # OverflowError: past year 9999
+        ("2020-01-01T00:00", "is not in the future"),
+        ("0m", "is not in the future"),
+    ],
+)
+def test_mcp_create_token_refuses_an_impossible_or_past_expiry(django_user_model, expires, message):
+    """An impossible date or a duration past the calendar's end used to be a traceback; a
+    date in the past issued a token dead on arrival, printed its secret and exited 0 (the
+    operator learnt only when every request got 401). Each is now a ``CommandError``, and
+    no token is issued."""
+    django_user_model.objects.create_user("ada")
+    with pytest.raises(CommandError, match=message):
+        run("mcp_create_token", "ada", "--expires", expires)
+    assert AccessToken.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("option", ["--days", "--summary-days"])
+def test_mcp_prune_logs_refuses_a_retention_beyond_the_calendar(option):
+    """``--days 1000000`` passed the ``days < 0`` check, then ``now - timedelta(days)``
+    raised OverflowError ("date value out of range"): a traceback. Now a ``CommandError``."""
+    with pytest.raises(CommandError, match="out of range"):
+        run("mcp_prune_logs", option, "1000000", "--dry-run")

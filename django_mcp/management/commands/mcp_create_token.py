@@ -25,16 +25,29 @@ UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_expiry(value: str) -> datetime.datetime:
-    """``30d``/``12h``/``15m``/``2w`` from now, or an ISO 8601 date-time."""
+    """``30d``/``12h``/``15m``/``2w`` from now, or an ISO 8601 date-time, in the future.
+
+    An impossible date (month 13), a duration past the calendar's end (year 9999) and a
+    moment already past are refused: a token dead on arrival would print its secret and
+    fail every request with 401."""
+    now = timezone.now()
+    try:
+        when = _expiry(value, now)
+    except (ValueError, OverflowError) as exc:
+        raise CommandError(f"--expires {value!r} is not a possible date-time: {exc}") from exc
+    if when <= now:
+        raise CommandError(f"--expires {value!r} is not in the future")
+    return when
+
+
+def _expiry(value: str, now: datetime.datetime) -> datetime.datetime:
     match = DURATION.match(value)
     if match:
-        return timezone.now() + datetime.timedelta(**{UNITS[match[2]]: int(match[1])})
+        return now + datetime.timedelta(**{UNITS[match[2]]: int(match[1])})
     when = parse_datetime(value)
     if when is None:
         raise CommandError(f"--expires {value!r}: use e.g. 30d, 12h, or an ISO date-time")
-    if timezone.is_naive(when):
-        when = timezone.make_aware(when)
-    return when
+    return timezone.make_aware(when) if timezone.is_naive(when) else when
 
 
 class Command(BaseCommand):

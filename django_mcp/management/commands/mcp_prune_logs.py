@@ -79,8 +79,11 @@ class Command(BaseCommand):
         if batch_size < 1:
             raise CommandError("--batch-size must be 1 or more.")
         now = timezone.now()
-        cutoff = now - datetime.timedelta(days=days)
-        summary_cutoff = now - datetime.timedelta(days=summary_days)
+        try:
+            cutoff = now - datetime.timedelta(days=days)
+            summary_cutoff = now - datetime.timedelta(days=summary_days)
+        except OverflowError as exc:  # further back than the calendar goes (year 1)
+            raise CommandError(f"--days or --summary-days is out of range: {exc}") from exc
         old = RequestLog.objects.filter(started_at__lt=cutoff)
         if dry_run:
             count = old.count()
