@@ -14,6 +14,7 @@ from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.admission import Admitted, NotificationAccepted, Rejected
 from django_mcp.protocol.meta import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY
 from django_mcp.protocol.methods import TOOLS_CALL
+from django_mcp.server import authorization
 from django_mcp.server.dispatch import MCPServer
 from django_mcp.stdio.transport import stdio_request
 
@@ -48,6 +49,11 @@ def call(site: MCPSite, name: str, arguments: Any, user: Any) -> tuple[int, dict
         case NotificationAccepted():  # the message above always has an id
             raise AssertionError("a request was taken for a notification")
         case Admitted():
+            refused = authorization.refusal(
+                site, admission, lambda: server.context_for(admission, request=request)
+            )
+            if refused is not None:  # where HTTP answers 401 or 403
+                return PROTOCOL_ERROR, jsonrpc.error_response(refused, admission.request.id)
             reply = server.handle(admission, request=request)
         case _:
             assert_never(admission)

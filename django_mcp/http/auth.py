@@ -25,7 +25,7 @@ from django_mcp.http.responses import admission_response, error_response, reply_
 from django_mcp.protocol import errors
 from django_mcp.protocol.admission import Admission, Admitted, refuse_unverified
 from django_mcp.server import outage
-from django_mcp.server.authorization import declared_scopes, missing_scopes
+from django_mcp.server.authorization import declared_scopes, missing_scopes, scopes_description
 from django_mcp.server.dispatch import Reply
 
 if TYPE_CHECKING:
@@ -182,11 +182,6 @@ def unauthorized(
     others = [c for c in resolve.challenges(request) if not c.lower().startswith("bearer")]
     response["WWW-Authenticate"] = ", ".join([bearer, *others])
     return response
-
-
-def scopes_description(scopes: Iterable[str]) -> str:
-    """What a 403 says, in its body and its challenge: every scope the operation needs."""
-    return f"This operation needs the scopes: {' '.join(sorted(scopes))}"
 
 
 def insufficient_scope(

@@ -11,10 +11,10 @@ unknown and a hidden name cost the same work.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from django_mcp.protocol import methods
+from django_mcp.protocol import errors, methods
 from django_mcp.protocol import tasks as tasks_proto
 from django_mcp.sites import MCPSite
 from django_mcp.tasks import store
@@ -109,6 +109,30 @@ def missing_scopes(
     if not required:
         return frozenset()
     return context().caller.lacks(required)
+
+
+def scopes_description(scopes: Iterable[str]) -> str:
+    """What a 403 says, in its body and its challenge: every scope the operation needs."""
+    return f"This operation needs the scopes: {' '.join(sorted(scopes))}"
+
+
+def refusal(
+    site: MCPSite, admitted: Admitted, context: Callable[[], Context]
+) -> errors.InvalidRequest | None:
+    """What a transport without HTTP statuses (stdio, ``mcp_call``) answers where HTTP
+    answers 401 or 403: the JSON-RPC error of that response's body, so the same request
+    has the same outcome on every transport (docs/adr/0002-validate-once.md). A caller
+    without credentials on a site that requires authentication, or one that lacks a
+    scope the target requires (ADR 0005); None to go on."""
+    caller = context().caller
+    if not caller.has_credentials and site.requires_authentication:
+        return errors.Unauthenticated()
+    missing = missing_scopes(site, admitted, context)
+    if not missing:
+        return None
+    if not caller.has_credentials:
+        return errors.Unauthenticated()
+    return errors.InsufficientScope(scopes_description(missing))
 
 
 def task_scopes_checked(site: MCPSite, method: str) -> bool:

@@ -26,8 +26,11 @@ when the part read shows it, goes with the error: on stdio nothing else tells th
 which request was refused.
 
 Only protocol messages go to stdout; anything else a handler prints is sent to stderr.
-The caller is fixed for the process (from ``--user`` or the environment): stdio carries no
-credentials of its own.
+The caller is the process's user (from ``--user`` or the environment): stdio carries no
+credentials of its own. That user is read again for every message (:mod:`.caller`), and
+what HTTP answers with 401 or 403 (a site that requires authentication, a target's
+``scopes_required``) is the same JSON-RPC error here, as a line
+(:func:`~django_mcp.server.authorization.refusal`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ from django_mcp.protocol.errors import (
     TooManyCallerStreams,
 )
 from django_mcp.protocol.leading_id import leading_id
+from django_mcp.server import authorization
+from django_mcp.stdio.caller import ProcessUser
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -125,7 +130,9 @@ class StdioServer:
     ) -> None:
         self.server = server
         self.output = output
+        #: The request of the process's user as it started (read again per message).
         self.request = stdio_request(user)
+        self.user = ProcessUser(user)
         self._write_lock = threading.Lock()
         self._inflight: dict[jsonrpc.RequestId, Context] = {}
         self._streams: dict[jsonrpc.RequestId, threading.Event] = {}
@@ -168,10 +175,28 @@ class StdioServer:
         # first, as Django does at each HTTP request's start.
         close_old_connections()
         try:
-            admission = self.server.admit(line, None, request=self.request)
+            user, user_gone = self.user.current()
+            request = stdio_request(user)
+            admission = self.server.admit(line, None, request=request)
+            refused: MCPError | None = user_gone
+            if isinstance(admission, Admitted) and refused is None:
+                refused = authorization.refusal(
+                    self.server.site,
+                    admission,
+                    lambda: self.server.context_for(admission, request=request),
+                )
         except Exception:  # a custom permission check with a bug, say: one request fails
             logger.exception("stdio admission failed")
             self.refuse_failed(line)
+            return
+        if refused is not None and not isinstance(admission, NotificationAccepted):
+            # Where HTTP answers 401 or 403: the same JSON-RPC error, as a line (a user
+            # gone is refused whatever the message, as HTTP refuses an invalid token
+            # before it reads the body).
+            if isinstance(admission, Admitted):
+                self.write(jsonrpc.error_response(refused, admission.request.id))
+            elif not admission.is_notification:
+                self.write(jsonrpc.error_response(refused, admission.request_id))
             return
         match admission:
             case Rejected():
@@ -183,12 +208,12 @@ class StdioServer:
             case Admitted():
                 if admission.request.method == methods.SUBSCRIPTIONS_LISTEN:
                     if self._listen_slots.acquire(blocking=False):
-                        self._listen_pool.submit(self.listen, admission)
+                        self._listen_pool.submit(self.listen, admission, request)
                     else:  # as HTTP answers a caller over its limit (there, with a 429)
                         refusal = TooManyCallerStreams("caller")
                         self.write(jsonrpc.error_response(refusal, admission.request.id))
                 else:
-                    self._pool.submit(self.run, admission)
+                    self._pool.submit(self.run, admission, request)
             case _:
                 assert_never(admission)
 
@@ -216,21 +241,21 @@ class StdioServer:
         if stream is not None:
             stream.set()
 
-    def listen(self, admitted: Admitted) -> None:
+    def listen(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server
         ends it (with its result, or with -32603 when its channel layer kept failing:
         :data:`LISTEN_DROPPED`), the client cancels it or the input ends. The stream
         wakes at least every ``LISTEN_KEEPALIVE_SECONDS`` (a keep-alive, not written
         here), which bounds how long a cancellation takes to notice."""
         try:
-            self._stream(admitted)
+            self._stream(admitted, request)
         finally:
             self._listen_slots.release()
 
-    def _stream(self, admitted: Admitted) -> None:
+    def _stream(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
         request_id = admitted.request.id
         try:
-            listener = self.server.open_listen(admitted, request=self.request)
+            listener = self.server.open_listen(admitted, request=request or self.request)
         except MCPError as exc:
             self.write(jsonrpc.error_response(exc, request_id))
             return
@@ -251,7 +276,7 @@ class StdioServer:
             with self._inflight_lock:
                 self._streams.pop(request_id, None)
 
-    def run(self, admitted: Admitted) -> None:
+    def run(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
         """Handle one request in a worker thread and write its notifications and reply."""
         request_id = admitted.request.id
         context: Context | None = None
@@ -269,7 +294,7 @@ class StdioServer:
         close_old_connections()
         try:
             reply = self.server.handle(
-                admitted, request=self.request, emit=emit, on_context=on_context
+                admitted, request=request or self.request, emit=emit, on_context=on_context
             )
             if context is not None and context.cancelled:
                 logger.info("request %r was cancelled; no response is sent", request_id)
