@@ -29,8 +29,11 @@ INSTALLED = "_django_mcp_explorer"
 def urls(admin_site: AdminSite) -> list[URLResolver | URLPattern]:
     wrap = admin_site.admin_view
     return [
+        # ``path``, not ``str``: a site's name may hold a slash (``MCPSite(name="a/b")``
+        # serves fine), and every admin page reverses this route for each site. The
+        # ``explorer/`` prefix keeps it clear of the dashboard and the model pages.
         path(
-            "django_mcp/explorer/<str:site_name>/",
+            "django_mcp/explorer/<path:site_name>/",
             wrap(partial(views.explorer, admin_site=admin_site)),
             name="django_mcp_explorer",
         ),

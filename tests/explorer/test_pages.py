@@ -162,3 +162,29 @@ def test_the_browser_page_is_not_an_mcp_exchange_in_the_log(client: Client):
     client.get("/mcp", HTTP_ACCEPT="text/html")
     client.get("/mcp")
     assert recorder.flush() == 1  # only the 405 is recorded
+
+
+@pytest.fixture
+def slashed_site():
+    """A live site whose name holds a slash: nothing in MCPSite refuses one, and it serves
+    fine at its own URL (``path("partners/mcp", site.urls)``)."""
+    from django_mcp import sites
+
+    site = sites.MCPSite(name="partners/v2")
+    yield site
+    sites._all_sites.discard(site)
+
+
+def test_a_site_name_with_a_slash_has_an_explorer_and_breaks_no_admin_page(
+    staff: Client, slashed_site: Any
+):
+    # Every admin page lists the explorer of each site (the index, and the nav sidebar).
+    for page in ("/admin/", "/admin/auth/user/", "/admin/django_mcp/requestlog/"):
+        assert staff.get(page).status_code == 200, page
+    response = staff.get("/admin/django_mcp/explorer/partners/v2/")
+    assert response.status_code == 200
+    assert "partners/v2" in response.content.decode()
+    # The other explorer pages still resolve as before.
+    assert staff.get(EXPLORER).status_code == 200
+    assert staff.get(DASHBOARD).status_code == 200
+    assert staff.get("/admin/django_mcp/explorer/partners/").status_code == 404
