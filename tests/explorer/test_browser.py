@@ -15,10 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.urls import path
 
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
+from django_mcp.sites import MCPSite
+from tests import urls as test_urls
 from tests.explorer.conftest import seed
 
 CHROMIUM = "/usr/bin/chromium"
@@ -156,3 +160,57 @@ def test_the_dashboard_draws_its_charts_and_the_log_lists_the_calls(live_server:
         sync_api.expect(tab.locator("#mcp-explorer-link")).to_be_visible()
         tab.screenshot(path=str(shots / "endpoint.png"))
         assert errors == []
+
+
+@pytest.fixture
+def explored_site(mcp_site: MCPSite) -> MCPSite:
+    """The ``mcp_site`` at /mcp (the site "test"), with the admin in the same URLconf."""
+    test_urls.urlpatterns.append(path("admin/", admin.site.urls))
+    return mcp_site
+
+
+def call_from_the_explorer(live_server: Any, key: str, fill: dict[str, str]) -> tuple[str, list]:
+    """Open the explorer of the site "test", set the select/inputs named in ``fill`` on the
+    entry ``key`` (leaving the others alone), submit it, and give the result's text."""
+    if not get_user_model().objects.filter(username="admin").exists():
+        get_user_model().objects.create_superuser("admin", "admin@example.com", "secret")
+    with signed_in(live_server) as (tab, sync_api, errors):
+        tab.goto(f"{live_server.url}/admin/django_mcp/explorer/test/")
+        entry = tab.locator(f'details[data-key="{key}"]')
+        entry.locator("summary").click()
+        for name, value in fill.items():
+            widget = entry.locator(f"[name={name}]")
+            if widget.evaluate("node => node.tagName") == "SELECT":
+                widget.select_option(value)
+            else:
+                widget.fill(value)
+        entry.locator("input[type=submit]").click()
+        result = entry.locator(".mcp-result")
+        sync_api.expect(result).to_contain_text("HTTP 200")
+        sync_api.expect(result).to_contain_text('"content"')
+        return result.text_content() or "", errors
+
+
+def test_optional_arguments_left_alone_are_not_sent(live_server: Any, explored_site: MCPSite):
+    @explored_site.tool
+    def greet(name: str, note: str | None = None, times: int = 2, loud: bool = False) -> str:
+        """Greets."""
+        return f"name={name!r} note={note!r} times={times!r} loud={loud!r}"
+
+    # Not the four-letter string "null" for note: the tool's own defaults apply.
+    text, errors = call_from_the_explorer(live_server, "greet", {"name": "ada"})
+    assert "name='ada' note=None times=2 loud=False" in text, text
+    assert errors == []
+
+
+def test_a_nullable_boolean_can_be_left_unset(live_server: Any, explored_site: MCPSite):
+    @explored_site.tool
+    def toggle(flag: bool | None = None) -> str:
+        """None means: leave it as it is."""
+        return f"flag={flag!r}"
+
+    text, errors = call_from_the_explorer(live_server, "toggle", {})
+    assert "flag=None" in text, text
+    text, errors = call_from_the_explorer(live_server, "toggle", {"flag": "false"})
+    assert "flag=False" in text, text
+    assert errors == []

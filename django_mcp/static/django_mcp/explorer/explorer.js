@@ -45,7 +45,10 @@
       } else if (schema.anyOf) {
         var others = schema.anyOf.filter(function (s) { return s.type !== "null"; });
         if (others.length !== 1) return schema;
-        schema = Object.assign({}, others[0], { description: schema.description, default: schema.default });
+        var nullable = others.length < schema.anyOf.length;
+        schema = Object.assign({}, others[0], { description: schema.description, default: schema.default, nullable: nullable });
+      } else if (Array.isArray(schema.type) && schema.type.indexOf("null") >= 0 && schema.type.length === 2) {
+        schema = Object.assign({}, schema, { type: schema.type[0] === "null" ? schema.type[1] : schema.type[0], nullable: true });
       } else {
         return schema;
       }
@@ -53,17 +56,30 @@
     return schema || {};
   }
 
-  /* One input for one property; returns {row, read} where read() gives the value or undefined. */
+  /*
+   * One input for one property; returns {row, read} where read() gives the value or
+   * undefined (left out of the arguments). An optional field the user has not touched is
+   * left out, so the declaration's own default applies: its default is shown (a null
+   * default as an empty field, never the text "null"), not sent. A boolean that may be
+   * null, or is optional without a default, is a three-state select (unset, true, false).
+   */
   function field(name, rawSchema, root, required) {
     var schema = resolve(rawSchema, root);
     var id = "f" + (nextId++);
     var label = el("label", { for: id, text: name + (required ? " *" : "") });
     var input;
     var kind = schema.enum ? "enum" : schema.type;
+    var hasDefault = schema.default !== undefined && schema.default !== null;
+    if (kind === "boolean" && (schema.nullable || (!required && !hasDefault))) kind = "tristate";
     if (kind === "enum") {
       input = el("select", { id: id, name: name });
       if (!required) input.appendChild(el("option", { value: "", text: "—" }));
       schema.enum.forEach(function (v) { input.appendChild(el("option", { value: JSON.stringify(v), text: String(v) })); });
+    } else if (kind === "tristate") {
+      input = el("select", { id: id, name: name });
+      input.appendChild(el("option", { value: "", text: "— (not sent)" }));
+      input.appendChild(el("option", { value: "true", text: "true" }));
+      input.appendChild(el("option", { value: "false", text: "false" }));
     } else if (kind === "boolean") {
       input = el("input", { id: id, name: name, type: "checkbox" });
       if (schema.default === true) input.checked = true;
@@ -74,13 +90,18 @@
     } else {
       input = el("textarea", { id: id, name: name, rows: "3", class: "vLargeTextField", placeholder: "JSON" });
     }
-    if (schema.default !== undefined && kind !== "boolean") {
-      input.value = (kind === "array" || kind === "object" || kind === undefined) ? JSON.stringify(schema.default) : (kind === "enum" ? JSON.stringify(schema.default) : String(schema.default));
+    if (hasDefault && kind !== "boolean") {
+      input.value = (kind === "string" || kind === "integer" || kind === "number") ? String(schema.default) : JSON.stringify(schema.default);
     }
-    var help = el("div", { class: "help", text: (schema.type || (schema.enum ? "enum" : "JSON")) + (schema.description ? " — " + schema.description : "") });
+    var touched = false;
+    input.addEventListener("input", function () { touched = true; });
+    input.addEventListener("change", function () { touched = true; });
+    var help = el("div", { class: "help", text: (schema.type || (schema.enum ? "enum" : "JSON")) + (schema.nullable ? " or null" : "") + (required ? "" : " (optional" + (schema.default !== undefined ? ", default " + JSON.stringify(schema.default) : "") + ")") + (schema.description ? " — " + schema.description : "") });
     function read() {
+      if (!required && !touched) return undefined;
       if (kind === "boolean") return input.checked;
       if (input.value === "") return undefined;
+      if (kind === "tristate") return input.value === "true";
       if (kind === "enum") return JSON.parse(input.value);
       if (kind === "integer") return parseInt(input.value, 10);
       if (kind === "number") return Number(input.value);
