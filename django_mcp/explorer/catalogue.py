@@ -9,6 +9,7 @@ from typing import Any
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 
 from django_mcp.cli.inspect import access, definition
+from django_mcp.protocol import jsonrpc
 from django_mcp.sites import MCPSite, all_sites, site
 
 
@@ -55,7 +56,7 @@ def entries(target: MCPSite) -> dict[str, list[dict[str, Any]]]:
     for section, table in tables.items():
         report[section] = []
         for _, spec in sorted(table.items()):
-            wire = definition(spec)
+            wire = served(definition(spec))
             info = access(spec)
             scopes = sorted(getattr(spec, "scopes_required", None) or [])
             if scopes:
@@ -64,11 +65,25 @@ def entries(target: MCPSite) -> dict[str, list[dict[str, Any]]]:
             report[section].append(
                 {
                     **wire,
-                    "wire_json": json.dumps(wire, indent=2, default=str),
+                    "wire_json": json.dumps(wire, indent=2, allow_nan=False),
                     "access_items": access_items(info),
                 }
             )
     return report
+
+
+def served(wire: dict[str, Any]) -> dict[str, Any]:
+    """``wire`` as a client reads it from the endpoint: encoded by ``jsonrpc.dumps``, as
+    ``tools/list`` and the other lists are, so a non-finite float (``math.inf`` as a
+    default) is ``null`` there and here, never ``Infinity``, which the page's
+    ``JSON.parse`` refuses. A value JSON has no form for (the endpoint cannot list it
+    either) is shown as its ``str``, so the page still renders."""
+    try:
+        text = jsonrpc.dumps(wire)
+    except TypeError:
+        text = jsonrpc.dumps(json.loads(json.dumps(wire, default=str)))
+    result: dict[str, Any] = json.loads(text)
+    return result
 
 
 def access_items(info: dict[str, Any]) -> list[str]:

@@ -214,3 +214,21 @@ def test_a_nullable_boolean_can_be_left_unset(live_server: Any, explored_site: M
     text, errors = call_from_the_explorer(live_server, "toggle", {"flag": "false"})
     assert "flag=False" in text, text
     assert errors == []
+
+
+def test_a_non_finite_default_breaks_no_form(live_server: Any, explored_site: MCPSite):
+    import math
+
+    @explored_site.tool
+    def a_unbounded(limit: float = math.inf) -> str:
+        """A tool with an unbounded default, listed first."""
+        return "ok"
+
+    @explored_site.tool
+    def b_plain(name: str) -> str:
+        """An ordinary tool, listed after it."""
+        return f"hello {name}"
+
+    text, errors = call_from_the_explorer(live_server, "b_plain", {"name": "ada"})
+    assert "hello ada" in text
+    assert errors == []

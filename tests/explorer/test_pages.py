@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import html
+import json
 import math
+import re
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import path
 from django.utils import timezone
 
 from django_mcp.explorer import stats
 from django_mcp.requestlog import histogram, recorder
+from tests import urls as test_urls
 from tests.explorer.conftest import seed
+from tests.helpers import mcp_post
 
 pytestmark = pytest.mark.django_db
 
@@ -188,3 +195,25 @@ def test_a_site_name_with_a_slash_has_an_explorer_and_breaks_no_admin_page(
     assert staff.get(EXPLORER).status_code == 200
     assert staff.get(DASHBOARD).status_code == 200
     assert staff.get("/admin/django_mcp/explorer/partners/").status_code == 404
+
+
+def test_a_non_finite_default_is_shown_as_the_endpoint_lists_it(staff: Client, mcp_site: Any):
+    """``math.inf`` as a default: tools/list serves ``null`` (strict JSON); the page used to
+    hold ``Infinity``, which its ``JSON.parse`` refuses, breaking every later entry."""
+    test_urls.urlpatterns.append(path("admin/", admin.site.urls))
+
+    @mcp_site.tool
+    def unbounded(limit: float = math.inf, floor: float = -math.inf) -> str:
+        """A tool with unbounded defaults."""
+        return "ok"
+
+    listed = json.loads(mcp_post(staff, "tools/list").content)["result"]["tools"][0]
+    assert listed["inputSchema"]["properties"]["limit"]["default"] is None
+    page = staff.get("/admin/django_mcp/explorer/test/").content.decode()
+    shown = re.search(r'<pre class="mcp-json">(.*?)</pre>', page, re.S)
+    assert shown is not None
+    assert json.loads(html.unescape(shown.group(1)), parse_constant=_refuse) == listed
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
