@@ -5,23 +5,30 @@ a bare 405. Only a GET whose ``Accept`` prefers ``text/html`` gets the page; eve
 else (MCP clients) still gets 405, since this revision serves no GET stream
 (basic/transports/streamable-http.mdx). The page is not an MCP exchange, so it is not
 recorded in the request log. Staff see a link to the explorer in the admin.
+
+Since the answer to a GET (page or 405) depends on ``Accept`` alone, both carry
+``Vary: Accept`` (RFC 9110 12.5.5): else a cache (Django's cache middleware, a CDN) keyed
+on the URL would serve the page to MCP clients, or the 405 to browsers.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from django.core.exceptions import SynchronousOnlyOperation
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
+from django.utils.cache import patch_vary_headers
 
 from django_mcp.protocol.revisions import CURRENT_REVISION
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest, HttpResponse
+    from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
     from django_mcp.sites import MCPSite
 
+
+HttpResponseT = TypeVar("HttpResponseT", bound="HttpResponseBase")
 
 #: What a GET's ``Accept`` is weighed among: the page, or what an MCP client asks for.
 OFFERED: Final = ("text/html", "application/json", "text/event-stream")
@@ -59,6 +66,15 @@ def endpoint_page(request: HttpRequest, site: MCPSite) -> HttpResponse | None:
     response = TemplateResponse(request, "django_mcp/endpoint.html", context)
     response["Allow"] = "POST"
     response.render()
+    return varies_on_accept(request, response)
+
+
+def varies_on_accept(request: HttpRequest, response: HttpResponseT) -> HttpResponseT:
+    """``response`` to a GET (the page or the 405) marked as chosen by ``Accept``, keeping
+    any other ``Vary`` (``Cookie``, added when the session is read). Any other method's
+    answer does not depend on ``Accept``."""
+    if request.method == "GET":
+        patch_vary_headers(response, ("Accept",))
     return response
 
 

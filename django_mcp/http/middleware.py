@@ -36,7 +36,7 @@ from django.utils.module_loading import import_string
 from django_mcp.conf import mcp_settings
 from django_mcp.http import auth
 from django_mcp.http.body import CLIENT_GONE, CLIENT_GONE_REASON, read_at_most
-from django_mcp.http.browser import endpoint_page
+from django_mcp.http.browser import endpoint_page, varies_on_accept
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.framing import answer_failure, record_best_effort
 from django_mcp.http.hosts import check_host
@@ -214,7 +214,7 @@ def before_admission(
         page = endpoint_page(request, site)  # a browser's GET: not an MCP exchange
         if page is not None:
             return None, None, page
-        return begin(request, site, server), None, method_not_allowed()
+        return begin(request, site, server), None, varies_on_accept(request, method_not_allowed())
     exchange = begin(request, site, server)
     if not host_checked:
         # Enforces ALLOWED_HOSTS (DNS rebinding) even without CommonMiddleware; first, as

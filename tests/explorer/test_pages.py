@@ -217,3 +217,17 @@ def test_a_non_finite_default_is_shown_as_the_endpoint_lists_it(staff: Client, m
 
 def _refuse(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def test_the_endpoints_negotiated_answer_varies_on_accept(staff: Client):
+    """A GET on the endpoint is the page or a 405 depending on Accept alone, so a cache must
+    key it on Accept (RFC 9110 12.5.5): else Django's cache middleware, or a CDN, would
+    serve the cached page to MCP clients."""
+    page = staff.get("/mcp", HTTP_ACCEPT="text/html")
+    refused = staff.get("/mcp", HTTP_ACCEPT="application/json, text/event-stream")
+    assert (page.status_code, refused.status_code) == (200, 405)
+    for response in (page, refused):
+        vary = {v.strip().lower() for v in response.get("Vary", "").split(",")}
+        assert "accept" in vary, response.get("Vary")
+    # The page reads the session (the explorer link is for staff): it varies on it too.
+    assert "cookie" in {v.strip().lower() for v in page["Vary"].split(",")}
