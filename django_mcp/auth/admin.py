@@ -7,17 +7,27 @@ Tokens are not edited (revoke and issue a new one): the change view is read-only
 A token acts as its user, so issuing one for another user is acting as that user: "add
 access token" alone issues tokens for oneself (the user field accepts no one else); a
 superuser, or a holder of ``django_mcp.issue_accesstoken_for_others``, may name anyone.
-Revoking takes "change access token", not merely seeing the list.
+Revoking takes "change access token", not merely seeing the list. The list's query string
+takes only its filters and the user, with values the database takes
+(:class:`~django_mcp.admin_guards.GuardedAdmin`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from django_mcp.admin_guards import (
+    Check,
+    GuardedAdmin,
+    date_filter_lookups,
+    is_user_key,
+    user_lookups,
+)
 from django_mcp.auth.models import AccessToken, parse_scopes
 
 if TYPE_CHECKING:
@@ -25,13 +35,9 @@ if TYPE_CHECKING:
     from django.forms import ModelChoiceField, ModelForm
     from django.http import HttpRequest, HttpResponse
 
-    _ModelAdmin = admin.ModelAdmin[AccessToken]
-else:  # ModelAdmin is generic only in the type stubs
-    _ModelAdmin = admin.ModelAdmin
-
 
 @admin.register(AccessToken)
-class AccessTokenAdmin(_ModelAdmin):
+class AccessTokenAdmin(GuardedAdmin):
     list_display = ("__str__", "user", "scopes", "expires_at", "revoked_at", "last_used_at")
     list_filter = ("revoked_at", "expires_at")
     search_fields = ("name", "prefix", "user__username")
@@ -39,6 +45,13 @@ class AccessTokenAdmin(_ModelAdmin):
     fields = ("user", "name", "scopes", "expires_at", *readonly_fields)
     raw_id_fields = ("user",)
     actions = ("revoke",)
+
+    def guarded_lookups(self) -> Mapping[str, Check]:
+        """The two date filters' parameters, and the user (a link may list one user's
+        tokens), each with a value the database takes; anything else is Django's 400."""
+        found = {**date_filter_lookups("revoked_at"), **date_filter_lookups("expires_at")}
+        found.update(dict.fromkeys(user_lookups(), is_user_key))
+        return found
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         return {"user": request.user.pk, **super().get_changeform_initial_data(request)}

@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
+from django_mcp.admin_guards import GuardedAdmin
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.requestlog import lookups
 from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter, could_be_stored
@@ -164,7 +165,7 @@ def format_duration(ms: float) -> str:
 
 
 @admin.register(ServedRevision)
-class ServedRevisionAdmin(ReadOnlyAdmin):
+class ServedRevisionAdmin(GuardedAdmin, ReadOnlyAdmin):
     list_display = ("revision", "client_name", "client_version", "count", "first_seen", "last_seen")
     list_filter = ("revision",)
     date_hierarchy = "last_seen"
@@ -173,5 +174,6 @@ class ServedRevisionAdmin(ReadOnlyAdmin):
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         """Only the revision filter and the date hierarchy's parts (:mod:`.lookups`): any
-        other lookup, or a year Django's hierarchy cannot bound, is Django's 400."""
+        other lookup, or a year Django's hierarchy cannot bound, is Django's 400. (A search
+        that no row can match, NUL or too long, matches nothing: :class:`GuardedAdmin`.)"""
         return lookups.served_lookup_allowed(lookup, value)

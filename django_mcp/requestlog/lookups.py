@@ -15,17 +15,21 @@ value it can take. Anything else is Django's 400 for a disallowed lookup.
 The best-effort revisions' list (:func:`served_lookup_allowed`) gets the same treatment:
 its revision filter and its date hierarchy's parts, each year within :data:`YEARS` (Django's
 own hierarchy code answered ``?last_seen__year=9999`` with a 500, reaching for year 10000).
+The value checks are shared with django-mcp's other admin lists (:mod:`django_mcp.admin_guards`).
 """
 
 from __future__ import annotations
 
-import datetime
 from typing import Final
 
-from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
+from django_mcp.admin_guards import (
+    YEARS,
+    is_date,
+    is_int64,
+    is_time,
+    is_user_key,
+    user_lookups,
+)
 
 #: Lookups whose own code refuses what no row holds (:mod:`.filters`).
 FILTER_PARAMETERS: Final = frozenset({"started", "method"})
@@ -41,9 +45,6 @@ TIME_LOOKUPS: Final = frozenset(
     {"started_at", "started_at__gte", "started_at__gt", "started_at__lte", "started_at__lt"}
 )
 DATE_LOOKUPS: Final = frozenset({"started_at__date"})
-#: The years a date or time may name: year 1 and year 9999 may leave the databases' range
-#: once a time zone is applied, so those two are refused.
-YEARS: Final = (2, 9998)
 
 
 def date_part_ranges(field: str) -> dict[str, tuple[int, int]]:
@@ -54,10 +55,6 @@ def date_part_ranges(field: str) -> dict[str, tuple[int, int]]:
 
 #: The parts of ``started_at``.
 PART_RANGES: Final = date_part_ranges("started_at")
-#: The widest offset PostgreSQL takes (Python takes up to 23:59).
-MAX_OFFSET: Final = datetime.timedelta(hours=15, minutes=59)
-#: A 64-bit column's range (SQLite raises OverflowError past it).
-INT64: Final = (-(2**63), 2**63 - 1)
 
 
 def lookup_allowed(lookup: str, value: str) -> bool:
@@ -71,15 +68,15 @@ def lookup_allowed(lookup: str, value: str) -> bool:
     if lookup in BOOLEAN_LOOKUPS:
         return value in {"0", "1", "True", "False", "true", "false"}
     if lookup in INTEGER_LOOKUPS:
-        return _is_int64(value)
+        return is_int64(value)
     if lookup in user_lookups():
-        return _is_user_key(value)
+        return is_user_key(value)
     if lookup in PART_RANGES:
         return _within(value, PART_RANGES[lookup])
     if lookup in TIME_LOOKUPS:
-        return _is_time(value.strip())
+        return is_time(value)
     if lookup in DATE_LOOKUPS:
-        return _is_date(value.strip())
+        return is_date(value)
     return False
 
 
@@ -102,60 +99,3 @@ def served_lookup_allowed(lookup: str, value: str) -> bool:
 def _within(value: str, bounds: tuple[int, int]) -> bool:
     """Whether ``value`` is a number written in ASCII digits within ``bounds``."""
     return value.isascii() and value.isdigit() and bounds[0] <= int(value) <= bounds[1]
-
-
-def user_lookups() -> frozenset[str]:
-    """``user``, ``user_id`` and ``user__<pk>__exact`` (``user__id__exact`` for Django's
-    own user model), whatever the user model's primary key is called."""
-    key = get_user_model()._meta.pk
-    name = key.name if key is not None else "id"
-    return frozenset({"user", "user_id", "user__exact", f"user__{name}", f"user__{name}__exact"})
-
-
-def _is_user_key(value: str) -> bool:
-    key = get_user_model()._meta.pk
-    if key is None:
-        return False
-    try:
-        parsed = key.to_python(value)
-    except ValidationError:
-        return False
-    return not isinstance(parsed, int) or INT64[0] <= parsed <= INT64[1]
-
-
-def _is_int64(value: str) -> bool:
-    try:
-        number = int(value)
-    except ValueError:
-        return False
-    return INT64[0] <= number <= INT64[1]
-
-
-def _is_date(value: str) -> bool:
-    try:
-        day = parse_date(value)
-    except ValueError:  # well-formed but impossible: 2026-02-30
-        return False
-    return day is not None and YEARS[0] <= day.year <= YEARS[1]
-
-
-def _is_time(value: str) -> bool:
-    """A date, or a date and time, that the databases can compare: its offset within
-    PostgreSQL's range, and within :data:`YEARS` once in UTC (a year-1 time with a
-    positive offset is not even in year 1 there)."""
-    try:
-        moment = parse_datetime(value)
-        if moment is None:
-            day = parse_date(value)
-            if day is None:
-                return False
-            moment = datetime.datetime.combine(day, datetime.time())
-        if timezone.is_naive(moment):
-            moment = timezone.make_aware(moment, timezone.get_current_timezone())
-        offset = moment.utcoffset()
-        if offset is None or abs(offset) > MAX_OFFSET:
-            return False
-        in_utc = moment.astimezone(datetime.UTC)
-    except (ValueError, OverflowError):  # impossible dates, offsets out of range
-        return False
-    return YEARS[0] <= in_utc.year <= YEARS[1]

@@ -3,16 +3,20 @@ by their clients and workers, and purged by ``manage.py mcp_purge_tasks``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.contrib import admin
 
+from django_mcp.admin_guards import Check, GuardedAdmin, anything, is_boolean
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.tasks.models import MCPTask
 from django_mcp.tasks.store import shown_message
 
 
 @admin.register(MCPTask)
-class MCPTaskAdmin(ReadOnlyAdmin):
-    """View only; arguments, answers and results are shown as stored."""
+class MCPTaskAdmin(GuardedAdmin, ReadOnlyAdmin):
+    """View only; arguments, answers and results are shown as stored. The query string takes
+    the two filters' parameters and equality on them, never NUL (:class:`GuardedAdmin`)."""
 
     list_display = (
         "id",
@@ -28,6 +32,12 @@ class MCPTaskAdmin(ReadOnlyAdmin):
     search_fields = ("=id", "tool", "owner")
     ordering = ("-created_at",)
     readonly_fields = ("client_status_message",)
+
+    def guarded_lookups(self) -> Mapping[str, Check]:
+        columns = ("status", "site")
+        found: dict[str, Check] = {f"{c}__isnull": is_boolean for c in columns}
+        found.update({lookup: anything for c in columns for lookup in (c, f"{c}__exact")})
+        return found
 
     @admin.display(description="status message (as clients see it)")
     def client_status_message(self, task: MCPTask) -> str:

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from django_mcp.auth.models import AccessToken, digest
@@ -106,3 +107,61 @@ def test_seeing_tokens_is_not_enough_to_revoke_them(
     )
     token.refresh_from_db()
     assert token.revoked_at is None
+
+
+@pytest.fixture
+def token_list(admin_user: Any) -> Client:
+    """The superuser on the token list (one token), 500s answered rather than raised."""
+    AccessToken.objects.issue(admin_user, name="laptop")
+    client = Client(raise_request_exception=False)
+    client.force_login(admin_user)
+    return client
+
+
+LIST = "/admin/django_mcp/accesstoken/"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"user": "99999999999999999999"},  # SQLite: OverflowError
+        {"user__id__exact": "-99999999999999999999"},
+        {"id__in": "99999999999999999999"},  # no filter offers it
+        {"name": "a\x00b"},  # PostgreSQL: NUL
+        {"scopes": "a\x00b"},
+        {"expires_at__gte": "0001-01-01 00:00:00+05:00"},  # year 0 in UTC
+        {"revoked_at__isnull": "a\x00b"},
+    ],
+    ids=[
+        "user-20-digits",
+        "user-exact-20-digits",
+        "id-in",
+        "name-nul",
+        "scopes-nul",
+        "expires-year-0",
+        "isnull-nul",
+    ],
+)
+def test_the_token_list_refuses_what_no_row_can_hold(token_list: Client, query: Any) -> None:
+    assert token_list.get(LIST, query).status_code == 400
+
+
+def test_a_token_search_no_row_can_match_finds_nothing(token_list: Client) -> None:
+    # SQLite refuses a LIKE pattern over 50,000 bytes. (A search with NUL never gets here:
+    # Django's search form refuses it and lists everything.)
+    response = token_list.get(LIST, {"q": "x" * 50_001})
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == 0
+
+
+def test_the_token_list_still_filters_and_searches(token_list: Client, admin_user: Any) -> None:
+    for query, count in [
+        ({"q": "laptop"}, 1),
+        ({"q": "admin laptop"}, 1),
+        ({"user__id__exact": str(admin_user.pk)}, 1),
+        ({"revoked_at__isnull": "True"}, 1),
+        ({"expires_at__gte": "2020-01-01 00:00:00+00:00"}, 0),
+    ]:
+        response = token_list.get(LIST, query)
+        assert response.status_code == 200, query
+        assert response.context["cl"].result_count == count, query

@@ -209,3 +209,42 @@ def test_the_served_revisions_list_still_filters(
 ) -> None:
     response = staff.get(SERVED, query)
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("url", "query"),
+    [
+        ("/admin/django_mcp/servedrevision/", {"q": "x" * 50_001}),  # SQLite: LIKE too long
+        ("/admin/django_mcp/mcptask/", {"q": "x" * 50_001}),
+    ],
+    ids=["served-long", "task-long"],
+)
+def test_a_search_no_row_can_match_finds_nothing(
+    staff: Client, served_row: ServedRevision, url: str, query: Any
+) -> None:
+    response = staff.get(url, query)
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == 0
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"site": "a\x00b"},  # PostgreSQL refuses NUL in a query
+        {"status": "a\x00b"},
+        {"status__exact": "a\x00b"},
+        {"owner": "x"},  # no filter offers it
+        {"id__in": "99999999999999999999"},
+        {"site__isnull": "maybe"},
+    ],
+    ids=["site-nul", "status-nul", "status-exact-nul", "owner", "id-in", "isnull-garbage"],
+)
+def test_the_task_list_refuses_what_its_filters_do_not_offer(staff: Client, query: Any) -> None:
+    assert staff.get("/admin/django_mcp/mcptask/", query).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "query", [{"status__exact": "working"}, {"site__exact": "mcp"}, {"site": "mcp"}, {"q": "x"}]
+)
+def test_the_task_list_still_filters(staff: Client, query: Any) -> None:
+    assert staff.get("/admin/django_mcp/mcptask/", query).status_code == 200
