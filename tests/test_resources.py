@@ -100,7 +100,29 @@ def paths(rest: str) -> str:
     return rest
 
 
-urlpatterns = [path("mcp", site.urls), path("example/mcp", resources_example.site.urls)]
+class StaffOnlyStaffURIs(MCPSite):
+    """A site that gates ``staff://`` resources with its own ``has_permission``."""
+
+    def has_permission(self, spec: Any, context: Any) -> bool:
+        if getattr(spec, "uri", "").startswith("staff://"):
+            user = getattr(context, "user", None)
+            return bool(user is not None and user.is_staff)
+        return True
+
+
+staff_site = StaffOnlyStaffURIs(name="test-resources-staff")
+
+
+@staff_site.resource("staff://payroll", cache_scope="public", ttl_ms=60_000)
+def payroll() -> str:
+    return "salaries"
+
+
+urlpatterns = [
+    path("mcp", site.urls),
+    path("example/mcp", resources_example.site.urls),
+    path("staff/mcp", staff_site.urls),
+]
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.usefixtures("no_request_log")]
 
@@ -325,6 +347,22 @@ def test_a_per_caller_resource_is_private(client: Client, django_user_model: Any
     assert anonymous["contents"][0]["text"] == "anonymous"
     assert named["contents"][0]["text"] == "ada"
     assert named["cacheScope"] == "private"
+
+
+@pytest.mark.django_db
+def test_a_resource_the_sites_has_permission_gates_is_never_public(
+    client: Client, django_user_model: Any
+) -> None:
+    """server/utilities/caching.mdx: ``public`` may be shared across users; a resource
+    only staff may read is private, whether its own permission or the site's
+    ``has_permission`` gates it, even where it declares ``cache_scope="public"``."""
+    client.force_login(django_user_model.objects.create_user("boss", is_staff=True))
+    result = result_of(read_resource(client, "staff://payroll", path="/staff/mcp"))
+    client.logout()
+    hidden = read_resource(client, "staff://payroll", path="/staff/mcp")
+
+    assert_error(hidden, 200, errors.INVALID_PARAMS)  # the site does gate it
+    assert result["cacheScope"] == "private"
 
 
 # -- not found ---------------------------------------------------------------------------------

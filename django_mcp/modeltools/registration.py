@@ -85,7 +85,7 @@ def register_resources(tools: ModelTools) -> None:
         # The rows answer to the reading action's scopes, as its tool does: a token
         # without them must not read through resources/read what the tool refuses.
         scopes_required=sorted(tools.scopes_for(action)),
-        visible=row_visible,
+        visible=row_visible if scopes_rows(tools) else None,
     )(read_instance)
     field = tools.opts.pk.name if tools.lookup_field == "pk" else tools.lookup_field
     tools._watcher = watch(
@@ -93,6 +93,17 @@ def register_resources(tools: ModelTools) -> None:
         uri=lambda obj: template.replace("{" + key + "}", str(getattr(obj, field))),
         site=tools.site,
     )
+
+
+def scopes_rows(tools: ModelTools) -> bool:
+    """Whether the class scopes rows by caller (it overrides ``get_queryset``). Only then
+    are a row's changes checked against the listener's queryset: a row deleted is gone
+    from every queryset, so its deletion reaches no stream of such a class (telling one
+    would tell them its key), while every row of an unscoped class is everyone's, its
+    deletion included. Its rows are never cached as ``public`` either."""
+    from django_mcp.modeltools.options import ModelTools
+
+    return type(tools).get_queryset is not ModelTools.get_queryset
 
 
 def row_action(tools: ModelTools) -> str:

@@ -50,7 +50,19 @@ class PublishedBookTools(django_mcp.ModelTools):
         return books
 
 
-urlpatterns = [path("mcp", site.urls)]
+everyones = MCPSite(name="row-notifications-unscoped")
+
+
+@django_mcp.register(Book, site=everyones)
+class EveryBookTools(django_mcp.ModelTools):
+    """Every row is everyone's: no get_queryset of its own."""
+
+    fields = ["id", "isbn", "title"]
+    lookup_field = "isbn"
+    resource_uri = "ebooks://{isbn}"
+
+
+urlpatterns = [path("mcp", site.urls), path("every/mcp", everyones.urls)]
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db(transaction=True)]
 
@@ -100,3 +112,51 @@ def test_an_anonymous_listener_hears_nothing_of_an_unpublished_book(client: Clie
     assert read["error"]["code"] == -32602
     # ...so the stream must not name it either: the first update is the published book.
     assert first["params"]["uri"] == "lbooks://2222222222222", first
+
+
+def listen(client: Client, template: str, path: str = "/mcp") -> Any:
+    response = mcp_post(
+        client,
+        "subscriptions/listen",
+        {"notifications": {"resourceSubscriptions": [template]}},
+        id="listen",
+        path=path,
+    )
+    assert response["Content-Type"] == "text/event-stream", response.content
+    return response
+
+
+def test_an_unscoped_rows_deletion_still_reaches_its_listeners(client: Client) -> None:
+    """A class that scopes no rows checks no row: its deletions are announced (a read
+    then answers "not found"), as basic/utilities/subscriptions.mdx has a changed resource
+    announced. A scoping class cannot tell who could see a deleted row, so it announces
+    no deletion (tested above by omission: only rows the caller sees reach it)."""
+    author = Author.objects.create(name="Ada")
+    book = Book.objects.create(isbn="3333333333333", title="Gone soon", author=author)
+    response = listen(client, "ebooks://{isbn}", path="/every/mcp")
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        book.delete()
+        deleted = next_message(chunks, within=10)
+    finally:
+        response.close()
+    assert deleted["method"] == "notifications/resources/updated"
+    assert deleted["params"]["uri"] == "ebooks://3333333333333"
+
+
+def test_rows_a_queryset_scopes_are_never_cached_publicly(
+    client: Client, django_user_model: Any
+) -> None:
+    """server/utilities/caching.mdx: ``public`` "has no per-user data and may be shared
+    across users"; a row get_queryset shows to staff only is per-user. A class that scopes
+    no rows keeps the site's default."""
+    author = Author.objects.create(name="Ada")
+    Book.objects.create(isbn="1111111111111", title="Secret draft", author=author)
+    client.force_login(django_user_model.objects.create_user("boss", is_staff=True))
+    scoped = mcp_post(client, "resources/read", {"uri": "lbooks://1111111111111"}).json()
+    unscoped = mcp_post(
+        client, "resources/read", {"uri": "ebooks://1111111111111"}, path="/every/mcp"
+    ).json()
+    assert scoped["result"]["cacheScope"] == "private"
+    assert unscoped["result"]["cacheScope"] == "public"

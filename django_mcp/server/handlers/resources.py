@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from django_mcp.conf import mcp_settings
 from django_mcp.protocol import methods
 from django_mcp.protocol.errors import ResourceNotFound
+from django_mcp.server.authorization import gated
 from django_mcp.server.listing import listing
 
 if TYPE_CHECKING:
@@ -57,9 +58,16 @@ def read_resource(server: MCPServer, params: dict[str, Any], context: Context) -
 
 
 def read_scope(server: MCPServer, spec: Any) -> Literal["public", "private"]:
-    """The declared scope, else the site's; never public for a gated resource, which a
-    shared cache would otherwise serve to callers without the permission."""
-    if spec.permission is not None or spec.scopes_required:
+    """The declared scope, else the site's; never public for a resource whose readers
+    differ by caller, which a shared cache would otherwise serve to callers who may not
+    read it (server/utilities/caching.mdx: ``public`` has no per-user data): one gated by
+    a permission (its own, or the site's ``has_permission``), by scopes, or by a
+    ``visible`` check (a ``ModelTools`` row scoped by ``get_queryset``)."""
+    if (
+        gated(server.site, spec)
+        or spec.scopes_required
+        or getattr(spec, "visible", None) is not None
+    ):
         return "private"
     scope: Literal["public", "private"] = spec.cache_scope or server.cache_scope()
     return scope
