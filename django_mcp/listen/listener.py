@@ -42,9 +42,12 @@ WSGI_POLL_SECONDS = 0.25
 LAYER_RETRY_SECONDS = 1.0
 #: Failures (other than idle waits) with no event between them that end the stream.
 LAYER_MAX_FAILURES = 3
-#: What a WSGI stream learns of its client's connection (:mod:`django_mcp.http.peer`):
-#: open, closed on the client's sending side only (it may still read), or gone.
-PeerState = Literal["open", "half-closed", "gone"]
+#: What a WSGI or stdio stream learns of its client's connection
+#: (:mod:`django_mcp.http.peer`): open, closed on the client's sending side only (it may
+#: still read), gone, or ending: the transport is shutting down (stdio's input ended, or
+#: the process was told to stop) and the client still reads, so the stream sends its
+#: closing result and ends.
+PeerState = Literal["open", "half-closed", "gone", "ending"]
 
 
 class Listener:
@@ -185,6 +188,9 @@ class Listener:
                 if peer is not None:
                     state = peer()
                     if state == "gone":
+                        return
+                    if state == "ending":
+                        yield sse.event(proto.closing_result(self.subscription_id))
                         return
                     if state == "half-closed" and not nudged:
                         nudged = True

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Final, assert_never, final
 
@@ -60,6 +60,7 @@ from django_mcp.stdio.caller import ProcessUser
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+    from django_mcp.listen.listener import PeerState
     from django_mcp.server.context import Context
     from django_mcp.server.dispatch import MCPServer
 
@@ -135,6 +136,10 @@ class StdioServer:
         self.user = ProcessUser(user)
         self._write_lock = threading.Lock()
         self._inflight: dict[jsonrpc.RequestId, Context] = {}
+        #: Requests waiting for a worker (a cancellation takes them out of the queue),
+        #: and ones cancelled after a worker took them but before their Context existed.
+        self._queued: dict[jsonrpc.RequestId, Future[None]] = {}
+        self._cancel_on_start: set[jsonrpc.RequestId] = set()
         self._streams: dict[jsonrpc.RequestId, threading.Event] = {}
         self._closing = threading.Event()
         self._inflight_lock = threading.Lock()
@@ -213,7 +218,7 @@ class StdioServer:
                         refusal = TooManyCallerStreams("caller")
                         self.write(jsonrpc.error_response(refusal, admission.request.id))
                 else:
-                    self._pool.submit(self.run, admission, request)
+                    self.submit(admission, request)
             case _:
                 assert_never(admission)
 
@@ -236,10 +241,33 @@ class StdioServer:
         with self._inflight_lock:
             context = self._inflight.get(request_id)
             stream = self._streams.get(request_id)
+            queued = self._queued.get(request_id)
+        if context is None and queued is not None and not queued.cancel():
+            # Started, but its Context is not known yet: cancelled as soon as it is.
+            with self._inflight_lock:
+                context = self._inflight.get(request_id)
+                if context is None:
+                    self._cancel_on_start.add(request_id)
         if context is not None:
             context.cancel()
         if stream is not None:
             stream.set()
+
+    def submit(self, admitted: Admitted, request: HttpRequest) -> None:
+        """Queue a request for a worker. Until a worker takes it, a cancellation takes it
+        out of the queue: it never runs and gets no response, as one cancelled while it
+        runs (basic/patterns/cancellation.mdx: the receiver SHOULD stop processing it)."""
+        request_id = admitted.request.id
+        future = self._pool.submit(self.run, admitted, request)
+        with self._inflight_lock:
+            self._queued[request_id] = future
+
+        def forget(done: Future[None]) -> None:
+            with self._inflight_lock:
+                if self._queued.get(request_id) is done:
+                    del self._queued[request_id]
+
+        future.add_done_callback(forget)
 
     def listen(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server
@@ -262,10 +290,18 @@ class StdioServer:
         stop = threading.Event()
         with self._inflight_lock:
             self._streams[request_id] = stop
-        events = listener.sync_events()
+
+        def peer() -> PeerState:
+            """The client cancelled the stream (it gets nothing more), or the input ended
+            (it gets the closing result, as at an HTTP server's shutdown)."""
+            if stop.is_set():
+                return "gone"
+            return "ending" if self._closing.is_set() else "open"
+
+        events = listener.sync_events(peer=peer)
         try:
             for chunk in events:
-                if stop.is_set() or self._closing.is_set():
+                if stop.is_set():
                     return
                 if chunk.startswith(_DATA):  # one event, one message; comments are skipped
                     self.write_line(chunk[len(_DATA) :].strip())
@@ -286,6 +322,9 @@ class StdioServer:
             context = ctx
             with self._inflight_lock:
                 self._inflight[request_id] = ctx
+                if request_id in self._cancel_on_start:
+                    self._cancel_on_start.discard(request_id)
+                    ctx.cancel()
 
         def emit(note: dict[str, Any]) -> None:
             if context is None or not context.cancelled:
@@ -306,4 +345,5 @@ class StdioServer:
         finally:
             with self._inflight_lock:
                 self._inflight.pop(request_id, None)
+                self._cancel_on_start.discard(request_id)
             connections.close_all()

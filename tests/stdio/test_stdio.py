@@ -113,6 +113,12 @@ class Process:
         for raw in self.popen.stdout:
             yield json.loads(raw)
 
+    def close_input(self) -> None:
+        """Close stdin, as a client that shuts down does (stdout may still be read)."""
+        assert self.popen.stdin is not None
+        self.popen.stdin.close()
+        self.popen.stdin = None
+
     def kill(self) -> None:
         """End the process if a failed test left it running, and close its pipes."""
         if self.popen.poll() is None:
@@ -500,3 +506,99 @@ def test_after_the_database_drops_its_connections_the_process_recovers(pg_env):
 
     assert "result" in answers[-1], json.dumps(answers)
     assert answers[-1]["result"]["content"][0]["text"] == "welcome"
+
+
+# -- cancellation of a queued request, and the end of listen streams at shutdown -------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_cancelled_while_it_waits_for_a_worker_never_runs(mcp_site: Any) -> None:
+    """basic/patterns/cancellation.mdx: the receiver SHOULD stop processing a cancelled
+    request. Request 2 waits for the only worker; its cancellation was ignored as unknown
+    (only running requests were known), so once the worker was free the tool ran in full
+    and was answered. It is now taken out of the queue: it never runs, and, as any
+    cancelled request, gets no response."""
+    release, started = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    @mcp_site.tool
+    def hold() -> str:
+        started.set()
+        release.wait(10)
+        return "held"
+
+    @mcp_site.tool
+    def delete_everything() -> str:
+        ran.append("deleted")
+        return "deleted"
+
+    output = io.BytesIO()
+    stdio = StdioServer(MCPServer(mcp_site), output, user=AnonymousUser(), max_workers=1)
+
+    def lines() -> Iterator[bytes]:
+        yield json.dumps(mcp_body("tools/call", {"name": "hold", "arguments": {}}, id=1)).encode()
+        assert started.wait(10)
+        call = mcp_body("tools/call", {"name": "delete_everything", "arguments": {}}, id=2)
+        yield json.dumps(call).encode()
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+        yield json.dumps(cancel).encode()
+        release.set()
+
+    stdio.serve(lines())
+
+    answered = [json.loads(line).get("id") for line in output.getvalue().splitlines()]
+    assert ran == []
+    assert answered == [1]
+
+
+LISTEN = {"notifications": {"toolsListChanged": True}}
+
+
+def test_an_open_listen_stream_ends_with_its_result_when_the_input_ends(start: Any) -> None:
+    """basic/transports/stdio.mdx, "Shutdown": the client closes stdin and waits for the
+    server to exit. basic/patterns/subscriptions.mdx: a server that ends a subscription
+    SHOULD first send the listen request's result. The stream used to stop writing at the
+    end of the input: the subscription was never answered."""
+    process = start()
+    lines = process.lines()
+    process.send(request(5, "subscriptions/listen", LISTEN))
+    ack = next(lines)
+    process.close_input()
+    rest = list(lines)
+    assert process.popen.wait(timeout=DEADLINE) == 0
+
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert [message.get("id") for message in rest] == [5]
+    assert rest[0]["result"]["resultType"] == "complete"
+
+
+def test_a_listen_request_just_before_the_input_ends_is_acknowledged_and_answered(
+    start: Any,
+) -> None:
+    """A listen line followed at once by the end of input got nothing at all, while a
+    ``tools/call`` sent the same way is run and answered: it gets its acknowledgement
+    (which MUST come first) and its result."""
+    process = start()
+    process.send(request(5, "subscriptions/listen", LISTEN))
+    lines, _ = process.finish()
+
+    assert lines[0]["method"] == "notifications/subscriptions/acknowledged"
+    assert [message.get("id") for message in lines[1:]] == [5]
+
+
+def test_sigterm_ends_the_input_as_closing_stdin_does(start: Any) -> None:
+    """basic/transports/stdio.mdx, "Shutdown": a server that does not exit once stdin is
+    closed gets SIGTERM. The process died with its subscription unanswered (the listen
+    shutdown handler is only installed from the main thread, and stdio streams run on
+    others); SIGTERM now ends the input: the stream ends with its result, exit status 0."""
+    import signal
+
+    process = start()
+    lines = process.lines()
+    process.send(request(5, "subscriptions/listen", LISTEN))
+    assert next(lines)["method"] == "notifications/subscriptions/acknowledged"
+    process.popen.send_signal(signal.SIGTERM)
+    rest = list(lines)
+
+    assert process.popen.wait(timeout=DEADLINE) == 0
+    assert [message.get("id") for message in rest] == [5]

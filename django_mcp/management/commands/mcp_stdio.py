@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from django_mcp.stdio.transport import StdioServer, bounded_lines
 if TYPE_CHECKING:
     from argparse import ArgumentParser
     from collections.abc import Iterator
+    from types import FrameType
 
 
 class Command(BaseCommand):
@@ -41,9 +43,38 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         site = site_named(options["site"])
         user = resolve_user(options["user"])
-        with protocol_stdout() as protocol_out, contextlib.redirect_stdout(sys.stderr):
+        with (
+            protocol_stdout() as protocol_out,
+            contextlib.redirect_stdout(sys.stderr),
+            contextlib.suppress(StopServing),
+            stopped_by_sigterm(),
+        ):
             server = StdioServer(MCPServer(site), protocol_out, user=user)
             server.serve(bounded_lines(sys.stdin.buffer, int(mcp_settings.MAX_REQUEST_BYTES)))
+
+
+class StopServing(BaseException):
+    """SIGTERM: stop reading input, as at its end. A ``BaseException``, as
+    ``KeyboardInterrupt`` is: no handler's ``except Exception`` may swallow it."""
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM ends the input the way closing stdin does
+    (basic/transports/stdio.mdx, "Shutdown": the client closes stdin, then sends SIGTERM
+    to a server that does not exit): requests in progress finish and are answered, and
+    open listen streams end with their result, instead of the process dying with them
+    unanswered. A second SIGTERM, or SIGKILL, still stops it at once."""
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, previous)  # a second SIGTERM: the usual handling
+        raise StopServing
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
