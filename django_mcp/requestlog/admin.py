@@ -21,7 +21,12 @@ from django.utils.html import format_html
 from django_mcp.admin_guards import GuardedAdmin
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.requestlog import lookups
-from django_mcp.requestlog.filters import MethodFilter, StartedWithinFilter, could_be_stored
+from django_mcp.requestlog.filters import (
+    MethodFilter,
+    StartedWithinFilter,
+    could_be_stored,
+    is_bounded,
+)
 from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
 from django_mcp.requestlog.pagination import EstimatedCountPaginator, SettledCountChangeList
 
@@ -34,6 +39,10 @@ if TYPE_CHECKING:
 _SEARCHED_LENGTH: Final = max(
     column_length(RequestLog, "target") or 0, column_length(RequestLog, "client_name") or 0
 )
+
+
+def _query(request: HttpRequest | None) -> Any:
+    return {} if request is None else request.GET
 
 
 @admin.register(RequestLog)
@@ -111,8 +120,20 @@ class RequestLogAdmin(ReadOnlyAdmin):
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         """The filters' own lookups and the few the guide names (:mod:`.lookups`), never
-        Django's default of any lookup on any column."""
+        Django's default of any lookup on any column; and equality on a column no index
+        leads with (``site``, ``declared_revision``, ``error_code``) only within a span of
+        time (:func:`.filters.is_bounded`): over the whole log it reads every row."""
+        if lookup in lookups.WINDOW_ONLY_LOOKUPS and not is_bounded(_query(request)):
+            return False
         return lookups.lookup_allowed(lookup, value)
+
+    def get_sortable_by(self, request: HttpRequest) -> Any:
+        """Every column within a span of time; over the whole log only the start time,
+        which the window index is ordered by: sorting any other column would read, and
+        sort, every row (the changelist then ignores ``?o=`` on the others too)."""
+        if is_bounded(_query(request)):
+            return super().get_sortable_by(request)
+        return ("started_at",)
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Any], search_term: str

@@ -19,7 +19,7 @@ from django_mcp.protocol import methods
 from django_mcp.requestlog.models import RequestLog, column_length
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from django.contrib.admin.filters import _ListFilterChoices
     from django.contrib.admin.views.main import ChangeList
@@ -65,6 +65,27 @@ METHODS: Final = (
     methods.NOTIFICATION_CANCELLED,
     methods.INITIALIZE,
 )
+
+
+#: ``started_at`` lookups that bound the list from below (to a day, a year, a time).
+_LOWER_BOUNDS: Final = frozenset(
+    {"started_at", "started_at__gte", "started_at__gt", "started_at__date", "started_at__year"}
+)
+
+
+def is_bounded(query: Mapping[str, Any]) -> bool:
+    """Whether the changelist the query string ``query`` asks for lists a span of time: a
+    window other than "Any time" (none chosen is the last 24 hours), or a ``started_at``
+    lower bound. Only such a list may be filtered or sorted on columns no index leads
+    with: the window index reads the span and the database filters or sorts only that;
+    without one it would read the whole log."""
+    if any(key in _LOWER_BOUNDS for key in query):
+        return True
+    chosen = query.get(StartedWithinFilter.parameter_name)
+    if chosen not in WINDOWS:
+        dated = any(key.startswith("started_at") for key in query)
+        chosen = "all" if dated else DEFAULT_WINDOW
+    return WINDOWS[str(chosen)][1] is not None
 
 
 class StartedWithinFilter(admin.SimpleListFilter):

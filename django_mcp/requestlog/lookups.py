@@ -39,6 +39,12 @@ TEXT_LOOKUPS: Final = frozenset(
     lookup for column in TEXT_COLUMNS for lookup in (column, f"{column}__exact")
 )
 BOOLEAN_LOOKUPS: Final = frozenset({"permission_denied", "permission_denied__exact"})
+#: Equality on columns no index leads with: allowed only within a span of time.
+WINDOW_ONLY_LOOKUPS: Final = frozenset(
+    lookup
+    for column in ("site", "declared_revision", "error_code")
+    for lookup in (column, f"{column}__exact")
+)
 INTEGER_LOOKUPS: Final = frozenset({"error_code", "error_code__exact"})
 #: ``started_at`` compared with a date or a time.
 TIME_LOOKUPS: Final = frozenset(

@@ -109,6 +109,13 @@ class SettledCountChangeList(ChangeList):
         super().get_results(request)
         self.result_count = self.paginator.count
 
+    def get_ordering_field(self, field_name: Any) -> Any:
+        """None (not sortable: ``?o=`` on it is skipped) for a column the admin's
+        ``get_sortable_by`` leaves out; Django only hides its header link."""
+        if self.sortable_by is not None and field_name not in self.sortable_by:
+            return None
+        return super().get_ordering_field(field_name)
+
 
 def estimated_rows(queryset: QuerySet[Any]) -> int:
     """The database's estimate of how many rows ``queryset`` lists (0 when it has none)."""

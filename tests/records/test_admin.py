@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 
 from django_mcp.requestlog import recorder
+from django_mcp.requestlog.admin import RequestLogAdmin
 from django_mcp.requestlog.models import RequestLog, ServedRevision
 from tests.records.support import FUTURE_REVISION, best_effort_call, log_row, missing_book, search
 
@@ -124,3 +125,43 @@ def _served_row() -> ServedRevision:
         first_seen=row.started_at,
         last_seen=row.started_at,
     )
+
+
+# -- over the whole log: only what an index answers --------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("column", ["declared_revision", "error_code", "site"])
+def test_a_column_no_index_leads_with_is_filtered_only_within_a_span_of_time(admin_client, column):
+    """docs/guides/records.md, "At scale": equality on ``declared_revision``,
+    ``error_code`` or ``site`` is answered within a window (the window index reads the
+    span); over the whole log ("Any time") it read every row, so it is refused there with
+    Django's 400 for a disallowed lookup. A lower bound on ``started_at`` is a span too."""
+    log_row(site="mcp", declared_revision="2099-01-01", error_code=-32602, target="hit")
+    value = {"declared_revision": "2099-01-01", "error_code": "-32602", "site": "mcp"}[column]
+    url = reverse(f"{REQUEST_LOG}_changelist")
+
+    within = admin_client.get(url, {column: value})
+    assert within.status_code == 200
+    assert [row.target for row in within.context["cl"].result_list] == ["hit"]
+    assert admin_client.get(url, {"started": "all", column: value}).status_code == 400
+    bounded = admin_client.get(url, {column: value, "started_at__gte": "2000-01-01 00:00:00+00:00"})
+    assert bounded.status_code == 200
+
+
+@pytest.mark.django_db
+def test_over_the_whole_log_only_the_start_time_is_sortable(admin_client):
+    """Sorting by another column over "Any time" read and sorted every row: its header is
+    no link there and ``?o=`` on it is ignored (the newest rows come first, as the window
+    index has them); within a window every column sorts."""
+    log_row(days_ago=0.1, target="slow", duration_ms=900.0)
+    log_row(days_ago=0.2, target="fast", duration_ms=1.0)
+    url = reverse(f"{REQUEST_LOG}_changelist")
+    duration = str(RequestLogAdmin.list_display.index("duration"))
+
+    anytime = admin_client.get(url, {"started": "all", "o": duration})
+    within = admin_client.get(url, {"started": "24h", "o": duration})
+
+    assert [row.target for row in anytime.context["cl"].result_list] == ["slow", "fast"]
+    assert anytime.context["cl"].sortable_by == ("started_at",)
+    assert [row.target for row in within.context["cl"].result_list] == ["fast", "slow"]
