@@ -135,6 +135,7 @@ class Inputs:
         self.meta = meta
         self.earlier = dict(earlier)
         self.current = dict(current)
+        self.used: set[str] = set()  # keys of ``current`` the handler asked for
 
     @classmethod
     def from_params(
@@ -155,7 +156,9 @@ class Inputs:
         if key in self.earlier:  # answered in an earlier round: final
             return True, request.parse(key, self.earlier[key])
         if key in self.current:
-            return True, request.parse(key, self.current[key])
+            value = request.parse(key, self.current[key])
+            self.used.add(key)
+            return True, value
         return False, None
 
     def collect(self, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
@@ -180,9 +183,12 @@ class Inputs:
         return answers
 
     def next_state(self) -> str:
-        """The state for the next round: every raw answer received so far, sealed again
-        (an earlier answer is never replaced by a later one)."""
-        answered = {**self.current, **self.earlier}
+        """The state for the next round: the earlier answers plus this round's answers to
+        questions the handler asked, sealed again (an earlier answer is never replaced by a
+        later one). A key the handler never asked for is ignored, so an answer sent before
+        its question cannot win later and junk keys do not grow the state."""
+        asked = {key: self.current[key] for key in self.used}
+        answered = {**asked, **self.earlier}
         return dump_state(answered, self.binding)
 
 

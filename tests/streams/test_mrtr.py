@@ -233,6 +233,37 @@ def test_only_unknown_input_response_keys_leave_the_input_still_required(client:
     assert set(input_required(retry)["inputRequests"]) == {"user_name"}
 
 
+def test_an_answer_to_a_question_not_yet_asked_is_ignored(client: Client):
+    """basic/patterns/mrtr.mdx: "Ignore unknown extra keys in inputResponses". Round 1 asks
+    only step1, so an unsolicited step2 is not sealed into the state: step2 is still asked
+    once step1 is answered, and the answer given then is the one used."""
+    name = "test_input_required_result_multi_round"
+    red = {"action": "accept", "content": {"color": "red"}}
+    first = input_required(tool(client, name, responses={"step2": red}))
+    assert set(first["inputRequests"]) == {"step1"}
+
+    second = input_required(
+        tool(client, name, responses={"step1": ADA}, state=first["requestState"], id=2)
+    )
+    assert set(second["inputRequests"]) == {"step2"}
+
+    blue = {"action": "accept", "content": {"color": "blue"}}
+    third = tool(client, name, responses={"step2": blue}, state=second["requestState"], id=3)
+    assert text(third) == "Ada likes blue."
+
+
+def test_unknown_input_response_keys_do_not_grow_the_request_state(client: Client):
+    """basic/patterns/mrtr.mdx: unknown keys in inputResponses are ignored, so they are not
+    sealed into (and echoed back in) the next requestState."""
+    name = "test_input_required_result_multi_round"
+    small = input_required(tool(client, name))["requestState"]
+    junk = {f"junk{i}": {"x": "y" * 1000} for i in range(200)}
+
+    padded = input_required(tool(client, name, responses=junk, id=2))["requestState"]
+
+    assert len(padded) < len(small) + 100, (len(small), len(padded))
+
+
 def test_a_prompt_can_require_input(client: Client):
     """basic/patterns/mrtr.mdx: ``prompts/get`` may return ``InputRequiredResult``."""
     first = input_required(ask(client, "prompts/get", "confirm_prompt", {}, path=STREAMS))
