@@ -12,9 +12,10 @@ travel inside the ``requestState``, encrypted and authenticated (AES-GCM, see
 or resource URI, and a digest of the arguments. A state that fails any of these checks is
 refused with -32602.
 
-An answer carried by the state is final: a retry whose ``inputResponses`` answers the same
-key again does not replace it (the sealed answer is the one the handler gets), so a client
-cannot rewrite an answer the server has already accepted. To ask again, use a new key.
+An answer carried by the state is final while the state is used: a retry that sends the
+state and answers the same key again does not replace it (the sealed answer is the one the
+handler gets). To ask again, use a new key. A client that drops the state starts over: the
+server keeps nothing, so a call carrying every answer and no state is a new call.
 """
 
 from __future__ import annotations

@@ -61,6 +61,21 @@ def test_a_later_answer_does_not_replace_an_accepted_one(client: Client) -> None
     assert text(third) == "Ada likes blue."
 
 
+def test_a_retry_without_the_state_starts_over(client: Client) -> None:
+    """basic/patterns/mrtr.mdx: the server keeps nothing between rounds, so answers are
+    final only while the state is used (docs/guides/input-requests.md): a call that drops
+    the state and sends every answer is a new call, and the handler gets those answers."""
+    first = input_required(tool(client, MULTI))
+    second = input_required(
+        tool(client, MULTI, responses={"step1": ADA}, state=first["requestState"], id=2)
+    )
+    assert set(second["inputRequests"]) == {"step2"}
+
+    fresh = tool(client, MULTI, responses={"step1": EVE, "step2": BLUE}, id=3)
+
+    assert text(fresh) == "Eve likes blue."
+
+
 def test_a_state_sealed_under_a_fallback_secret_still_opens(client: Client, settings: Any) -> None:
     """Rotating ``SECRET_KEY`` with the old one in ``SECRET_KEY_FALLBACKS`` keeps rounds in
     flight working; without the fallback the state is refused."""
