@@ -187,6 +187,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         for key in (
             "PAGE_SIZE",
             "MAX_REQUEST_BYTES",
+            "RESOURCE_FILE_MAX_BYTES",
             "REQUEST_LOG_BUFFER_SIZE",
             "REQUEST_LOG_BATCH_SIZE",
             "REQUEST_LOG_PARAMS_MAX_CHARS",

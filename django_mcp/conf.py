@@ -55,6 +55,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     "DISCOVER_TTL_MS": 300_000,
     "LIST_TTL_MS": 60_000,
     "RESOURCE_TTL_MS": 0,  # default for resources/read; per-declaration ttl_ms overrides
+    # Largest file directory_resource / field_file_contents serve (bytes); bigger: -32602.
+    "RESOURCE_FILE_MAX_BYTES": 10 * 1024 * 1024,
     # Multi round-trip requests: how long a requestState stays valid, in seconds.
     "REQUEST_STATE_MAX_AGE": 600,
     # subscriptions/listen (docs/guides/subscriptions.md): keep-alive comment interval and

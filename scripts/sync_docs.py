@@ -75,6 +75,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "LIST_TTL_MS": "`ttlMs` of the list results.",
     "RESOURCE_TTL_MS": "Default `ttlMs` of `resources/read` results; a resource's own "
     "`ttl_ms` wins.",
+    "RESOURCE_FILE_MAX_BYTES": "Largest file `directory_resource` and "
+    "`field_file_contents` serve, in bytes; a bigger file is refused with -32602 "
+    "(`ResourceTooLarge`, `data.maxBytes`) before it is read, and no more than this many "
+    "bytes plus one are ever read.",
     "CURSOR_MAX_AGE": "Seconds a signed pagination cursor stays valid; cursors are also bound "
     "to the site, the list method and the caller.",
     "REQUEST_STATE_MAX_AGE": "Seconds a sealed (encrypted, authenticated) `requestState` "

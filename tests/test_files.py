@@ -9,7 +9,9 @@ serves a fresh site (the ``mcp_site`` fixture) over a temporary directory.
 from __future__ import annotations
 
 import base64
+import io
 import os
+import tracemalloc
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,12 +19,17 @@ from django.core.files.storage import FileSystemStorage
 from django.db.models.fields.files import FieldFile, FileField
 from django.urls import path
 
-from django_mcp.declarations.files import directory_resource, field_file_contents, safe_path
+from django_mcp.declarations.files import (
+    directory_resource,
+    field_file_contents,
+    read_bounded,
+    safe_path,
+)
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol import errors
 from django_mcp.sites import MCPSite
 from docs.examples import resources_example
-from tests.helpers import assert_error, mcp_post, read_resource, result_of
+from tests.helpers import assert_error, mcp_post, override_mcp, read_resource, result_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -224,3 +231,64 @@ def test_an_empty_missing_or_escaping_field_file_is_not_found(
     error = assert_error(read_resource(client, "uploads://1"), 200, errors.INVALID_PARAMS)
 
     assert error["data"] == {"uri": "uploads://1"}
+
+
+# -- size limit --------------------------------------------------------------------------------
+
+
+def test_a_huge_file_is_refused_without_being_read(
+    client: Client, mcp_site: MCPSite, tmp_path: Path
+) -> None:
+    """server/resources.mdx, "Security Considerations", and docs/guides/hardening.md: a file
+    over RESOURCE_FILE_MAX_BYTES (10 MiB by default) is refused by its size with -32602
+    (data.uri and data.maxBytes) before it is read, so it costs the worker no memory."""
+    root = tmp_path / "root"
+    root.mkdir()
+    size = 32 * 1024 * 1024
+    with open(root / "dump.bin", "wb") as handle:  # sparse: no disk used
+        handle.truncate(size)
+    directory_resource(mcp_site, "files://{+path}", root)
+
+    tracemalloc.start()
+    try:
+        response = read_resource(client, "files://dump.bin")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    error = assert_error(response, 200, errors.INVALID_PARAMS)
+    assert error["data"] == {"uri": "files://dump.bin", "maxBytes": 10 * 1024 * 1024}
+    assert peak < 1024 * 1024, peak
+
+
+def test_a_file_at_the_limit_is_served_and_one_byte_more_is_refused(
+    client: Client, files: MCPSite, tree: Path
+) -> None:
+    """server/resources.mdx, "Security Considerations": the limit is inclusive."""
+    with override_mcp(RESOURCE_FILE_MAX_BYTES=5):
+        served = read_resource(client, "files://readme.txt")  # 5 bytes
+        refused = read_resource(client, "files://data.bin")  # 6 bytes
+
+    assert result_of(served)["contents"][0]["text"] == "hello"
+    error = assert_error(refused, 200, errors.INVALID_PARAMS)
+    assert error["data"] == {"uri": "files://data.bin", "maxBytes": 5}
+
+
+def test_a_file_whose_size_is_unknown_is_read_no_further_than_the_limit() -> None:
+    """server/resources.mdx, "Security Considerations": when the storage cannot tell the
+    size (or the file grew after it was measured) the read stops at the limit plus one."""
+    stream = io.BytesIO(b"x" * 100)
+
+    with override_mcp(RESOURCE_FILE_MAX_BYTES=10), pytest.raises(errors.ResourceTooLarge):
+        read_bounded(stream, "files://grown", None)
+
+    assert stream.tell() == 11
+    with override_mcp(RESOURCE_FILE_MAX_BYTES=10):
+        assert read_bounded(io.BytesIO(b"x" * 10), "files://ok", 3) == b"x" * 10
+
+
+def test_a_field_file_over_the_limit_is_refused(tree: Path) -> None:
+    """server/resources.mdx, "Security Considerations": a FileField's file is bounded too,
+    by the size its storage reports."""
+    with override_mcp(RESOURCE_FILE_MAX_BYTES=4), pytest.raises(errors.ResourceTooLarge):
+        field_file_contents(field_file(tree, "readme.txt"), "uploads://1")

@@ -5,7 +5,9 @@
 Paths are resolved (following symlinks) and must stay inside the resolved root, so
 ``../`` sequences, absolute paths, NUL bytes and symlinks pointing outside are all
 refused as "not found" (server/resources.mdx, "Security Considerations": servers MUST
-validate all resource URIs).
+validate all resource URIs). A file over ``RESOURCE_FILE_MAX_BYTES`` is refused with
+:class:`ResourceTooLarge` before it is read, and never more than the limit plus one byte is
+read, so one large file cannot exhaust a worker's memory.
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ from __future__ import annotations
 import mimetypes
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from django.core.exceptions import SuspiciousFileOperation
 
+from django_mcp.conf import mcp_settings
 from django_mcp.declarations.content import ResourceContents
 from django_mcp.exceptions import InvalidDeclaration
-from django_mcp.protocol.errors import ResourceNotFound
+from django_mcp.protocol.errors import ResourceNotFound, ResourceTooLarge
 
 if TYPE_CHECKING:
     from django.db.models.fields.files import FieldFile
@@ -44,9 +47,25 @@ def safe_path(root: Path, relative: str) -> Path | None:
     return candidate
 
 
+def read_bounded(handle: IO[bytes], uri: str, size: int | None) -> bytes:
+    """Read ``handle`` whole, refusing with :class:`ResourceTooLarge` a file over
+    ``RESOURCE_FILE_MAX_BYTES``: first by its ``size`` (when known), then by reading no
+    more than the limit plus one byte (a file that grew, or a size the storage does not
+    know)."""
+    limit: int = mcp_settings.RESOURCE_FILE_MAX_BYTES
+    if size is not None and size > limit:
+        raise ResourceTooLarge(uri, limit)
+    data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ResourceTooLarge(uri, limit)
+    return data
+
+
 def file_contents(path: Path, uri: str, mime_type: str | None = None) -> ResourceContents:
     """Contents of a file: text for text types (UTF-8), a blob otherwise."""
-    return bytes_contents(path.read_bytes(), path.name, uri, mime_type)
+    with path.open("rb") as handle:
+        data = read_bounded(handle, uri, os.fstat(handle.fileno()).st_size)
+    return bytes_contents(data, path.name, uri, mime_type)
 
 
 def bytes_contents(
@@ -111,8 +130,17 @@ def field_file_contents(
         raise ResourceNotFound(uri)
     try:
         with field_file.open("rb") as handle:
-            data = handle.read()
+            data = read_bounded(handle, uri, _stored_size(handle))
     except (FileNotFoundError, SuspiciousFileOperation) as exc:
         # Missing from storage, or a name the storage refuses (e.g. ``../``): not found.
         raise ResourceNotFound(uri) from exc
     return bytes_contents(data, field_file.name or "", uri, mime_type)
+
+
+def _stored_size(handle: Any) -> int | None:
+    """The size the storage reports for an open file, or None when it cannot say."""
+    try:
+        size = handle.size
+    except (OSError, AttributeError, NotImplementedError, ValueError):
+        return None
+    return size if isinstance(size, int) else None

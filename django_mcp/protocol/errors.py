@@ -164,6 +164,16 @@ class ResourceNotFound(InvalidParams):
         super().__init__(message, data={"uri": uri})
 
 
+class ResourceTooLarge(InvalidParams):
+    """``resources/read`` for a file larger than ``RESOURCE_FILE_MAX_BYTES``: it exists but
+    is never served (``data.uri`` names it, ``data.maxBytes`` gives the limit)."""
+
+    default_message = "Resource is too large to serve"
+
+    def __init__(self, uri: str, max_bytes: int) -> None:
+        super().__init__(data={"uri": uri, "maxBytes": max_bytes})
+
+
 class InternalError(MCPError):
     """An unexpected server failure; its details are masked outside DEBUG."""
 
@@ -250,6 +260,7 @@ ERROR_CLASSES: Final[tuple[type[MCPError], ...]] = (
     InvalidParams,
     InvalidRequestMeta,
     ResourceNotFound,
+    ResourceTooLarge,
     InternalError,
     HeaderMismatch,
     MissingRequiredClientCapability,
