@@ -161,6 +161,21 @@ def test_a_simple_path_variable_serves_only_the_top_level(
     assert_error(read_resource(client, "flat://notes/today.md"), 200, errors.INVALID_PARAMS)
 
 
+@pytest.mark.parametrize("uri", ["flat://notes%2Ftoday.md", "flat://notes%2ftoday.md"])
+def test_a_simple_path_variable_does_not_reach_subdirectories_through_2f(
+    client: Client, mcp_site: MCPSite, tree: Path, uri: str
+) -> None:
+    """server/resources.mdx, "Resource Templates" and "Security Considerations": with
+    {path} a slash is not part of a value, and an encoded one (%2F, decoded after matching)
+    does not make it one: it answers like a missing file."""
+    directory_resource(mcp_site, "flat://{path}", tree, name="flat")
+
+    response = read_resource(client, uri)
+
+    error = assert_error(response, 200, errors.INVALID_PARAMS)
+    assert error["data"] == {"uri": uri}
+
+
 def test_a_template_without_a_path_variable_is_refused(tree: Path) -> None:
     """server/resources.mdx, "Resource Templates": the template must name the file."""
     with pytest.raises(InvalidDeclaration):

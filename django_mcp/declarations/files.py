@@ -99,6 +99,9 @@ def directory_resource(
     root_path = Path(root)
     if "{+path}" not in uri_template and "{path}" not in uri_template:
         raise InvalidDeclaration(f"{uri_template!r} must contain a {{+path}} variable")
+    # Simple expansion: a slash is not part of a value, so a decoded one (``%2F``) must not
+    # reach a sub-directory either.
+    top_level_only = "{+path}" not in uri_template
 
     def expand(path: str) -> str:
         # Re-encode the decoded variable, so the contents name the URI that was read.
@@ -107,7 +110,9 @@ def directory_resource(
         )
 
     def read_file(path: str) -> ResourceContents:
-        found = safe_path(root_path, path)
+        found = None
+        if not (top_level_only and ("/" in path or "\\" in path)):
+            found = safe_path(root_path, path)
         if found is None:
             raise ResourceNotFound(expand(path))
         return file_contents(found, expand(path))
