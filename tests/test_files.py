@@ -9,6 +9,7 @@ serves a fresh site (the ``mcp_site`` fixture) over a temporary directory.
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import os
 import tracemalloc
@@ -92,6 +93,32 @@ def test_binary_and_undecodable_files_are_blobs(client: Client, files: MCPSite) 
     }
     assert base64.b64decode(latin["blob"]) == "café".encode("latin-1")
     assert latin["mimeType"] == "text/plain"
+
+
+@pytest.mark.parametrize(
+    ("name", "mime_type"),
+    [
+        ("notes.txt.gz", "application/gzip"),
+        ("backup.tar.gz", "application/gzip"),
+        ("dump.sql.bz2", "application/x-bzip2"),
+        ("log.xz", "application/x-xz"),
+    ],
+)
+def test_a_compressed_file_has_the_type_of_its_compression(
+    client: Client, files: MCPSite, tree: Path, name: str, mime_type: str
+) -> None:
+    """server/resources.mdx, "Binary Content": mimeType is the blob's type, and the bytes
+    of notes.txt.gz are gzip, not text/plain (mimetypes reports it as an encoding)."""
+    data = gzip.compress(b"hello")
+    (tree / name).write_bytes(data)
+
+    (item,) = result_of(read_resource(client, f"files://{name}"))["contents"]
+
+    assert item == {
+        "uri": f"files://{name}",
+        "mimeType": mime_type,
+        "blob": base64.b64encode(data).decode(),
+    }
 
 
 def test_percent_encoded_names_are_decoded(client: Client, files: MCPSite) -> None:

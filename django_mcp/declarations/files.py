@@ -31,6 +31,15 @@ if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
 
 TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/yaml")
+#: The type of a compressed file (``mimetypes.guess_type``'s encoding): ``notes.txt.gz`` is
+#: gzip bytes, not text/plain.
+ENCODING_TYPES = {
+    "gzip": "application/gzip",
+    "bzip2": "application/x-bzip2",
+    "xz": "application/x-xz",
+    "compress": "application/x-compress",
+    "br": "application/x-brotli",
+}
 
 
 def safe_path(root: Path, relative: str) -> Path | None:
@@ -73,13 +82,21 @@ def bytes_contents(
 ) -> ResourceContents:
     """``data`` as resource contents: text when its MIME type (given, or guessed from
     ``filename``) is textual and it decodes as UTF-8, a blob otherwise."""
-    guessed = mime_type or mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    guessed = mime_type or guess_type(filename)
     if guessed.startswith("text/") or guessed in TEXT_TYPES:
         try:
             return ResourceContents(uri, text=data.decode("utf-8"), mime_type=guessed)
         except UnicodeDecodeError:
             pass
     return ResourceContents(uri, blob=data, mime_type=guessed)
+
+
+def guess_type(filename: str) -> str:
+    """The MIME type of ``filename``: its compression's when it is compressed."""
+    content_type, encoding = mimetypes.guess_type(filename)
+    if encoding is not None:
+        return ENCODING_TYPES.get(encoding, "application/octet-stream")
+    return content_type or "application/octet-stream"
 
 
 def directory_resource(
