@@ -258,13 +258,14 @@ def test_a_field_file_is_read_through_its_storage(tree: Path) -> None:
     assert blob.to_dict()["blob"] == base64.b64encode(b"\x00\xffdata").decode()
 
 
-@pytest.mark.parametrize("name", ["", "missing.txt", "../secret.txt"])
+@pytest.mark.parametrize("name", ["", "missing.txt", "../secret.txt", "notes", "readme.txt/inside"])
 def test_an_empty_missing_or_escaping_field_file_is_not_found(
     client: Client, mcp_site: MCPSite, tree: Path, name: str
 ) -> None:
     """server/resources.mdx, "Error Handling" and "Security Considerations": an empty
-    FileField, a file missing from storage, or a name the storage refuses is -32602 with
-    data.uri, like any resource that is not there."""
+    FileField, a file missing from storage, a name the storage refuses, or one that is a
+    directory (or goes through a file) is -32602 with data.uri, like any resource that is
+    not there, and never -32603."""
 
     @mcp_site.resource("uploads://{key}")
     def upload(key: str) -> Any:
@@ -334,3 +335,24 @@ def test_a_field_file_over_the_limit_is_refused(tree: Path) -> None:
     by the size its storage reports."""
     with override_mcp(RESOURCE_FILE_MAX_BYTES=4), pytest.raises(errors.ResourceTooLarge):
         field_file_contents(field_file(tree, "readme.txt"), "uploads://1")
+
+
+def test_an_unreadable_field_file_is_not_found(
+    client: Client, mcp_site: MCPSite, tree: Path, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """server/resources.mdx, "Error Handling": a stored file the server may not read
+    (PermissionError) is not found (-32602), not an internal error."""
+
+    def refuse(self: FileSystemStorage, name: str, mode: str = "rb") -> Any:
+        raise PermissionError(13, "Permission denied", name)
+
+    monkeypatch.setattr(FileSystemStorage, "_open", refuse)
+    settings.DEBUG = False
+
+    @mcp_site.resource("uploads://{key}")
+    def upload(key: str) -> Any:
+        return field_file_contents(field_file(tree, "readme.txt"), f"uploads://{key}")
+
+    error = assert_error(read_resource(client, "uploads://1"), 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {"uri": "uploads://1"}

@@ -153,8 +153,15 @@ def field_file_contents(
     try:
         with field_file.open("rb") as handle:
             data = read_bounded(handle, uri, _stored_size(handle))
-    except (FileNotFoundError, SuspiciousFileOperation) as exc:
-        # Missing from storage, or a name the storage refuses (e.g. ``../``): not found.
+    except (
+        FileNotFoundError,
+        IsADirectoryError,
+        NotADirectoryError,
+        PermissionError,
+        SuspiciousFileOperation,
+    ) as exc:
+        # Missing from storage, a directory, unreadable, or a name the storage refuses
+        # (e.g. ``../``): not found, never an internal error.
         raise ResourceNotFound(uri) from exc
     return bytes_contents(data, field_file.name or "", uri, mime_type)
 
