@@ -346,6 +346,25 @@ def test_a_non_string_argument_value_is_invalid_params(client: Client) -> None:
     }
 
 
+@pytest.mark.parametrize("arguments", [[], "", 0, False, ["a"], "x"])
+def test_arguments_that_are_not_an_object_are_invalid_params(
+    client: Client, arguments: Any
+) -> None:
+    """server/prompts.mdx, "Getting a Prompt" (schema GetPromptRequestParams): arguments is
+    an object of strings; anything else present is -32602, empty or falsy values too."""
+    response = mcp_post(client, "prompts/get", {"name": "plain", "arguments": arguments})
+
+    assert_error(response, 200, errors.INVALID_PARAMS)
+
+
+def test_null_arguments_count_as_absent(client: Client) -> None:
+    """server/prompts.mdx, "Getting a Prompt": arguments is optional; null is taken as
+    not given."""
+    response = mcp_post(client, "prompts/get", {"name": "plain", "arguments": None})
+
+    assert result_of(response)["messages"]
+
+
 def test_every_bad_argument_is_named_beside_a_non_string_one(client: Client) -> None:
     """docs/guides/prompts.md: ``data.errors`` names each bad argument; a non-string value
     does not hide a missing required one, nor one the prompt does not declare."""

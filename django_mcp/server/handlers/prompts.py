@@ -31,8 +31,10 @@ def get_prompt(server: MCPServer, params: dict[str, Any], context: Context) -> d
     spec = server.site.get_prompt(name, context)
     if spec is None:
         raise InvalidParams(f"Unknown prompt: {name}", data={"name": name})
-    arguments = params.get("arguments") or {}
-    if not isinstance(arguments, Mapping):
+    arguments = params.get("arguments")
+    if arguments is None:  # absent (null counts as absent)
+        arguments = {}
+    elif not isinstance(arguments, Mapping):  # [], "", 0 and false too, not just truthy ones
         raise InvalidParams("params.arguments must be an object of strings")
     try:
         return spec.render(arguments, context)
