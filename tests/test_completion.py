@@ -166,6 +166,55 @@ def test_literal_and_enum_choices_complete_by_prefix(client: Client) -> None:
     assert shelves["values"] == ["fiction", "fantasy"]
 
 
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Switch(enum.Enum):
+    ON = True
+
+
+@pytest.mark.parametrize(
+    "annotation", [Literal[1, 2], Literal[True, False], Literal["a", 3], Switch]
+)
+def test_a_prompt_argument_whose_choices_it_would_refuse_is_refused_when_declared(
+    annotation: Any,
+) -> None:
+    """server/utilities/completion.mdx and server/prompts.mdx: prompt arguments are strings
+    on the wire, and completion offers a choice as its string; Literal[1, 2] would offer
+    "1", which prompts/get refuses, so the prompt could never be called. It is refused at
+    declaration (docs/guides/prompts.md)."""
+    from django_mcp.exceptions import InvalidDeclaration
+
+    def pick(n: Any) -> str:
+        return str(n)
+
+    pick.__annotations__["n"] = annotation
+    with pytest.raises(InvalidDeclaration, match="prompt arguments are strings"):
+        MCPSite(name="test-choices").prompt(pick)
+
+
+def test_every_completed_choice_is_accepted_by_prompts_get(
+    client: Client, mcp_site: MCPSite
+) -> None:
+    """server/utilities/completion.mdx: the values completion suggests are ones the prompt
+    takes; an Enum of int values converts from the string it offers."""
+
+    @mcp_site.prompt
+    def rate(level: Level, tone: Literal["formal", "casual"] = "formal") -> str:
+        return f"{level.name} {tone}"
+
+    level = values(complete(client, prompt("rate"), "level", ""))["values"]
+    tone = values(complete(client, prompt("rate"), "tone", ""))["values"]
+    response = mcp_post(
+        client, "prompts/get", {"name": "rate", "arguments": {"level": level[-1], "tone": tone[-1]}}
+    )
+
+    assert (level, tone) == (["1", "2"], ["formal", "casual"])
+    assert result_of(response)["messages"][0]["content"]["text"] == "HIGH casual"
+
+
 def test_a_database_completer(client: Client, books: None) -> None:
     """server/utilities/completion.mdx: values SHOULD be sorted by relevance
     (here: alphabetically among matches)."""

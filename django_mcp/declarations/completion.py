@@ -20,13 +20,19 @@ from django_mcp.declarations import invoke
 MAX_VALUES: Final = 100
 
 
+def choices_of(annotation: Any) -> list[str]:
+    """The values offered for a ``Literal[...]`` or ``Enum`` annotation (else none), as the
+    strings a client sends back."""
+    if get_origin(annotation) is Literal:
+        return [str(choice) for choice in get_args(annotation)]
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return [str(member.value) for member in annotation]
+    return []
+
+
 def choices_completer(annotation: Any) -> Callable[..., list[str]] | None:
     """A prefix completer for ``Literal[...]`` and ``Enum`` annotations, else None."""
-    choices: list[str] = []
-    if get_origin(annotation) is Literal:
-        choices = [str(choice) for choice in get_args(annotation)]
-    elif isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        choices = [str(member.value) for member in annotation]
+    choices = choices_of(annotation)
     if not choices:
         return None
 
