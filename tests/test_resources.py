@@ -467,6 +467,67 @@ def test_cache_hints_are_checked_when_registered(options: dict[str, Any]) -> Non
         MCPSite(name="hints").resource("fixed://z", **options)(takes_nothing)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"size": "12 KB"},
+        {"size": -1},
+        {"size": 1.5},
+        {"size": True},
+        {"annotations": Annotations(priority=5)},
+        {"annotations": Annotations(priority=-0.1)},
+        {"annotations": Annotations(priority="high")},  # type: ignore[arg-type]
+        {"annotations": Annotations(audience=["robot"])},  # type: ignore[list-item]
+        {"annotations": Annotations(audience="user")},  # type: ignore[arg-type]
+        {"annotations": Annotations(last_modified=1700000000)},  # type: ignore[arg-type]
+        {"annotations": {"priority": 0.5}},
+    ],
+)
+def test_metadata_that_breaks_the_schema_is_refused_when_registered(
+    options: dict[str, Any],
+) -> None:
+    """server/resources.mdx, "Resource" and "Annotations" (schema.json): size is an integer
+    of bytes, priority a number in [0, 1], audience only "user" and "assistant"; a
+    declaration that would make resources/list schema-invalid fails at import time."""
+
+    def takes_nothing() -> str:
+        return ""
+
+    with pytest.raises(InvalidDeclaration):
+        MCPSite(name="metadata").resource("fixed://m", **options)(takes_nothing)
+
+
+def test_template_annotations_are_checked_when_registered() -> None:
+    """server/resources.mdx, "Resource Templates": a template's annotations follow the same
+    schema as a resource's."""
+
+    def takes_isbn(isbn: str) -> str:
+        return isbn
+
+    with pytest.raises(InvalidDeclaration):
+        MCPSite(name="metadata").resource("t://{isbn}", annotations=Annotations(priority=2))(
+            takes_isbn
+        )
+
+
+def test_valid_size_and_annotations_are_listed(client: Client, mcp_site: MCPSite) -> None:
+    """server/resources.mdx, "Resource": size 0 and priority at the bounds are valid."""
+    mcp_site.resource(
+        "fixed://ok",
+        size=0,
+        annotations=Annotations(audience=["user", "assistant"], priority=1, last_modified="x"),
+    )(lambda: "")
+
+    (item,) = result_of(mcp_post(client, "resources/list"))["resources"]
+
+    assert item["size"] == 0
+    assert item["annotations"] == {
+        "audience": ["user", "assistant"],
+        "priority": 1,
+        "lastModified": "x",
+    }
+
+
 def test_a_context_parameter_is_not_a_template_variable() -> None:
     """server/resources.mdx, "Resource Templates": only URI variables are parameters; a
     Context is injected."""

@@ -32,6 +32,28 @@ class Annotations:
         return data
 
 
+def annotations_problem(annotations: Any) -> str | None:
+    """Why ``annotations`` would break the schema's ``Annotations``, or None if it is fine:
+    audience only "user"/"assistant", priority a number in [0, 1], lastModified a string."""
+    if not isinstance(annotations, Annotations):
+        return f"annotations must be an Annotations, not {annotations!r}"
+    audience, priority = annotations.audience, annotations.priority
+    if audience is not None and (
+        not isinstance(audience, (list, tuple))
+        or any(role not in ("user", "assistant") for role in audience)
+    ):
+        return f'annotations audience must list only "user" and "assistant", not {audience!r}'
+    if priority is not None and (
+        isinstance(priority, bool)
+        or not isinstance(priority, (int, float))
+        or not 0 <= priority <= 1
+    ):
+        return f"annotations priority must be a number from 0 to 1, not {priority!r}"
+    if annotations.last_modified is not None and not isinstance(annotations.last_modified, str):
+        return "annotations last_modified must be an ISO 8601 string"
+    return None
+
+
 @dataclass(frozen=True)
 class _Block:
     annotations: Annotations | None = field(default=None, kw_only=True)

@@ -20,7 +20,7 @@ from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations import invoke
 from django_mcp.declarations.base import Declaration, check_options, describe
-from django_mcp.declarations.content import Annotations, ResourceContents
+from django_mcp.declarations.content import Annotations, ResourceContents, annotations_problem
 from django_mcp.declarations.options import CacheScope, ResourceOptions, option_names
 from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.exceptions import InvalidDeclaration
@@ -60,6 +60,10 @@ class ResourceDeclaration(Declaration):
                 f"{self.registrant}: ttl_ms must be a whole number of milliseconds >= 0, "
                 f"not {self.ttl_ms!r}"
             )
+        if self.annotations is not None:
+            problem = annotations_problem(self.annotations)
+            if problem is not None:
+                raise InvalidDeclaration(f"{self.registrant}: {problem}")
 
     def _describe(self, data: dict[str, Any]) -> dict[str, Any]:
         self.display_fields(data)
@@ -90,6 +94,12 @@ class ResourceSpec(ResourceDeclaration):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.size is not None and (
+            not isinstance(self.size, int) or isinstance(self.size, bool) or self.size < 0
+        ):
+            raise InvalidDeclaration(
+                f"{self.registrant}: size must be a whole number of bytes >= 0, not {self.size!r}"
+            )
         if self.signature.model.model_fields:
             raise InvalidDeclaration(
                 f"{self.registrant}: resource {self.uri!r} has no URI variables, so its function "
