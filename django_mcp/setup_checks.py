@@ -2,6 +2,7 @@
 
 ``checks.py`` checks the ``DJANGO_MCP`` settings and the middleware; these look at what a
 newcomer gets wrong next: no endpoint routed at all, a route that ``APPEND_SLASH`` breaks,
+two served sites under one name,
 a 401 that points at metadata the URLconf does not serve, ``ModelTools`` without Django
 REST framework, parameters without type hints, a return type whose schema cannot be
 built, and a request-log table that was never migrated.
@@ -85,6 +86,31 @@ def check_an_endpoint_is_routed(app_configs: Any, **kwargs: Any) -> list[CheckMe
             id="django_mcp.W016",
         )
     ]
+
+
+@register(Tags.urls)
+def check_site_names_are_unique(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.E014: two different sites the URLconf serves share a name. The name is
+    what binds pagination cursors, task rows and listen groups to a site, so such sites
+    accept each other's cursors and see each other's tasks."""
+    routes: dict[str, dict[Any, list[str]]] = {}
+    for prefix, view in endpoint_routes(get_resolver().url_patterns):
+        served = view.mcp_server.site
+        routes.setdefault(served.name, {}).setdefault(served, []).append(f"/{prefix}")
+    messages: list[CheckMessage] = []
+    for name, sites in routes.items():
+        if len(sites) > 1:
+            where = "; ".join(", ".join(paths) for paths in sites.values())
+            messages.append(
+                Error(
+                    f"{len(sites)} MCP sites are named {name!r} (served at {where}): they "
+                    "accept each other's pagination cursors and share task rows and listen "
+                    "groups.",
+                    hint='Give each MCPSite its own name: MCPSite(name="internal").',
+                    id="django_mcp.E014",
+                )
+            )
+    return messages
 
 
 #: A route prefix made only of literal path characters (no converter, no regex).

@@ -15,6 +15,7 @@ from django.db import connection
 from django.urls import include, path
 
 import django_mcp
+from django_mcp import sites
 from django_mcp.exceptions import AlreadyRegistered, InvalidDeclaration
 from django_mcp.http.auth import protected_resource_urls
 from django_mcp.setup_checks import (
@@ -23,6 +24,7 @@ from django_mcp.setup_checks import (
     check_output_schemas,
     check_protected_resource_metadata,
     check_request_log_table,
+    check_site_names_are_unique,
     check_unavailable_model_tools,
     check_unhinted_parameters,
 )
@@ -44,6 +46,7 @@ def test_every_check_is_registered():
         check_unavailable_model_tools,
         check_unhinted_parameters,
         check_request_log_table,
+        check_site_names_are_unique,
     ):
         assert check in registered
 
@@ -67,6 +70,41 @@ def test_w010_is_silent_without_append_slash(settings, mcp_site):
 def test_w010_finds_the_endpoint_under_a_nested_include(settings, mcp_site):
     test_urls.urlpatterns[:] = [path("api/", include([path("mcp/", mcp_site.urls)]))]
     assert ids(check_endpoint_routes(None)) == ["django_mcp.W010"]
+
+
+def test_e014_two_served_sites_under_one_name(mcp_site):
+    """server/utilities/pagination.mdx (invalid cursor: -32602) and docs/guides/resources.md,
+    "Paging": a cursor names its site and is refused by another; the binding is the site's
+    name, so two sites left with the default name ("mcp") would accept each other's cursors
+    (and share task rows and listen groups)."""
+    public, internal = MCPSite(), MCPSite()  # both named "mcp" by default
+    test_urls.urlpatterns[:] = [
+        path("public/mcp", public.urls),
+        path("internal/mcp", internal.urls),
+    ]
+    try:
+        [message] = check_site_names_are_unique(None)
+    finally:  # live sites named "mcp" would shadow the default site for a task worker
+        sites._all_sites.discard(public)
+        sites._all_sites.discard(internal)
+
+    assert message.id == "django_mcp.E014"
+    assert message.msg.startswith("2 MCP sites are named 'mcp' (served at /public/mcp; ")
+    assert "/internal/mcp" in message.msg
+    assert 'MCPSite(name="internal")' in message.hint
+
+
+def test_e014_is_silent_for_distinct_names_and_one_site_at_two_paths(mcp_site):
+    """One site mounted twice is one site; differently named sites are separate."""
+    other = MCPSite(name="other")
+    sites._all_sites.discard(other)
+    test_urls.urlpatterns[:] = [
+        path("a/mcp", mcp_site.urls),
+        path("b/", include([path("mcp", mcp_site.urls)])),
+        path("c/mcp", other.urls),
+    ]
+
+    assert check_site_names_are_unique(None) == []
 
 
 def test_w016_no_url_serves_an_endpoint(mcp_site):
