@@ -140,6 +140,7 @@ class StdioServer:
         #: and ones cancelled after a worker took them but before their Context existed.
         self._queued: dict[jsonrpc.RequestId, Future[None]] = {}
         self._cancel_on_start: set[jsonrpc.RequestId] = set()
+        self._starting: set[jsonrpc.RequestId] = set()  # taken by a worker, no Context yet
         self._streams: dict[jsonrpc.RequestId, threading.Event] = {}
         self._closing = threading.Event()
         self._inflight_lock = threading.Lock()
@@ -224,13 +225,19 @@ class StdioServer:
 
     def refuse_failed(self, line: bytes) -> None:
         """Answer the request on ``line``, whose admission raised, with -32603, as a
-        handler that raises is answered (:meth:`run`); a notification gets nothing."""
+        handler that raises is answered (:meth:`run`); a notification gets nothing. A
+        ``notifications/cancelled`` still cancels: it needs no database, and reading the
+        process's user may have failed only because the database is down."""
         try:
             message = jsonrpc.parse_message(line)
         except Exception:  # admission read it, so this is no request to answer
             return
         if isinstance(message, jsonrpc.Request):
             self.write(jsonrpc.error_response(InternalError(), message.id))
+        elif message.method == methods.NOTIFICATION_CANCELLED and isinstance(
+            message.params, dict
+        ):
+            self.cancel(message.params.get("requestId"))
 
     def cancel(self, request_id: Any) -> None:
         """Cancel the in-flight request ``request_id``; an unknown or finished one is
@@ -246,7 +253,9 @@ class StdioServer:
             # Started, but its Context is not known yet: cancelled as soon as it is.
             with self._inflight_lock:
                 context = self._inflight.get(request_id)
-                if context is None:
+                # Only while it starts: once it ended (the race the spec allows), a later
+                # request that reuses the id must not be cancelled by this one.
+                if context is None and request_id in self._starting:
                     self._cancel_on_start.add(request_id)
         if context is not None:
             context.cancel()
@@ -322,6 +331,7 @@ class StdioServer:
             context = ctx
             with self._inflight_lock:
                 self._inflight[request_id] = ctx
+                self._starting.discard(request_id)
                 if request_id in self._cancel_on_start:
                     self._cancel_on_start.discard(request_id)
                     ctx.cancel()
@@ -330,6 +340,8 @@ class StdioServer:
             if context is None or not context.cancelled:
                 self.write(jsonrpc.notification(note["method"], note.get("params")))
 
+        with self._inflight_lock:
+            self._starting.add(request_id)
         close_old_connections()
         try:
             reply = self.server.handle(
@@ -345,5 +357,6 @@ class StdioServer:
         finally:
             with self._inflight_lock:
                 self._inflight.pop(request_id, None)
+                self._starting.discard(request_id)
                 self._cancel_on_start.discard(request_id)
             connections.close_all()

@@ -26,6 +26,7 @@ from mcp import Client, StdioServerParameters
 
 from django_mcp import Context
 from django_mcp.server.dispatch import MCPServer
+from django_mcp.stdio import transport
 from django_mcp.stdio.transport import StdioServer
 from django_mcp.tasks.models import MCPTask
 from tests.helpers import mcp_body
@@ -602,3 +603,59 @@ def test_sigterm_ends_the_input_as_closing_stdin_does(start: Any) -> None:
 
     assert process.popen.wait(timeout=DEADLINE) == 0
     assert [message.get("id") for message in rest] == [5]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_cancellation_does_not_cancel_the_next_request_with_that_id(
+    mcp_site: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """basic/patterns/cancellation.mdx: a cancellation may arrive after its request
+    ended, and the receiver ignores it. One that came after the reply but before the
+    request was quite done was kept for the id, and cancelled the next request that
+    reused the id (legal once the first ended): that one was never answered."""
+    """Request 1 is answered; its worker is still in ``run``'s ``finally`` (closing its
+    database connections) when the client's late ``notifications/cancelled`` for 1
+    arrives. ``cancel`` finds no Context and a Future it cannot cancel, so it parks id 1
+    in ``_cancel_on_start``, which nothing clears any more. The client then reuses id 1
+    (legal once 1 finished): that request is cancelled as it starts and never answered."""
+
+    @mcp_site.tool
+    def echo(text: str) -> str:
+        return text
+
+    release = threading.Event()
+    real_close_all = transport.connections.close_all
+    calls: list[int] = []
+
+    def slow_close_all() -> None:  # widens the window between the reply and `forget`
+        calls.append(1)
+        if len(calls) == 1:
+            release.wait(10)
+        real_close_all()
+
+    monkeypatch.setattr(transport.connections, "close_all", slow_close_all)
+    output = io.BytesIO()
+    stdio = StdioServer(MCPServer(mcp_site), output, user=AnonymousUser(), max_workers=1)
+
+    def wait_for(condition: Any) -> None:
+        deadline = time.monotonic() + 10
+        while not condition():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+    def lines() -> Any:
+        first = mcp_body("tools/call", {"name": "echo", "arguments": {"text": "a"}}, id=1)
+        yield json.dumps(first).encode()
+        wait_for(lambda: b'"id":1' in output.getvalue())  # answered
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+        yield json.dumps(cancel).encode()  # the race the spec allows: it came too late
+        release.set()
+        wait_for(lambda: 1 not in stdio._queued)  # request 1 is completely finished
+        second = mcp_body("tools/call", {"name": "echo", "arguments": {"text": "b"}}, id=1)
+        yield json.dumps(second).encode()
+
+    stdio.serve(lines())
+
+    answers = [json.loads(line) for line in output.getvalue().splitlines()]
+    texts = [a["result"]["content"][0]["text"] for a in answers if "result" in a]
+    assert texts == ["a", "b"], (answers, stdio._cancel_on_start)

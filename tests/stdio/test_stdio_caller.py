@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, Permission
+from django.db import OperationalError
 
+from django_mcp import Context
 from django_mcp.cli.identity import resolve_user
 from django_mcp.protocol import errors
 from django_mcp.server.dispatch import MCPServer
@@ -119,3 +122,39 @@ def test_revoking_a_permission_or_deactivating_the_user_takes_effect_at_the_next
     assert answers[3]["result"]["content"][0]["text"] == "salaries"
     assert answers[4]["error"]["code"] == errors.INVALID_REQUEST
     assert "deactivated" in answers[4]["error"]["message"]
+
+
+def test_a_cancellation_is_honoured_while_the_users_database_is_unreachable(
+    mcp_site: MCPSite, django_user_model: Any
+) -> None:
+    """basic/patterns/cancellation.mdx: the receiver SHOULD stop a cancelled request. The
+    process's user is read for each message; with the database down that read fails, and
+    the line was dropped, ``notifications/cancelled`` included, which needs no database:
+    the running request went on to its end."""
+    started, cancelled = threading.Event(), threading.Event()
+
+    @mcp_site.tool
+    def hang(ctx: Context) -> str:
+        ctx.on_cancel(cancelled.set)
+        started.set()
+        cancelled.wait(3)
+        return "cancelled" if cancelled.is_set() else "ran to the end"
+
+    ada = django_user_model.objects.create_user("ada")
+    output = io.BytesIO()
+    stdio = StdioServer(MCPServer(mcp_site), output, user=ada)
+
+    def unreachable() -> Any:
+        raise OperationalError("could not connect to server")
+
+    def lines() -> Any:
+        yield tool_call("hang")
+        assert started.wait(10)
+        stdio.user.current = unreachable  # type: ignore[method-assign]
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+        yield json.dumps(cancel).encode()
+
+    stdio.serve(lines())
+
+    assert cancelled.is_set(), output.getvalue()
+    assert output.getvalue() == b""  # a cancelled request gets no response
