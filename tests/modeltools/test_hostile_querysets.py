@@ -229,6 +229,22 @@ def test_search_across_a_reverse_relation_lists_each_row_once(client: Client, ca
 # -- scoping get_queryset by a relation: get crashes, and the fix breaks writes on PG ----
 
 
+def test_list_shows_what_the_queryset_returns_and_distinct_lists_each_row_once(
+    client: Client, catalogue: Any
+) -> None:
+    """docs/guides/modeltools.md, ``get_queryset``: a join through a many-valued relation
+    repeats a row per match, as in the admin; ``.distinct()`` lists and counts each once."""
+    joined = call(client, "author_list", {}, at="/undistinct/mcp")["structuredContent"]
+    distinct = call(client, "author_list", {}, at="/scoped/mcp")["structuredContent"]
+
+    assert joined["count"] > 2  # the docs' warning holds
+    assert sorted(row["name"] for row in distinct["results"]) == [
+        "Frank Herbert",
+        "Ursula K. Le Guin",
+    ]
+    assert distinct["count"] == 2
+
+
 def test_get_within_a_joined_get_queryset_finds_the_row(client: Client, catalogue: Any):
     """A get_queryset scoped through a reverse relation repeats the author once per
     published book: ``queryset.get()`` raises MultipleObjectsReturned, which get_object
