@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django.contrib import admin
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from django_mcp.protocol import methods
 from django_mcp.requestlog.models import RequestLog, column_length
@@ -67,25 +68,60 @@ METHODS: Final = (
 )
 
 
-#: ``started_at`` lookups that bound the list from below (to a day, a year, a time).
-_LOWER_BOUNDS: Final = frozenset(
-    {"started_at", "started_at__gte", "started_at__gt", "started_at__date", "started_at__year"}
-)
+#: The widest span a list may read when it filters or sorts on a column no index leads
+#: with: the widest window offered (30 days), and a month drilled down to.
+WIDEST_SPAN: Final = datetime.timedelta(days=31)
 
 
 def is_bounded(query: Mapping[str, Any]) -> bool:
-    """Whether the changelist the query string ``query`` asks for lists a span of time: a
-    window other than "Any time" (none chosen is the last 24 hours), or a ``started_at``
-    lower bound. Only such a list may be filtered or sorted on columns no index leads
-    with: the window index reads the span and the database filters or sorts only that;
-    without one it would read the whole log."""
-    if any(key in _LOWER_BOUNDS for key in query):
-        return True
+    """Whether the changelist the query string ``query`` asks for lists a span of at most
+    :data:`WIDEST_SPAN`: a window other than "Any time" (none chosen is the last 24
+    hours), or ``started_at`` lookups that narrow it as much (a day, a month, a range).
+    Only such a list may be filtered or sorted on columns no index leads with: the window
+    index reads the span and the database filters or sorts only that; a lower bound in
+    the year 2000 bounds nothing."""
     chosen = query.get(StartedWithinFilter.parameter_name)
     if chosen not in WINDOWS:
         dated = any(key.startswith("started_at") for key in query)
         chosen = "all" if dated else DEFAULT_WINDOW
-    return WINDOWS[str(chosen)][1] is not None
+    if WINDOWS[str(chosen)][1] is not None:
+        return True
+    span = lookup_span(query)
+    return span is not None and span <= WIDEST_SPAN
+
+
+def lookup_span(query: Mapping[str, Any]) -> datetime.timedelta | None:
+    """How long a span the ``started_at`` lookups of ``query`` leave, or None when they
+    leave it open (or cannot be read: the lookup checks refuse those anyway)."""
+    spans: list[datetime.timedelta] = []
+    if "started_at" in query or "started_at__date" in query:
+        spans.append(datetime.timedelta(days=1))
+    if "started_at__year" in query:
+        if "started_at__day" in query:
+            spans.append(datetime.timedelta(days=1))
+        elif "started_at__month" in query:
+            spans.append(datetime.timedelta(days=31))
+    lower = _moment(query, "started_at__gte") or _moment(query, "started_at__gt")
+    if lower is not None:
+        upper = _moment(query, "started_at__lte") or _moment(query, "started_at__lt")
+        spans.append((upper or timezone.now()) - lower)
+    return min(spans, default=None)
+
+
+def _moment(query: Mapping[str, Any], key: str) -> datetime.datetime | None:
+    """The aware date and time of lookup ``key``, if it is one."""
+    value = query.get(key)
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = parse_datetime(value.strip())
+    except ValueError:
+        return None
+    if moment is None:
+        return None
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment, datetime.UTC)
+    return moment
 
 
 class StartedWithinFilter(admin.SimpleListFilter):

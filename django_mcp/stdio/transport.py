@@ -234,9 +234,7 @@ class StdioServer:
             return
         if isinstance(message, jsonrpc.Request):
             self.write(jsonrpc.error_response(InternalError(), message.id))
-        elif message.method == methods.NOTIFICATION_CANCELLED and isinstance(
-            message.params, dict
-        ):
+        elif message.method == methods.NOTIFICATION_CANCELLED and isinstance(message.params, dict):
             self.cancel(message.params.get("requestId"))
 
     def cancel(self, request_id: Any) -> None:

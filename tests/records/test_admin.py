@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.admin import RequestLogAdmin
@@ -136,7 +139,7 @@ def test_a_column_no_index_leads_with_is_filtered_only_within_a_span_of_time(adm
     """docs/guides/records.md, "At scale": equality on ``declared_revision``,
     ``error_code`` or ``site`` is answered within a window (the window index reads the
     span); over the whole log ("Any time") it read every row, so it is refused there with
-    Django's 400 for a disallowed lookup. A lower bound on ``started_at`` is a span too."""
+    Django's 400 for a disallowed lookup. A recent lower bound on ``started_at`` is a span."""
     log_row(site="mcp", declared_revision="2099-01-01", error_code=-32602, target="hit")
     value = {"declared_revision": "2099-01-01", "error_code": "-32602", "site": "mcp"}[column]
     url = reverse(f"{REQUEST_LOG}_changelist")
@@ -145,7 +148,8 @@ def test_a_column_no_index_leads_with_is_filtered_only_within_a_span_of_time(adm
     assert within.status_code == 200
     assert [row.target for row in within.context["cl"].result_list] == ["hit"]
     assert admin_client.get(url, {"started": "all", column: value}).status_code == 400
-    bounded = admin_client.get(url, {column: value, "started_at__gte": "2000-01-01 00:00:00+00:00"})
+    since = (timezone.now() - datetime.timedelta(days=1)).isoformat()
+    bounded = admin_client.get(url, {column: value, "started_at__gte": since})
     assert bounded.status_code == 200
 
 
@@ -165,3 +169,27 @@ def test_over_the_whole_log_only_the_start_time_is_sortable(admin_client):
     assert [row.target for row in anytime.context["cl"].result_list] == ["slow", "fast"]
     assert anytime.context["cl"].sortable_by == ("started_at",)
     assert [row.target for row in within.context["cl"].result_list] == ["fast", "slow"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("lookups", "bounded"),
+    [
+        ({"started_at__gte": "2000-01-01 00:00:00+00:00"}, False),  # bounds nothing
+        (
+            {"started_at__gte": "2000-01-01T00:00:00Z", "started_at__lt": "2000-01-02T00:00:00Z"},
+            True,
+        ),
+        ({"started_at__date": "2026-12-01"}, True),
+        ({"started_at__year": "2026", "started_at__month": "12"}, True),
+        ({"started_at__year": "2026"}, False),  # a year is no narrower than the whole log
+        ({"started_at__lt": "2026-12-01T00:00:00Z"}, False),  # everything before
+    ],
+    ids=["since-2000", "one-day-range", "a-date", "a-month", "a-year", "only-an-upper-bound"],
+)
+def test_a_lookup_span_counts_as_a_window_only_when_it_is_as_narrow(admin_client, lookups, bounded):
+    """The unindexed filters and sorts need a span no wider than the widest window (30
+    days): ``started_at__gte`` in the year 2000 turned them back on over the whole log."""
+    url = reverse(f"{REQUEST_LOG}_changelist")
+    response = admin_client.get(url, {**lookups, "started": "all", "error_code": "-32602"})
+    assert response.status_code == (200 if bounded else 400)
