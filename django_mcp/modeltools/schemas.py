@@ -15,41 +15,20 @@ its method's return annotation when it has one, and otherwise no constraint.
 from __future__ import annotations
 
 import copy
-import re
 import typing
 from typing import Any, Final
 
+from django.core.validators import RegexValidator
 from django.db import models
 from pydantic import TypeAdapter
 from rest_framework import serializers
 from rest_framework.schemas.openapi import AutoSchema
 
+from django_mcp.modeltools.patterns import ecma_pattern
+
 _OPENAPI_ONLY = ("readOnly", "writeOnly", "nullable", "example")
 #: The field attribute behind each OpenAPI flag a direction drops.
 _ATTRIBUTE: Final = {"readOnly": "read_only", "writeOnly": "write_only"}
-
-
-def ecma_pattern(pattern: str) -> str | None:
-    """A Python regular expression (a Django validator's, which DRF copies) as the
-    ECMA-262 one JSON Schema's ``pattern`` is, or None when it cannot be said the same way.
-
-    The end anchors ``\\Z``/``\\z`` and the start ``\\A`` become ``$`` and ``^``, and
-    ``(?P<name>`` becomes ``(?<name>``. A pattern that still holds Python-only syntax
-    (inline flags, ``(?P=``) or a class that means more in Python than in ECMA-262
-    (``\\w``, ``\\d``, ``\\s``, ``\\b`` match Unicode in Python, ASCII there) is left
-    out: a client would refuse values the server accepts (Django's username validator
-    takes "José"), or fail to compile it. The server still validates every value."""
-    translated = _END_ANCHOR.sub(r"\1$", _START_ANCHOR.sub("^", pattern)).replace("(?P<", "(?<")
-    if _PYTHON_ONLY.search(translated):
-        return None
-    return translated
-
-
-#: ``\A`` at the start, ``\Z``/``\z`` at the end, each not itself escaped.
-_START_ANCHOR: Final = re.compile(r"^\\A")
-_END_ANCHOR: Final = re.compile(r"(?<!\\)((?:\\\\)*)\\[zZ]$")
-#: What ECMA-262 lacks or reads otherwise, outside an escaped backslash.
-_PYTHON_ONLY: Final = re.compile(r"(?<!\\)(?:\\\\)*(?:\\[wWdDsSbBAZz]|\(\?[aiLmsux-]|\(\?P)")
 
 
 def _convert(schema: dict[str, Any]) -> dict[str, Any]:
@@ -74,8 +53,22 @@ def _convert(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def serializer_schema(serializer: serializers.BaseSerializer[Any]) -> dict[str, Any]:
-    """DRF's OpenAPI schema of ``serializer`` (both directions, flags kept)."""
-    return copy.deepcopy(AutoSchema().map_serializer(serializer))
+    """DRF's OpenAPI schema of ``serializer`` (both directions, flags kept), without the
+    ``pattern`` of a field whose regex validator DRF misreports: it copies the regex but
+    not its ``flags`` (an ``IGNORECASE`` pattern would refuse values the server accepts)
+    nor ``inverse_match`` (the schema would require exactly what the server refuses)."""
+    schema = copy.deepcopy(AutoSchema().map_serializer(serializer))
+    properties = schema.get("properties", {})
+    for name, field in getattr(serializer, "fields", {}).items():
+        if name in properties and any(_misread(v) for v in field.validators):
+            properties[name].pop("pattern", None)
+    return schema
+
+
+def _misread(validator: Any) -> bool:
+    return isinstance(validator, RegexValidator) and bool(
+        validator.flags or validator.inverse_match
+    )
 
 
 #: Classes DRF maps to a type only when the field is of that very class.

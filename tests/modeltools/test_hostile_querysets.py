@@ -16,11 +16,15 @@ through the real HTTP stack.
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.validators import RegexValidator
 from django.db import connection
 from django.db.models import Count, QuerySet
 from django.test import Client
@@ -395,12 +399,77 @@ def test_schemas_with_a_regex_validator_are_valid_2020_12(client: Client, boss: 
         (r"^[\w.@+-]+\z", None),  # \w is Unicode in Python, ASCII in ECMA-262
         (r"(?i)^abc$", None),  # an inline flag: no ECMA-262 form
         (r"(?P=name)", None),
+        (r"^ISO\-9[0-9]+\Z", None),  # re.escape's \-: an error under ECMA-262's u flag
+        (r"^(?>ab)\Z", None),  # atomic group
+        (r"^a*+\Z", None),  # possessive
+        (r"^a(?#note)b\Z", None),
+        (r"(a)?(?(1)b|c)\Z", None),
+        (r"^\U0001F600\Z", None),
+        (r"^a{,3}\Z", None),  # Python: up to 3; ECMA-262: an error
+        (r"^a{2,3}\.b\Z", r"^a{2,3}\.b$"),
+        (r"^[a-z\-]+(?:-[0-9]{2})?\Z", None),  # \- even in a class: left out
+        (r"^\x41\u00e9[^/]+$", r"^\x41\u00e9[^/]+$"),
     ],
 )
 def test_a_python_pattern_becomes_its_ecma_262_form_or_none(python: str, ecma: str | None) -> None:
-    from django_mcp.modeltools.schemas import ecma_pattern
+    from django_mcp.modeltools.patterns import ecma_pattern
 
     assert ecma_pattern(python) == ecma
+
+
+KEPT_OR_NOT = [
+    r"^[-a-zA-Z0-9_]+\Z",
+    r"^" + re.escape("ISO-9") + r"[0-9]+\Z",
+    r"^" + re.escape("a#b") + r"\Z",
+    r"^(?>ab)\Z",
+    r"^a*+\Z",
+    r"^a(?#comment)b\Z",
+    r"(a)?(?(1)b|c)\Z",
+    r"^\U0001F600\Z",
+    r"^a{,3}\Z",
+    r"^a{2,3}\.b\Z",
+    r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})\Z",
+]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js for ECMA-262")
+def test_every_pattern_kept_compiles_under_ecma_262s_u_flag() -> None:
+    """JSON Schema 2020-12 ``pattern`` is ECMA-262; Ajv (the TypeScript SDK's validator)
+    compiles with the ``u`` flag. Every pattern kept must compile there."""
+    from django_mcp.modeltools.patterns import ecma_pattern
+
+    kept = [ecma for ecma in map(ecma_pattern, KEPT_OR_NOT) if ecma is not None]
+    assert len(kept) >= 3
+    script = (
+        "const failed = JSON.parse(process.argv[1]).filter(p => {"
+        " try { new RegExp(p, 'u'); return false; } catch (e) { return true; } });"
+        " console.log(JSON.stringify(failed));"
+    )
+    run = subprocess.run(
+        ["node", "-e", script, json.dumps(kept)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(run.stdout) == []
+
+
+class FlaggedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    code = serializers.CharField(validators=[RegexValidator(r"^[a-z]+\Z", flags=re.IGNORECASE)])
+    title = serializers.CharField(
+        validators=[RegexValidator(r"^draft", inverse_match=True, message="no drafts")]
+    )
+
+
+def test_a_validator_with_flags_or_inverse_match_publishes_no_pattern() -> None:
+    """DRF copies a RegexValidator's regex but neither its flags nor ``inverse_match``:
+    the schema refused "ABC", which the IGNORECASE validator takes, and required the
+    drafts the inverse validator refuses. Such a field gets no pattern."""
+    from django_mcp.modeltools.schemas import input_schema
+
+    value = {"code": "ABC", "title": "Final"}
+    assert FlaggedSerializer(data=value).is_valid()
+    schema = input_schema(FlaggedSerializer())
+    assert list(Draft202012Validator(schema).iter_errors(value)) == []
+    assert "pattern" not in schema["properties"]["code"]
+    assert "pattern" not in schema["properties"]["title"]
 
 
 # -- page as a JSON Schema integer --------------------------------------------------------
