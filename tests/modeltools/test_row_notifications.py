@@ -33,23 +33,6 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
 
 site = MCPSite(name="row-notifications")
-
-
-@django_mcp.register(Book, site=site)
-class PublishedBookTools(django_mcp.ModelTools):
-    """As docs/examples/modeltools_example.py: unpublished books only for staff."""
-
-    fields = ["id", "isbn", "title"]
-    lookup_field = "isbn"
-    resource_uri = "lbooks://{isbn}"
-
-    def get_queryset(self, ctx: Context) -> QuerySet[Any]:
-        books = super().get_queryset(ctx)
-        if ctx.user is None or not ctx.user.is_staff:
-            books = books.filter(published__isnull=False)
-        return books
-
-
 everyones = MCPSite(name="row-notifications-unscoped")
 
 
@@ -60,6 +43,19 @@ class EveryBookTools(django_mcp.ModelTools):
     fields = ["id", "isbn", "title"]
     lookup_field = "isbn"
     resource_uri = "ebooks://{isbn}"
+
+
+@django_mcp.register(Book, site=site)
+class PublishedBookTools(EveryBookTools):
+    """As docs/examples/modeltools_example.py: unpublished books only for staff."""
+
+    resource_uri = "lbooks://{isbn}"
+
+    def get_queryset(self, ctx: Context) -> QuerySet[Any]:
+        books = super().get_queryset(ctx)
+        if ctx.user is None or not ctx.user.is_staff:
+            books = books.filter(published__isnull=False)
+        return books
 
 
 urlpatterns = [path("mcp", site.urls), path("every/mcp", everyones.urls)]
