@@ -141,6 +141,7 @@ class StdioServer:
         self._queued: dict[jsonrpc.RequestId, Future[None]] = {}
         self._cancel_on_start: set[jsonrpc.RequestId] = set()
         self._starting: set[jsonrpc.RequestId] = set()  # taken by a worker, no Context yet
+        self._output_gone = False  # the client closed its end of stdout
         self._streams: dict[jsonrpc.RequestId, threading.Event] = {}
         self._closing = threading.Event()
         self._inflight_lock = threading.Lock()
@@ -157,6 +158,8 @@ class StdioServer:
         """Handle every line of ``lines``; return once each request has been answered."""
         try:
             for line in lines:
+                if self._output_gone:
+                    break  # nothing can be answered any more
                 if isinstance(line, OversizedLine):
                     self.write(jsonrpc.error_response(RequestTooLarge(), line.request_id))
                 elif line.strip():
@@ -171,9 +174,30 @@ class StdioServer:
         self.write_line(jsonrpc.dumps(message))
 
     def write_line(self, data: bytes) -> None:
+        """Write one line; once the client has closed its end of stdout (a broken pipe),
+        nothing more can be answered: every request in flight is cancelled, queued ones
+        never run, and the server stops reading (:meth:`serve`), instead of running
+        requests whose answers go nowhere and dying at the next write with a traceback."""
         with self._write_lock:
-            self.output.write(data + b"\n")
-            self.output.flush()
+            if self._output_gone:
+                return
+            try:
+                self.output.write(data + b"\n")
+                self.output.flush()
+            except (BrokenPipeError, ConnectionResetError, ValueError):
+                # ValueError: the file was closed under us.
+                self._output_gone = True
+            else:
+                return
+        logger.warning("stdout was closed by the client: stopping")
+        self._closing.set()
+        with self._inflight_lock:
+            running = list(self._inflight.values())
+            queued = list(self._queued.values())
+        for future in queued:
+            future.cancel()
+        for context in running:
+            context.cancel()
 
     def receive(self, line: bytes) -> None:
         # Admission may query the database (the caller, permission checks) on this thread,

@@ -659,3 +659,53 @@ def test_a_late_cancellation_does_not_cancel_the_next_request_with_that_id(
     answers = [json.loads(line) for line in output.getvalue().splitlines()]
     texts = [a["result"]["content"][0]["text"] for a in answers if "result" in a]
     assert texts == ["a", "b"], (answers, stdio._cancel_on_start)
+
+
+class ClosedByTheClient(io.BytesIO):
+    """stdout whose reading end the client closed: every write is a broken pipe."""
+
+    def write(self, data: Any) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_once_the_client_closes_stdout_nothing_more_runs(mcp_site: Any) -> None:
+    """basic/transports/stdio.mdx: the client reads the server's stdout; once it closed
+    it, no answer can reach it. The server ran every request on (their answers went
+    nowhere) and died at its next write from the main thread with a traceback. Now the
+    first broken write cancels what runs and the server stops reading."""
+    started, cancelled = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    @mcp_site.tool
+    def hang(ctx: Context) -> str:
+        ctx.on_cancel(cancelled.set)
+        started.set()
+        cancelled.wait(5)
+        return "hung"
+
+    @mcp_site.tool
+    def fast() -> str:
+        return "fast"
+
+    @mcp_site.tool
+    def later() -> str:
+        ran.append("later")
+        return "later"
+
+    stdio = StdioServer(MCPServer(mcp_site), ClosedByTheClient(), user=AnonymousUser())
+
+    def lines() -> Iterator[bytes]:
+        yield json.dumps(mcp_body("tools/call", {"name": "hang", "arguments": {}}, id=1)).encode()
+        assert started.wait(10)
+        yield json.dumps(mcp_body("tools/call", {"name": "fast", "arguments": {}}, id=2)).encode()
+        deadline = time.monotonic() + 10
+        while not stdio._output_gone:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        yield json.dumps(mcp_body("tools/call", {"name": "later", "arguments": {}}, id=3)).encode()
+
+    stdio.serve(lines())
+
+    assert cancelled.is_set()
+    assert ran == []
