@@ -79,6 +79,7 @@ def start(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> dic
             credential=context.caller.credential,
             auth_method=context.caller.method,
             tool=spec.name,
+            tool_scopes=spec.scopes_required,
             arguments=arguments,
             request_meta=context.meta.raw,
             ttl_ms=mcp_settings.TASK_TTL_MS,
@@ -138,8 +139,10 @@ def lookup(task_id: Any, context: Context) -> MCPTask:
     """The caller's task, or -32602 as for an unknown id. A task whose tool the caller may
     no longer see (its permission check, or the site's ``has_permission``, now says no) is
     unknown to them too: the task acts with the tool's authority (ext-tasks ``tasks.md``,
-    "Security Considerations"). One whose tool left the site stays readable, so its
-    failure can be read."""
+    "Security Considerations"), and so is one whose tool's scopes their credential lacks
+    (a tool still served answers that earlier, with its 401 or 403 challenge; one that
+    left the site by the scopes the task stored). One whose tool left the site stays
+    readable to a caller with those scopes, so its failure can be read."""
     timeout = mcp_settings.TASK_WORKER_TIMEOUT
     task = store.lookup(
         task_id,
@@ -148,7 +151,7 @@ def lookup(task_id: Any, context: Context) -> MCPTask:
         worker_timeout=None if timeout is None else float(timeout),
         on_orphan_failed=announce,
     )
-    if not may_see(context.site, task.tool, context):
+    if not may_act_on(context.site, task.tool, context, task.tool_scopes):
         raise store.not_found(task.id)
     return task
 
@@ -160,12 +163,13 @@ def may_see(site: MCPSite, tool: str, context: Context) -> bool:
     return tool not in site.registry.tools or site.get_tool(tool, context) is not None
 
 
-def may_act_on(site: MCPSite, tool: str, context: Context) -> bool:
-    """:func:`may_see`, and the caller's credential grants the tool's scopes: what a
-    listen stream's ``taskIds`` need, whose notifications carry the task's result, as
-    ``tasks/get`` does (which answers a missing scope with its 401 or 403 challenge)."""
+def may_act_on(site: MCPSite, tool: str, context: Context, stored: Any = ()) -> bool:
+    """:func:`may_see`, and the caller's credential grants the tool's scopes (``stored``,
+    the task's, once the tool has left the site): what a listen stream's ``taskIds``
+    need, whose notifications carry the task's result, as ``tasks/get`` does (which
+    answers a missing scope with its 401 or 403 challenge)."""
     spec = site.registry.tools.get(tool)
-    scopes = () if spec is None else spec.scopes_required
+    scopes = (stored or ()) if spec is None else spec.scopes_required
     return may_see(site, tool, context) and not context.caller.lacks(scopes)
 
 
@@ -182,7 +186,7 @@ def listen_filter(
     owned = MCPTask.objects.filter(pk__in=candidates, owner=context.principal, site=site.name)
     own = {
         task_id
-        for task_id, tool in owned.values_list("pk", "tool")
-        if may_act_on(site, tool, context)
+        for task_id, tool, stored in owned.values_list("pk", "tool", "tool_scopes")
+        if may_act_on(site, tool, context, stored)
     }
     return replace(wanted, task_ids=tuple(task_id for task_id in wanted.task_ids if task_id in own))

@@ -45,6 +45,12 @@ class MCPTask(models.Model):
     )
     auth_method = models.CharField("authenticated by", max_length=40, blank=True)
     tool = models.CharField(max_length=255)
+    tool_scopes = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The scopes the tool required when the task was created: what acting on "
+        "the task needs once the tool has left the site.",
+    )
     arguments = models.JSONField(default=dict)
     request_meta = models.JSONField(
         "request _meta", default=dict, help_text="The creating call's _meta (capabilities)."

@@ -81,9 +81,12 @@ def create(
     scopes: Iterable[str] | None = None,
     credential: str | None = None,
     auth_method: str = "",
+    tool_scopes: Iterable[str] = (),
 ) -> MCPTask:
     """A new ``working`` task. ``scopes`` (None: not limited by scopes), ``credential`` and
-    ``auth_method`` describe the creating credential, which the task's runs act with.
+    ``auth_method`` describe the creating credential, which the task's runs act with;
+    ``tool_scopes`` are the tool's ``scopes_required``, which acting on the task needs even
+    once the tool has left the site.
 
     They come from a token, not from the request's own checked text: a scope no database
     can keep (NUL, an unpaired surrogate) is dropped, which only narrows what the runs may
@@ -96,6 +99,7 @@ def create(
         credential=_storable_text(credential or "", "credential"),
         auth_method=_storable_text(auth_method, "auth_method"),
         tool=tool,
+        tool_scopes=sorted(s for s in tool_scopes if storable(s)),
         arguments=dict(arguments),
         request_meta=dict(request_meta),
         input_responses=dict(answers or {}),

@@ -274,3 +274,36 @@ def test_odd_scopes_and_credential_ids_do_not_stop_a_task_being_created(
     assert task.credential.startswith("abcdef")
     assert len(task.credential) == 255
     assert task.auth_method == "m" * 40
+
+
+def test_a_task_whose_tool_left_the_site_still_needs_the_tools_scopes(
+    client, mcp_site, django_user_model
+):
+    """ext-tasks ``tasks.md``, "Security Considerations": a task acts with its tool's
+    authority. Once a deploy removed the tool, the site no longer knew its scopes, and any
+    token of the owner read the task's result; the task keeps the scopes it was created
+    under. A token with them still reads it (its failure or result stays readable)."""
+
+    @mcp_site.tool(task="required", scopes_required=["payroll:read"])
+    def payroll_report() -> str:
+        return "SALARIES"
+
+    @mcp_site.tool(task="required")
+    def calendar_report() -> str:  # the site still serves tasks
+        return "MEETINGS"
+
+    alice = django_user_model.objects.create_user("alice")
+    strong = bearer(token_for(alice, "payroll:read"))
+    weak = bearer(token_for(alice, "calendar:read"))
+    created = result_of(call_tool(client, "payroll_report", {}, meta=declaring(), headers=strong))
+    run_worker()
+    mcp_site.unregister("payroll_report")
+
+    hidden = error_of(tasks_call(client, "tasks/get", created["taskId"], headers=weak))
+    assert (hidden["code"], hidden["message"]) == (-32602, "Task not found")
+    assert text_of(result_of(tasks_call(client, "tasks/get", created["taskId"], headers=strong)))
+    task = MCPTask.objects.get(pk=created["taskId"])
+    wanted = SubscriptionFilter(task_ids=(task.id,))
+    context = context_for(task, mcp_site)
+    context.caller = Caller(alice, frozenset({"calendar:read"}), "token:2", "token")
+    assert tasking.listen_filter(mcp_site, wanted, context).task_ids == ()
