@@ -191,8 +191,21 @@ def test_a_prompt_argument_whose_choices_it_would_refuse_is_refused_when_declare
         return str(n)
 
     pick.__annotations__["n"] = annotation
-    with pytest.raises(InvalidDeclaration, match="prompt arguments are strings"):
+    with pytest.raises(InvalidDeclaration, match="prompt arguments and URI variables are strings"):
         MCPSite(name="test-choices").prompt(pick)
+
+
+def test_a_template_variable_whose_choices_it_would_refuse_is_refused_when_declared() -> None:
+    """server/resources.mdx: URI template variables are strings too, and completion offers
+    ``Literal[1, 2]`` as "1", which resources/read would then refuse: the template could
+    never be read at the URIs completion builds. Refused at declaration, as for prompts."""
+    from django_mcp.exceptions import InvalidDeclaration
+
+    def shelf(number: Literal[1, 2]) -> str:
+        return str(number)
+
+    with pytest.raises(InvalidDeclaration, match="'number' offers '1'"):
+        MCPSite(name="test-choices").resource("shelves://{number}")(shelf)
 
 
 def test_every_completed_choice_is_accepted_by_prompts_get(

@@ -13,9 +13,11 @@ import enum
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Literal, get_args, get_origin
 
+from pydantic import TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from django_mcp.declarations import invoke
+from django_mcp.exceptions import InvalidDeclaration
 
 MAX_VALUES: Final = 100
 
@@ -71,3 +73,23 @@ def run_completer(
         "total": len(values),
         "hasMore": len(values) > MAX_VALUES,
     }
+
+
+def check_choices(registrant: str, name: str, annotation: Any) -> None:
+    """Refuse a ``Literal``/``Enum`` parameter whose choices, sent back as the strings
+    completion offers, would not validate: prompt arguments and URI template variables
+    are strings on the wire, so ``Literal[1, 2]`` or ``Literal[True, False]`` could never
+    be called (or read)."""
+    choices = choices_of(annotation)
+    if not choices:
+        return
+    adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+    for choice in choices:
+        try:
+            adapter.validate_python(choice)
+        except ValidationError:
+            raise InvalidDeclaration(
+                f"{registrant}: {name!r} offers {choice!r}, which it would refuse: prompt "
+                "arguments and URI variables are strings, so use Literal of strings (or an "
+                "Enum of str or int values) and convert in the function"
+            ) from None

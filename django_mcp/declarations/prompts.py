@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Final, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from django_mcp.declarations import content, invoke
 from django_mcp.declarations.base import Declaration, check_options, describe
-from django_mcp.declarations.completion import choices_of
+from django_mcp.declarations.completion import check_choices
 from django_mcp.declarations.options import PromptOptions, option_names
 from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.exceptions import InvalidDeclaration
@@ -146,22 +146,3 @@ def to_messages(value: Any) -> list[dict[str, Any]]:
         else:
             raise TypeError(f"A prompt returned {type(item).__name__}; expected str or Message")
     return messages
-
-
-def check_choices(registrant: str, name: str, annotation: Any) -> None:
-    """Refuse a ``Literal``/``Enum`` argument whose choices, sent back as the strings
-    completion offers, would not validate: prompt arguments are strings on the wire, so
-    ``Literal[1, 2]`` or ``Literal[True, False]`` could never be called."""
-    choices = choices_of(annotation)
-    if not choices:
-        return
-    adapter: TypeAdapter[Any] = TypeAdapter(annotation)
-    for choice in choices:
-        try:
-            adapter.validate_python(choice)
-        except ValidationError:
-            raise InvalidDeclaration(
-                f"{registrant}: argument {name!r} offers {choice!r}, which it would refuse: "
-                "prompt arguments are strings, so use Literal of strings (or an Enum of str "
-                "or int values) and convert in the prompt"
-            ) from None

@@ -20,6 +20,7 @@ from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations import invoke
 from django_mcp.declarations.base import Declaration, check_options, describe
+from django_mcp.declarations.completion import check_choices
 from django_mcp.declarations.content import Annotations, ResourceContents, annotations_problem
 from django_mcp.declarations.options import CacheScope, ResourceOptions, option_names
 from django_mcp.declarations.permissions import combine, normalise_scopes
@@ -148,6 +149,9 @@ class ResourceTemplateSpec(ResourceDeclaration):
                 f"{self.registrant}: the parameters of a template resource must be its URI "
                 f"variables {list(self.template.variables)}: " + "; ".join(problems) + "."
             )
+        for name in self.template.variables:
+            if name not in self.completers:
+                check_choices(self.registrant, name, fields[name].annotation)
         for name in self.completers:
             if name not in self.template.variables:
                 raise InvalidDeclaration(
