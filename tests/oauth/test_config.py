@@ -25,6 +25,8 @@ def test_a_good_configuration_has_no_problems():
         ({"LEEWAY_SECONDS": -1}, "LEEWAY_SECONDS"),
         ({"CREATE_USERS": "yes"}, "CREATE_USERS"),
         ({"INTROSPECTION_URL": "https://as/introspect"}, "INTROSPECTION_CLIENT_ID"),
+        ({"TOKEN_TYPES": "at+jwt"}, "TOKEN_TYPES"),
+        ({"TOKEN_TYPES": []}, "TOKEN_TYPES"),
         ({"TYPO": 1}, "TYPO"),
     ],
 )

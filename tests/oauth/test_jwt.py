@@ -328,3 +328,27 @@ def test_unknown_kid_refetches_resume_after_the_interval(authorization_server, r
     with pytest.raises(AuthenticationFailed):
         keys.key_for("unknown")
     assert authorization_server.jwks_requests == 3
+
+
+@pytest.mark.parametrize(
+    ("typ", "accepted"),
+    [
+        ("at+jwt", True),
+        ("application/AT+JWT", True),  # media types compare without case (RFC 7515 4.1.9)
+        ("JWT", False),  # an ID token, say, signed by the same issuer
+        (None, False),
+    ],
+)
+def test_token_types_requires_an_access_tokens_typ(served, alice, rsa_key, settings, typ, accepted):
+    """RFC 9068 section 4: the resource server MUST check that ``typ`` is ``at+jwt`` (or
+    ``application/at+jwt``). Many authorization servers send ``JWT``, so the check is
+    opt-in: ``TOKEN_TYPES = ["at+jwt"]``. Without it any ``typ`` passes."""
+    token = rsa_key.mint(headers={"typ": typ} if typ else None)
+    if typ is None:  # PyJWT writes typ "JWT" unless told otherwise
+        token = rsa_key.mint(headers={"typ": None})
+    assert authenticate(token).user == alice  # no TOKEN_TYPES: any typ
+    configure(settings, TOKEN_TYPES=["at+jwt"])
+    if accepted:
+        assert authenticate(token).user == alice
+    else:
+        assert "not an access token" in refused(token).description

@@ -23,6 +23,7 @@ OAUTH_DEFAULTS: Final[dict[str, Any]] = {
     "JWKS_URL": None,
     "ALGORITHMS": ["RS256", "ES256"],
     "LEEWAY_SECONDS": 30,
+    "TOKEN_TYPES": None,
     "JWKS_CACHE_SECONDS": 300,
     "JWKS_MIN_REFETCH_SECONDS": 30,
     "INTROSPECTION_URL": None,
@@ -51,6 +52,9 @@ class OAuthConfig:
     jwks_url: str | None
     algorithms: tuple[str, ...]
     leeway: float
+    #: The JWT ``typ`` header values accepted, lower-cased and without ``application/``;
+    #: None: any (or none).
+    token_types: frozenset[str] | None
     jwks_cache_seconds: float
     jwks_min_refetch_seconds: float
     introspection_url: str | None
@@ -99,6 +103,11 @@ def problems(value: Any) -> list[str]:
         found.append(
             f"ALGORITHMS must list asymmetric algorithms: {sorted(ASYMMETRIC_ALGORITHMS)}."
         )
+    types = merged["TOKEN_TYPES"]
+    if types is not None and not (
+        isinstance(types, list | tuple) and types and all(isinstance(t, str) and t for t in types)
+    ):
+        found.append('TOKEN_TYPES must be None or a list of JWT "typ" values (["at+jwt"]).')
     for key in (
         "LEEWAY_SECONDS",
         "JWKS_CACHE_SECONDS",
@@ -143,6 +152,9 @@ def oauth_config() -> OAuthConfig:
         jwks_url=merged["JWKS_URL"],
         algorithms=tuple(merged["ALGORITHMS"]),
         leeway=float(merged["LEEWAY_SECONDS"]),
+        token_types=None
+        if merged["TOKEN_TYPES"] is None
+        else frozenset(t.lower().removeprefix("application/") for t in merged["TOKEN_TYPES"]),
         jwks_cache_seconds=float(merged["JWKS_CACHE_SECONDS"]),
         jwks_min_refetch_seconds=float(merged["JWKS_MIN_REFETCH_SECONDS"]),
         introspection_url=merged["INTROSPECTION_URL"],

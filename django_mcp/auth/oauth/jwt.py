@@ -66,6 +66,10 @@ class JWTAuthenticator(BearerAuthenticator):
             raise AuthenticationFailed(f"The token is not a valid JWT ({_kind(exc)}).") from exc
         if header.get("alg") not in config.algorithms:
             raise AuthenticationFailed("The token's signing algorithm is not accepted.")
+        if config.token_types is not None and not _typ_accepted(header, config.token_types):
+            # RFC 9068 section 4: an access token says so (typ "at+jwt"), which tells it
+            # from an ID token or any other JWT the same issuer signs for this audience.
+            raise AuthenticationFailed("The token is not an access token (typ).")
         kid = header.get("kid")
         keys = key_set(
             config.jwks_url,
@@ -89,6 +93,15 @@ class JWTAuthenticator(BearerAuthenticator):
         # tolerates case in scheme and host, so the audience is checked here.
         require_audience(claims, config.resources)
         return claims
+
+
+def _typ_accepted(header: dict[str, Any], accepted: frozenset[str]) -> bool:
+    """Whether the header's ``typ`` is one of ``accepted``: media types compare without
+    case, and ``application/`` may be left out (RFC 7515 section 4.1.9)."""
+    typ = header.get("typ")
+    if not isinstance(typ, str):
+        return False
+    return typ.lower().removeprefix("application/") in accepted
 
 
 def _kind(exc: PyJWTError) -> str:
