@@ -124,20 +124,29 @@ def test_a_task_whose_creator_was_deactivated_fails_instead_of_running(
     assert "no longer exists or is inactive" in polled["error"]["message"]
 
 
+def payroll_task(client: Any, mcp_site: Any, user_model: Any) -> tuple[Any, Any, Any, Any]:
+    """A task of ``payroll_report`` (which needs ``payroll:read``) created by alice with a
+    token that has the scope; returns alice, that token's headers, the headers of one of
+    hers without the scope, and the ``CreateTaskResult``."""
+
+    @mcp_site.tool(task="required", scopes_required=["payroll:read"])
+    def payroll_report() -> str:
+        return "SALARIES"
+
+    alice = user_model.objects.create_user("alice")
+    strong = bearer(token_for(alice, "payroll:read"))
+    weak = bearer(token_for(alice, "calendar:read"))
+    created = result_of(call_tool(client, "payroll_report", {}, meta=declaring(), headers=strong))
+    return alice, strong, weak, created
+
+
 @pytest.mark.parametrize("method", ["tasks/get", "tasks/update", "tasks/cancel"])
 def test_acting_on_a_task_needs_the_scopes_of_its_tool(client, mcp_site, django_user_model, method):
     """Another token of the same user that may not call the tool may not read its output,
     answer it or cancel it either: 403 ``insufficient_scope`` naming the tool's scopes, as
     for the call (basic/authorization.mdx, "Scope Challenge Handling")."""
 
-    @mcp_site.tool(task="required", scopes_required=["payroll:read"])
-    def payroll_report() -> str:
-        return "SALARIES"
-
-    alice = django_user_model.objects.create_user("alice")
-    strong = bearer(token_for(alice, "payroll:read"))
-    weak = bearer(token_for(alice, "calendar:read"))
-    created = result_of(call_tool(client, "payroll_report", {}, meta=declaring(), headers=strong))
+    _, strong, weak, created = payroll_task(client, mcp_site, django_user_model)
     run_worker()
     extra = {"inputResponses": {}} if method == "tasks/update" else {}
 
@@ -178,13 +187,7 @@ def test_a_listen_stream_gets_no_task_whose_tool_scopes_the_caller_lacks(
     needs what ``tasks/get`` needs: a token without the tool's scopes is left out of the
     acknowledgement (basic/patterns/subscriptions.mdx: nothing the client may not see)."""
 
-    @mcp_site.tool(task="required", scopes_required=["payroll:read"])
-    def payroll_report() -> str:
-        return "SALARIES"
-
-    alice = django_user_model.objects.create_user("alice")
-    strong = bearer(token_for(alice, "payroll:read"))
-    created = result_of(call_tool(client, "payroll_report", {}, meta=declaring(), headers=strong))
+    alice, _, _, created = payroll_task(client, mcp_site, django_user_model)
     task = MCPTask.objects.get(pk=created["taskId"])
     wanted = SubscriptionFilter(task_ids=(task.id,))
 
@@ -284,18 +287,11 @@ def test_a_task_whose_tool_left_the_site_still_needs_the_tools_scopes(
     token of the owner read the task's result; the task keeps the scopes it was created
     under. A token with them still reads it (its failure or result stays readable)."""
 
-    @mcp_site.tool(task="required", scopes_required=["payroll:read"])
-    def payroll_report() -> str:
-        return "SALARIES"
-
     @mcp_site.tool(task="required")
     def calendar_report() -> str:  # the site still serves tasks
         return "MEETINGS"
 
-    alice = django_user_model.objects.create_user("alice")
-    strong = bearer(token_for(alice, "payroll:read"))
-    weak = bearer(token_for(alice, "calendar:read"))
-    created = result_of(call_tool(client, "payroll_report", {}, meta=declaring(), headers=strong))
+    alice, strong, weak, created = payroll_task(client, mcp_site, django_user_model)
     run_worker()
     mcp_site.unregister("payroll_report")
 
