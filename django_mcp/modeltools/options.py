@@ -8,6 +8,7 @@ import operator
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from django.contrib.admin.utils import lookup_spawns_duplicates
 from django.db import transaction
 from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
@@ -258,7 +259,7 @@ class ModelTools:
                     (Q(**{f"{field}__icontains": search}) for field in self.search_fields),
                 )
             )
-            if any(listing.spawns_duplicates(self.opts, f) for f in self.search_fields):
+            if any(lookup_spawns_duplicates(self.opts, f) for f in self.search_fields):
                 queryset = queryset.distinct()  # a row is listed and counted once
         for name in self.list_filter:
             if name in arguments:

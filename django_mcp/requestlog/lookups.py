@@ -24,6 +24,7 @@ from typing import Final
 
 from django_mcp.admin_guards import (
     YEARS,
+    is_boolean,
     is_date,
     is_int64,
     is_time,
@@ -72,7 +73,7 @@ def lookup_allowed(lookup: str, value: str) -> bool:
     if lookup in TEXT_LOOKUPS:
         return True
     if lookup in BOOLEAN_LOOKUPS:
-        return value in {"0", "1", "True", "False", "true", "false"}
+        return is_boolean(value)
     if lookup in INTEGER_LOOKUPS:
         return is_int64(value)
     if lookup in user_lookups():
