@@ -11,6 +11,7 @@ basic/authorization.mdx, "Error Handling"). Both answers carry a JSON-RPC error 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,12 @@ from django_mcp.http.responses import admission_response, error_response, reply_
 from django_mcp.protocol import errors
 from django_mcp.protocol.admission import Admission, Admitted, refuse_unverified
 from django_mcp.server import outage
-from django_mcp.server.authorization import declared_scopes, missing_scopes, scopes_description
+from django_mcp.server.authorization import (
+    declared_scopes,
+    missing_scopes,
+    scope_refusal,
+    scopes_description,
+)
 from django_mcp.server.dispatch import Reply
 
 if TYPE_CHECKING:
@@ -35,7 +41,6 @@ if TYPE_CHECKING:
     from django_mcp.auth.caller import Caller
     from django_mcp.http.exchange import Exchange
     from django_mcp.protocol.jsonrpc import RequestId
-    from django_mcp.server.context import Context
     from django_mcp.sites import MCPSite
 
 
@@ -135,13 +140,8 @@ def authorize(
     if exchange.caller_unknown is not None:
         exchange.reply = reply = Reply(admission.request.id, error=unknown_caller_error(exchange))
         return reply_response(reply)
-    built: list[Context] = []
-
-    def context() -> Context:  # built at most once, and only if the check needs it
-        if not built:
-            built.append(exchange.server.context_for(admission, request=request))
-        return built[0]
-
+    # Built at most once, and only if the check needs it.
+    context = functools.cache(lambda: exchange.server.context_for(admission, request=request))
     try:
         with outage.database_needed():  # a permission check or a task's tool may need it
             missing = missing_scopes(exchange.site, admission, context)
@@ -151,13 +151,11 @@ def authorize(
     if not missing:
         return None
     request_id = admission.request.id
-    refusal: errors.InvalidRequest
-    if not context().caller.has_credentials:
-        refusal = errors.Unauthenticated()
-        response = unauthorized(request, scopes=missing, request_id=request_id, answer=refusal)
-    else:
-        refusal = errors.InsufficientScope(scopes_description(missing))
+    refusal = scope_refusal(context().caller, missing)
+    if isinstance(refusal, errors.InsufficientScope):
         response = insufficient_scope(request, missing, request_id, answer=refusal)
+    else:
+        response = unauthorized(request, scopes=missing, request_id=request_id, answer=refusal)
     # The request was admitted, so its log row reads the error from the reply.
     exchange.reply = Reply(request_id, error=refusal)
     return response

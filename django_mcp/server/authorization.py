@@ -11,6 +11,7 @@ unknown and a hidden name cost the same work.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -21,6 +22,7 @@ from django_mcp.tasks import store
 from django_mcp.tasks.models import MCPTask
 
 if TYPE_CHECKING:
+    from django_mcp.auth.caller import Caller
     from django_mcp.protocol.admission import Admitted
     from django_mcp.server.context import Context
 
@@ -123,13 +125,21 @@ def refusal(
     answers 401 or 403: the JSON-RPC error of that response's body, so the same request
     has the same outcome on every transport (docs/adr/0002-validate-once.md). A caller
     without credentials on a site that requires authentication, or one that lacks a
-    scope the target requires (ADR 0005); None to go on."""
-    caller = context().caller
-    if not caller.has_credentials and site.requires_authentication:
+    scope the target requires (ADR 0005); None to go on. ``context`` is built at most
+    once, and only when a check needs the caller."""
+    built = functools.cache(context)
+    if site.requires_authentication and not built().caller.has_credentials:
         return errors.Unauthenticated()
-    missing = missing_scopes(site, admitted, context)
-    if not missing:
-        return None
+    missing = missing_scopes(site, admitted, built)
+    return scope_refusal(built().caller, missing) if missing else None
+
+
+def scope_refusal(
+    caller: Caller, missing: Iterable[str]
+) -> errors.Unauthenticated | errors.InsufficientScope:
+    """The error of a request whose target needs the scopes ``missing``: a caller without
+    credentials must sign in (401), one whose credential lacks them is refused (403
+    ``insufficient_scope``, naming every scope needed)."""
     if not caller.has_credentials:
         return errors.Unauthenticated()
     return errors.InsufficientScope(scopes_description(missing))
