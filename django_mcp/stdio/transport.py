@@ -303,9 +303,9 @@ class StdioServer:
     def listen(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server
         ends it (with its result, or with -32603 when its channel layer kept failing:
-        :data:`LISTEN_DROPPED`), the client cancels it or the input ends. The stream
-        wakes at least every ``LISTEN_KEEPALIVE_SECONDS`` (a keep-alive, not written
-        here), which bounds how long a cancellation takes to notice."""
+        :data:`LISTEN_DROPPED`), the client cancels it or the input ends (then with its
+        result too). The stream asks its ``peer`` at every wake-up, at least every
+        ``WSGI_POLL_SECONDS``, which bounds how long either takes to notice."""
         try:
             self._stream(admitted, request)
         finally:
