@@ -92,6 +92,11 @@ class StubAuthorizationServer:
     jwks_requests: int = 0
     introspection_requests: list[dict[str, Any]] = field(default_factory=list)
     broken: bool = False  # answer 500 with an HTML body
+    #: When set, a JWKS request sets ``jwks_asked`` and is answered only once ``release``
+    #: is set (at most 10 s later): an endpoint that hangs, for as long as a test needs.
+    hang: bool = False
+    jwks_asked: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
     @property
     def jwks_url(self) -> str:
@@ -119,6 +124,9 @@ def _handler(stub: StubAuthorizationServer) -> type[BaseHTTPRequestHandler]:
             if self.path != "/jwks.json":
                 return self._send(404, {})
             stub.jwks_requests += 1
+            if stub.hang:
+                stub.jwks_asked.set()
+                stub.release.wait(10)
             if stub.broken:
                 return self._send(500, b"<html>down</html>")
             return self._send(200, stub.jwks)

@@ -4,6 +4,7 @@ server (RFC 8707), answer 401 ``invalid_token`` otherwise (RFC 6750 section 3.1)
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -328,6 +329,84 @@ def test_unknown_kid_refetches_resume_after_the_interval(authorization_server, r
     with pytest.raises(AuthenticationFailed):
         keys.key_for("unknown")
     assert authorization_server.jwks_requests == 3
+
+
+def in_thread(function: Any, *args: Any) -> tuple[threading.Thread, list[Any]]:
+    """``function(*args)`` started in a thread; its outcome (value or exception) lands in
+    the returned list."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(function(*args))
+        except Exception as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_known_key_is_used_while_a_rotation_check_hangs(authorization_server, rsa_key):
+    """A token with a made-up ``kid`` sends the key set to the JWKS endpoint (a rotation
+    check). That fetch ran under the key set's lock, so every other JWT request of the
+    process, with a key the cache holds, waited for it: up to HTTP_TIMEOUT_SECONDS for an
+    endpoint that hangs, once per JWKS_MIN_REFETCH_SECONDS, at an attacker's choosing.
+    (basic/authorization.mdx: the server validates the token; nothing says it must wait.)"""
+    keys, _ = key_set_on(authorization_server, rsa_key)
+    keys.key_for(rsa_key.kid)
+    authorization_server.hang = True
+    rotation, rotation_outcome = in_thread(keys.key_for, "made-up")
+    try:
+        assert authorization_server.jwks_asked.wait(5)
+        known, known_outcome = in_thread(keys.key_for, rsa_key.kid)
+        known.join(5)
+        assert known_outcome
+        assert known_outcome[0].key_id == rsa_key.kid
+        assert rotation.is_alive()  # the rotation check still hangs
+    finally:
+        authorization_server.release.set()
+        rotation.join(5)
+    assert isinstance(rotation_outcome[0], AuthenticationFailed)
+    assert authorization_server.jwks_requests == 2
+
+
+def test_a_stale_set_serves_known_keys_while_one_thread_refreshes_it(authorization_server, rsa_key):
+    """Past JWKS_CACHE_SECONDS one caller fetches the set again; the others verify with the
+    keys they have instead of queueing behind that fetch, and do not fetch themselves."""
+    keys, clock = key_set_on(authorization_server, rsa_key)
+    keys.key_for(rsa_key.kid)
+    clock.now += 301
+    authorization_server.hang = True
+    refresher, refresher_outcome = in_thread(keys.key_for, rsa_key.kid)
+    try:
+        assert authorization_server.jwks_asked.wait(5)
+        others = [in_thread(keys.key_for, rsa_key.kid) for _ in range(5)]
+        for thread, outcome in others:
+            thread.join(5)
+            assert outcome
+            assert outcome[0].key_id == rsa_key.kid
+    finally:
+        authorization_server.release.set()
+        refresher.join(5)
+    assert refresher_outcome[0].key_id == rsa_key.kid
+    assert authorization_server.jwks_requests == 2
+
+
+def test_callers_with_no_key_wait_for_the_one_fetch(authorization_server, rsa_key):
+    """Before the first set arrives nobody has a key: every caller waits for the one fetch
+    in flight and then uses its keys; the endpoint is asked once."""
+    keys, _ = key_set_on(authorization_server, rsa_key)
+    authorization_server.hang = True
+    first, first_outcome = in_thread(keys.key_for, rsa_key.kid)
+    assert authorization_server.jwks_asked.wait(5)
+    waiting = [in_thread(keys.key_for, rsa_key.kid) for _ in range(3)]
+    authorization_server.release.set()
+    for thread, outcome in [(first, first_outcome), *waiting]:
+        thread.join(5)
+        assert outcome
+        assert outcome[0].key_id == rsa_key.kid
+    assert authorization_server.jwks_requests == 1
 
 
 @pytest.mark.parametrize(
