@@ -4,7 +4,12 @@
 
 Used by .ci/conformance.sh: the conformance suite runs while these streams are open. Each
 stream is one thread; a stream the server ends (its lifetime) is opened again, as a client
-would. Prints "holding N listen streams" once all are acknowledged, and exits 1 if a stream
+would. The streams come from their own loopback address (:data:`SOURCE_ADDRESS`), so they
+are another caller: they take threads and the process's ``LISTEN_WSGI_STREAMS``, not the
+suite's ``LISTEN_MAX_STREAMS_PER_CALLER``. The suite's Node client leaves some of its own
+listen streams open (it stops reading without cancelling), so sharing one count of five
+left it no margin: a tools stream opened before the server had noticed the suite's
+previous, aborted stream was refused with 429, now and then. Prints "holding N listen streams" once all are acknowledged, and exits 1 if a stream
 cannot be opened (refused, or no acknowledgement within 10 s).
 """
 
@@ -23,6 +28,8 @@ VERSION = "2026-07-28"
 # stream is idle: a read timeout below that ends a healthy stream. Allow four of them, so a
 # loaded machine that delays one keep-alive does not fail the run either.
 READ_TIMEOUT_SECONDS = 60.0
+#: The address the held streams connect from (any 127.0.0.0/8 address is loopback on Linux).
+SOURCE_ADDRESS = "127.0.0.2"
 stop = threading.Event()
 acknowledged = threading.Semaphore(0)
 failures: list[str] = []
@@ -54,7 +61,10 @@ def hold(url: str, number: int) -> None:
     while not stop.is_set():
         try:
             with (
-                httpx.Client(timeout=httpx.Timeout(10.0, read=READ_TIMEOUT_SECONDS)) as client,
+                httpx.Client(
+                    timeout=httpx.Timeout(10.0, read=READ_TIMEOUT_SECONDS),
+                    transport=httpx.HTTPTransport(local_address=SOURCE_ADDRESS),
+                ) as client,
                 client.stream(
                     "POST", url, content=json.dumps(request(number)), headers=headers
                 ) as response,
