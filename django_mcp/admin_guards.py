@@ -88,26 +88,33 @@ def is_date(value: str) -> bool:
 
 
 def is_time(value: str) -> bool:
-    """A date, or a date and time, that the databases can compare: its offset within
-    PostgreSQL's range, and within :data:`YEARS` once in UTC (a year-1 time with a
-    positive offset is not even in year 1 there)."""
+    """A date, or a date and time, that the databases can compare (see :func:`moment`)."""
+    return moment(value) is not None
+
+
+def moment(value: str) -> datetime.datetime | None:
+    """The aware date and time a date lookup's ``value`` stands for, as the ORM reads it
+    (a date is its midnight, a naive time is in the current time zone), or None unless
+    the databases can compare it: its offset within PostgreSQL's range, and within
+    :data:`YEARS` once in UTC (a year-1 time with a positive offset is not even in year 1
+    there)."""
     value = value.strip()
     try:
-        moment = parse_datetime(value)
-        if moment is None:
+        found = parse_datetime(value)
+        if found is None:
             day = parse_date(value)
             if day is None:
-                return False
-            moment = datetime.datetime.combine(day, datetime.time())
-        if timezone.is_naive(moment):
-            moment = timezone.make_aware(moment, timezone.get_current_timezone())
-        offset = moment.utcoffset()
+                return None
+            found = datetime.datetime.combine(day, datetime.time())
+        if timezone.is_naive(found):
+            found = timezone.make_aware(found, timezone.get_current_timezone())
+        offset = found.utcoffset()
         if offset is None or abs(offset) > MAX_OFFSET:
-            return False
-        in_utc = moment.astimezone(datetime.UTC)
+            return None
+        in_utc = found.astimezone(datetime.UTC)
     except (ValueError, OverflowError):  # impossible dates, offsets out of range
-        return False
-    return YEARS[0] <= in_utc.year <= YEARS[1]
+        return None
+    return found if YEARS[0] <= in_utc.year <= YEARS[1] else None
 
 
 def date_filter_lookups(field: str) -> dict[str, Check]:

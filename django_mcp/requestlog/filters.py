@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django.contrib import admin
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
+from django_mcp.admin_guards import moment
 from django_mcp.protocol import methods
 from django_mcp.requestlog.models import RequestLog, column_length
 
@@ -109,19 +109,10 @@ def lookup_span(query: Mapping[str, Any]) -> datetime.timedelta | None:
 
 
 def _moment(query: Mapping[str, Any], key: str) -> datetime.datetime | None:
-    """The aware date and time of lookup ``key``, if it is one."""
+    """The aware date and time of lookup ``key``, read as the lookup checks and the ORM
+    read it (:func:`~django_mcp.admin_guards.moment`), if it is one."""
     value = query.get(key)
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = parse_datetime(value.strip())
-    except ValueError:
-        return None
-    if moment is None:
-        return None
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment, datetime.UTC)
-    return moment
+    return moment(value) if isinstance(value, str) else None
 
 
 class StartedWithinFilter(admin.SimpleListFilter):
