@@ -119,6 +119,10 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: _is_int(v) and v >= 0,
         "Use 0 (REMOTE_ADDR) or the number of proxies you run that append to X-Forwarded-For.",
     ),
+    "IPV6_PREFIX": (
+        lambda v: _is_int(v) and 1 <= v <= 128,
+        "Use a prefix length from 1 to 128 (64: one subscriber's network).",
+    ),
     "REQUEST_LOG": (lambda v: v in REQUEST_LOG_MODES, "Use 'all', 'errors' or 'off'."),
     "REQUEST_LOG_SAMPLE_RATE": (
         lambda v: _is_number(v) and 0 <= v <= 1,

@@ -43,6 +43,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     "RATE_LIMIT_IP": None,
     "RATE_LIMIT_CACHE": "default",
     "TRUSTED_PROXY_HOPS": 0,  # X-Forwarded-For entries appended by proxies you run
+    # Per-address limits count an IPv6 client by its network of this many bits.
+    "IPV6_PREFIX": 64,
     # Hardening (docs/guides/hardening.md): deepest JSON nesting a request may have, the
     # largest tools/call arguments (bytes of JSON) and a per-call time limit in seconds
     # (None: no limit).

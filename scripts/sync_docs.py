@@ -62,6 +62,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "TRUSTED_PROXY_HOPS": "`0`: the client address is `REMOTE_ADDR`. `N`: the N-th entry from "
     "the right of `X-Forwarded-For`, for N reverse proxies of yours that append to it. "
     "Too high, and clients choose their own address.",
+    "IPV6_PREFIX": "The per-address limits (`RATE_LIMIT_IP`, and listen streams of anonymous "
+    "callers) count an IPv6 client by its network of this many bits: a subscriber is usually "
+    "given a whole /64, and could otherwise take a new address for every request. `128`: "
+    "each address on its own.",
     "MAX_JSON_DEPTH": "Deepest nesting of arrays and objects a request may have; deeper "
     "bodies get -32600 before any handler runs.",
     "MAX_TOOL_ARGUMENT_BYTES": "Largest `tools/call` arguments, in bytes of JSON (None: no "
@@ -91,7 +95,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "LISTEN_MAX_STREAMS": "Listen streams one process holds at once; one more is refused with "
     "HTTP 503 and error -31000.",
     "LISTEN_MAX_STREAMS_PER_CALLER": "Listen streams one caller (a signed-in user, else a client "
-    "IP) holds at once in one process; one more is refused with HTTP 429 and error -31000.",
+    "address as the rate limits count it) holds at once in one process; one more is refused "
+    "with HTTP 429 and error -31000.",
     "LISTEN_WSGI_STREAMS": "Listen streams a threaded WSGI worker process may hold, each one a "
     "worker thread; 0 refuses listen under WSGI (HTTP 503), and a WSGI worker's "
     "`server/discover` then offers no `listChanged` or `subscribe`. Keep it below the threads "

@@ -1,4 +1,4 @@
-"""The client's address, for per-IP rate limits.
+"""The client's address, for per-IP rate limits and listen-stream counts.
 
 By default it is ``REMOTE_ADDR``: the peer of the TCP connection, which a client cannot
 forge. Behind reverse proxies that peer is the nearest proxy, so every client would share
@@ -11,12 +11,20 @@ of proxies that really append to it and a client chooses its own address (and es
 limit, or exhausts somebody else's); set it while the server is also reachable directly and
 the same holds. With fewer entries than N the request did not pass through every proxy, so
 ``REMOTE_ADDR`` is used.
+
+Limits count an IPv6 client by its network (:func:`counted_address`, the first
+``IPV6_PREFIX`` bits, 64 by default): one subscriber is usually given a whole /64, so
+counted one address at a time it could take a fresh address for every request and never
+meet a per-IP limit.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
+
+from django_mcp.conf import mcp_settings
 
 
 def client_ip(meta: Mapping[str, Any], trusted_hops: int) -> str | None:
@@ -29,3 +37,28 @@ def client_ip(meta: Mapping[str, Any], trusted_hops: int) -> str | None:
     if len(forwarded) < trusted_hops:
         return remote
     return forwarded[-trusted_hops]
+
+
+def counted_address(meta: Mapping[str, Any]) -> str | None:
+    """The identity per-address limits count a request with ``META`` ``meta`` under: its
+    client address (:func:`client_ip`), an IPv6 one as its ``IPV6_PREFIX`` network."""
+    address = client_ip(meta, int(mcp_settings.TRUSTED_PROXY_HOPS))
+    return None if address is None else address_block(address, int(mcp_settings.IPV6_PREFIX))
+
+
+def address_block(address: str, ipv6_prefix: int) -> str:
+    """``address`` as limits count it: an IPv6 address as its network of ``ipv6_prefix``
+    bits (``2001:db8::/64``, without a zone id), an IPv4-mapped one as its IPv4 address;
+    anything else as it came (IPv4 addresses, and text that is no address: the limits
+    still count it)."""
+    if ":" not in address:
+        return address  # the common case, at no cost
+    try:
+        parsed = ipaddress.IPv6Address(address.strip().partition("%")[0])
+    except ValueError:
+        return address
+    if parsed.ipv4_mapped is not None:
+        return str(parsed.ipv4_mapped)
+    host_bits = 128 - ipv6_prefix
+    network = ipaddress.IPv6Address(int(parsed) >> host_bits << host_bits)
+    return f"{network}/{ipv6_prefix}"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
+from django_mcp.http.client_ip import counted_address
 from django_mcp.http.peer import hang_up_probe
 from django_mcp.http.streaming import event_stream_response
 from django_mcp.listen import limits
@@ -43,7 +44,7 @@ def listen_response(
     except MCPError as exc:
         return render(Reply(admission.request.id, error=exc))
     try:
-        slot = limits.acquire(request)
+        slot = limits.acquire(request, counted_address(request.META))
     except (TooManyCallerStreams, ListenUnavailable) as exc:
         refusal = render(Reply(admission.request.id, error=exc))
         refusal["Retry-After"] = str(limits.RETRY_AFTER_SECONDS)

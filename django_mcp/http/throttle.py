@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import ratelimit
-from django_mcp.http.client_ip import client_ip
+from django_mcp.http.client_ip import counted_address
 from django_mcp.http.responses import admission_response
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.admission import Rejected
@@ -71,7 +71,7 @@ def throttle(request: HttpRequest, exchange: Exchange, body: bytes) -> HttpRespo
     exceeded = ratelimit.hit(
         user=principal_key(caller) if "user" in limits else None,
         credential=caller.credential if caller is not None else None,
-        ip=client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS)),
+        ip=counted_address(request.META),
         limits=limits,
     )
     if exceeded is None:

@@ -58,7 +58,7 @@ def _forget_counts() -> None:
 os.register_at_fork(after_in_child=_forget_counts)
 
 
-def caller_key(request: HttpRequest) -> str:
+def caller_key(request: HttpRequest, address: str | None = None) -> str:
     """Whom a stream is counted against: the request's resolved caller
     (:attr:`~django_mcp.auth.caller.Caller.principal`, ``user:<pk>``, whichever
     authenticator found it: token, OAuth, session), else the client's address.
@@ -66,14 +66,14 @@ def caller_key(request: HttpRequest) -> str:
     Only the caller the authenticators resolved counts, never ``request.user`` read on its
     own: with no caller attached (no authentication ran, or the database was down while it
     did) the stream is counted by address, without touching the database.
-    The address is ``REMOTE_ADDR`` as the server saw it (behind a proxy, the proxy's: every
-    anonymous client then shares one count; set ``REMOTE_ADDR`` from a trusted header in a
-    middleware of your own if you need finer counts).
+    The address is the one the transport counts the rate limits by (HTTP: the client
+    address behind ``TRUSTED_PROXY_HOPS`` proxies, an IPv6 one as its ``IPV6_PREFIX``
+    network), else ``REMOTE_ADDR`` as the server saw it.
     """
     caller = caller_of(request)
     if caller is not None and caller.has_credentials:
         return caller.principal
-    return "ip:" + str(request.META.get("REMOTE_ADDR") or "unknown")
+    return "ip:" + str(address or request.META.get("REMOTE_ADDR") or "unknown")
 
 
 class Slot:
@@ -170,14 +170,15 @@ def never_held(request: HttpRequest | None) -> ListenUnavailable | None:
     return None
 
 
-def acquire(request: HttpRequest) -> Slot:
+def acquire(request: HttpRequest, address: str | None = None) -> Slot:
     """A slot for one more stream of this request's caller, or the refusal (an
-    :class:`~django_mcp.protocol.errors.MCPError` to answer with)."""
+    :class:`~django_mcp.protocol.errors.MCPError` to answer with). ``address``: the
+    client's address as the transport counts it (see :func:`caller_key`)."""
     global _open, _open_wsgi
     refusal = never_held(request)
     if refusal is not None:
         raise refusal
-    key = caller_key(request)
+    key = caller_key(request, address)
     wsgi = is_wsgi(request)
     with _lock:
         _settle()

@@ -22,7 +22,7 @@ from django.db import connections
 from django.test import AsyncClient, override_settings
 
 from django_mcp.http import ratelimit
-from django_mcp.http.client_ip import client_ip
+from django_mcp.http.client_ip import address_block, client_ip
 from django_mcp.protocol.errors import RATE_LIMITED, is_allowed_code, is_jsonrpc_reserved
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
@@ -116,6 +116,44 @@ def test_trusted_proxy_hops_take_the_client_from_x_forwarded_for(client, site):
         result_of(mcp_post(client, "tools/list", HTTP_X_FORWARDED_FOR="192.0.2.8", **proxy))
         response = mcp_post(client, "tools/list", HTTP_X_FORWARDED_FOR="192.0.2.7", **proxy)
     assert_error(response, 429, RATE_LIMITED)
+
+
+@pytest.mark.django_db
+def test_an_ipv6_client_is_counted_by_its_network(client, site):
+    """An IPv6 subscriber usually holds a whole /64: counted one address at a time, it took
+    a fresh address for every request and never met ``RATE_LIMIT_IP``. Its addresses now
+    share the counter of their ``IPV6_PREFIX`` network (64 bits by default); another
+    network keeps its own."""
+    with override_mcp(RATE_LIMIT_IP="1/h"):
+        result_of(mcp_post(client, "tools/list", REMOTE_ADDR="2001:db8:1:2::1"))
+        result_of(mcp_post(client, "tools/list", REMOTE_ADDR="2001:db8:1:3::1"))
+        response = mcp_post(client, "tools/list", REMOTE_ADDR="2001:db8:1:2:ffff::9")
+    assert_error(response, 429, RATE_LIMITED)
+
+
+@pytest.mark.django_db
+def test_ipv6_prefix_128_counts_each_address(client, site):
+    with override_mcp(RATE_LIMIT_IP="1/h", IPV6_PREFIX=128):
+        result_of(mcp_post(client, "tools/list", REMOTE_ADDR="2001:db8:1:2::1"))
+        result_of(mcp_post(client, "tools/list", REMOTE_ADDR="2001:db8:1:2::2"))
+        response = mcp_post(client, "tools/list", REMOTE_ADDR="2001:db8:1:2::1")
+    assert_error(response, 429, RATE_LIMITED)
+
+
+@pytest.mark.parametrize(
+    ("address", "prefix", "expected"),
+    [
+        ("192.0.2.7", 64, "192.0.2.7"),
+        ("2001:DB8:1:2:3:4:5:6", 64, "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:3:4:5:6", 48, "2001:db8:1::/48"),
+        ("2001:db8::6", 128, "2001:db8::6/128"),
+        ("fe80::1%eth0", 64, "fe80::/64"),  # the zone id names no other client
+        ("::ffff:192.0.2.7", 64, "192.0.2.7"),  # an IPv4 client, as a dual-stack socket says
+        ("not:an:address", 64, "not:an:address"),  # still counted, as it came
+    ],
+)
+def test_address_block(address, prefix, expected):
+    assert address_block(address, prefix) == expected
 
 
 @pytest.mark.parametrize(

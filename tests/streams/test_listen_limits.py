@@ -72,6 +72,35 @@ def test_a_caller_over_its_limit_is_refused_with_429_while_others_still_listen(
     assert held[-1]["Content-Type"] == "text/event-stream"
 
 
+def test_anonymous_streams_are_counted_by_the_address_the_rate_limits_use(
+    client: Client, settings: Any, held: list[Any], db: None
+):
+    """Behind ``TRUSTED_PROXY_HOPS`` proxies, anonymous streams were counted by
+    ``REMOTE_ADDR``, the proxy's: one client holding its streams shut every other
+    anonymous client out (429). They are now counted by the client address the rate
+    limits use, an IPv6 one by its ``IPV6_PREFIX`` network (basic/patterns/subscriptions.mdx
+    leaves the limits to the server; these are django-mcp's)."""
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_MAX_STREAMS_PER_CALLER": 1,
+        "TRUSTED_PROXY_HOPS": 1,
+    }
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    held.append(post_listen(client, TOOLS, HTTP_X_FORWARDED_FOR="192.0.2.7", **proxy))
+    held.append(post_listen(client, TOOLS, HTTP_X_FORWARDED_FOR="192.0.2.8", **proxy))
+    assert [r["Content-Type"] for r in held] == ["text/event-stream"] * 2
+    assert_refused(
+        post_listen(client, TOOLS, HTTP_X_FORWARDED_FOR="192.0.2.7", **proxy), 429, "caller"
+    )
+    held.append(post_listen(client, TOOLS, HTTP_X_FORWARDED_FOR="2001:db8:1:2::1", **proxy))
+    assert held[-1]["Content-Type"] == "text/event-stream"
+    assert_refused(
+        post_listen(client, TOOLS, HTTP_X_FORWARDED_FOR="2001:db8:1:2::99", **proxy),
+        429,
+        "caller",
+    )
+
+
 def test_the_process_limit_refuses_any_caller_with_503(
     client: Client, settings: Any, held: list[Any]
 ):
