@@ -9,7 +9,9 @@ are another caller: they take threads and the process's ``LISTEN_WSGI_STREAMS``,
 suite's ``LISTEN_MAX_STREAMS_PER_CALLER``. The suite's Node client leaves some of its own
 listen streams open (it stops reading without cancelling), so sharing one count of five
 left it no margin: a tools stream opened before the server had noticed the suite's
-previous, aborted stream was refused with 429, now and then. Prints "holding N listen streams" once all are acknowledged, and exits 1 if a stream
+previous, aborted stream was refused with 429, now and then.
+
+Prints "holding N listen streams" once all are acknowledged, and exits 1 if a stream
 cannot be opened (refused, or no acknowledgement within 10 s).
 """
 
