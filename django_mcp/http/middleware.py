@@ -3,12 +3,11 @@
 For requests routed to an :class:`~django_mcp.http.views.MCPView` only, it answers
 non-POST with 405, checks ``Origin`` (403) and ``Host``, reads the body once under a size
 limit, authenticates the caller (401, :mod:`django_mcp.http.auth`), asks the view's server
-to admit the message (``MCP-Protocol-Version``,
-``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` are checked there, against the body) and
-answers every rejection before the view runs. After the response it records the exchange,
-also when the project's stack answered an MCP URL before ``process_view`` ran (a ``Host``
-outside ``ALLOWED_HOSTS``, refused by ``CommonMiddleware``: :mod:`django_mcp.http.unrouted`).
-Other URLs are never touched.
+to admit the message (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name`` and
+``Mcp-Param-*`` are checked there, against the body) and answers every rejection before
+the view runs. After the response it records the exchange, also when the project's stack
+answered an MCP URL before ``process_view`` ran (a ``Host`` outside ``ALLOWED_HOSTS``,
+refused by ``CommonMiddleware``: :mod:`django_mcp.http.unrouted`). Other URLs: untouched.
 
 It is sync and async capable, so under ASGI Django adapts nothing around it: the
 admission runs on the event loop, except where it may need the database (a request
@@ -195,6 +194,17 @@ def _record_streamed(
     record_best_effort(gone, request, HttpResponse(status=CLIENT_LEFT[0]), on_event_loop=True)
 
 
+def answer_view_failure(request: HttpRequest, exc: Exception) -> HttpResponseBase:
+    """An exception out of an MCP view or its ``ATOMIC_REQUESTS`` transaction, on every
+    path: once admitted, -32603 with the request's id (HTTP 200), recorded so; reported
+    as Django reports one (:func:`~django_mcp.http.framing.answer_failure`)."""
+    exchange = exchange_of(request)
+    if exchange is None or (admitted := exchange.admitted) is None:
+        return answer_failure(request, exc)
+    exchange.reply = reply = Reply(admitted.request.id, error=InternalError())
+    return answer_failure(request, exc, answer=reply_response(reply))
+
+
 def _is_unresolved(user: Any) -> bool:
     """Whether ``user`` is a lazy object that would have to be evaluated (a query)."""
     return isinstance(user, SimpleLazyObject) and user._wrapped is empty
@@ -361,21 +371,12 @@ class MCPMiddleware:
     def process_exception(
         self, request: HttpRequest, exception: Exception
     ) -> HttpResponseBase | None:
-        """An exception out of an MCP view, answered in the protocol's shape instead of
-        Django's HTML 500 (which, under ``DEBUG``, names the database server). The view
-        answers every failure of a handler itself, so this is what happens around it: the
-        transaction ``ATOMIC_REQUESTS`` opens before the view, with the database down, or a
-        bug. Reported as Django reports it (:func:`~django_mcp.http.framing.answer_failure`);
-        an admitted request gets -32603 with its id, as any internal error; other views
-        are left to Django."""
-        exchange = exchange_of(request)
-        if exchange is None:
+        """An exception out of an MCP view (a bug, or its ``ATOMIC_REQUESTS`` transaction
+        with the database down): :func:`answer_view_failure`'s answer, not Django's HTML
+        500 (which, under ``DEBUG``, names the database server). Other views: Django's."""
+        if exchange_of(request) is None:
             return None
-        admitted = exchange.admitted
-        if admitted is None:
-            return answer_failure(request, exception)
-        exchange.reply = reply = Reply(admitted.request.id, error=InternalError())
-        return answer_failure(request, exception, answer=reply_response(reply))
+        return answer_view_failure(request, exception)
 
     async def aprocess_view(
         self,

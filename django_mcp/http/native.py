@@ -62,7 +62,6 @@ from django_mcp.http.asgi import (
 from django_mcp.http.body import CLIENT_GONE_REASON
 from django_mcp.http.exchange import begin
 from django_mcp.http.framing import (
-    answer_failure,
     atomic,
     atomic_requests,
     enter_view,
@@ -217,6 +216,7 @@ class NativeMCP:
         self.admission_needs_thread = middleware.admission_needs_thread
         self.admit = middleware.admit
         self.record = middleware.record
+        self.answer_view_failure = middleware.answer_view_failure
         self.record_interrupted = partial(
             middleware.record_interrupted, when_cancelled=middleware.WORKER_STOPPED
         )
@@ -248,7 +248,7 @@ class NativeMCP:
                 raise unreadable
             response = await self.respond(match.func, request)
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
-            response = answer_failure(request, exc)
+            response = self.answer_view_failure(request, exc)
         except BaseException as exc:  # still recorded
             self.record_interrupted(request, exc)  # only a server shutting down cancels here
             raise

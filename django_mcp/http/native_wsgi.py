@@ -44,7 +44,6 @@ from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, g
 from django.urls import set_script_prefix
 
 from django_mcp.http.framing import (
-    answer_failure,
     atomic,
     enter_view,
     log_refusal,
@@ -81,6 +80,7 @@ class NativeMCPWSGI:
         self.admit = middleware.admit
         self.record = middleware.record
         self.record_interrupted = middleware.record_interrupted
+        self.answer_view_failure = middleware.answer_view_failure
 
     def __call__(self, environ: WSGIEnviron, start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
@@ -126,12 +126,13 @@ class NativeMCPWSGI:
         self, view: Callable[..., HttpResponseBase], request: HttpRequest
     ) -> HttpResponseBase:
         """:meth:`respond`, with a failure answered and reported as Django's handler
-        reports it, in the protocol's shape (:func:`~django_mcp.http.framing.answer_failure`),
-        and a refusal logged as Django logs one."""
+        reports it, in the protocol's shape, as ``MCPMiddleware.process_exception`` answers
+        it (:func:`~django_mcp.http.middleware.answer_view_failure`), and a refusal logged
+        as Django logs one."""
         try:
             response = self.respond(view, request)
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
-            return answer_failure(request, exc)
+            return self.answer_view_failure(request, exc)
         log_refusal(request, response)
         return response
 

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from django.db import connection
+import pytest
+from django.db import OperationalError, connection, connections, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import get_urlconf
 
@@ -114,3 +115,26 @@ def assert_protocol_errors_answered(exchange: Callable[..., Any], app: Any) -> N
     assert error(revision, 400, -32022)["data"]["requested"] == "1999-01-01"
     error(capability, 400, -32021)
     error(unknown, 404, -32601)
+
+
+def assert_a_failed_view_transaction_is_an_internal_error(
+    exchange: Callable[..., Any], app: Any
+) -> None:
+    """With ``ATOMIC_REQUESTS`` the view's transaction opens before the view runs; when
+    that fails (the database down), the admitted request is answered as any internal error:
+    -32603 with its id, HTTP 200, and recorded so (docs/deployment.md, "When the database
+    is down"; basic/index.mdx, JSON-RPC errors carry the request's id)."""
+
+    def unreachable(self: transaction.Atomic) -> None:
+        raise OperationalError("connection to server at db.internal.example failed")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
+        patch.setattr(transaction.Atomic, "__enter__", unreachable)
+        (response,) = exchange(app, call("add", a=1, b=2))
+    error(response, 200, -32603)
+    assert response.json()["id"] == 1
+    recorder.flush()
+    assert list(RequestLog.objects.values_list("target", "error_code", "http_status")) == [
+        ("add", -32603, 200)
+    ]

@@ -41,6 +41,7 @@ from tests import urls as test_urls
 from tests.helpers import OMIT, mcp_body, mcp_headers, override_mcp
 from tests.http.native_support import (
     STAMP,
+    assert_a_failed_view_transaction_is_an_internal_error,
     assert_every_exchange_recorded,
     assert_protocol_errors_answered,
     call,
@@ -183,6 +184,14 @@ def test_an_accepted_notification_is_202_without_a_body(app: Any):
     (response,) = exchange(app, {"content": json.dumps(body), "headers": mcp_headers(body)})
     assert (response.status_code, response.content) == (202, b"")
     assert "content-type" not in response.headers  # an empty body is labelled nothing
+
+
+@pytest.mark.django_db
+def test_a_view_transaction_that_cannot_open_is_an_internal_error(app: Any):
+    """-32603 with the request's id (HTTP 200) when ``ATOMIC_REQUESTS``' transaction
+    cannot open, as Django's path answers it (docs/deployment.md, "When the database is
+    down")."""
+    assert_a_failed_view_transaction_is_an_internal_error(exchange, app)
 
 
 @pytest.mark.django_db

@@ -34,6 +34,7 @@ from tests import urls as test_urls
 from tests.helpers import OMIT, mcp_body, mcp_headers, override_mcp
 from tests.http.native_support import (
     STAMP,
+    assert_a_failed_view_transaction_is_an_internal_error,
     assert_every_exchange_recorded,
     assert_protocol_errors_answered,
     call,
@@ -132,6 +133,14 @@ def test_tools_call_is_answered_the_same_with_its_length(app: Any):
     assert answered.headers["content-length"] == str(len(answered.content))
     assert (accepted.status_code, accepted.content) == (202, b"")
     assert accepted.headers["content-length"] == "0"
+
+
+@pytest.mark.django_db
+def test_a_view_transaction_that_cannot_open_is_an_internal_error(app: Any):
+    """-32603 with the request's id (HTTP 200) when ``ATOMIC_REQUESTS``' transaction
+    cannot open, as Django's path answers it (docs/deployment.md, "When the database is
+    down")."""
+    assert_a_failed_view_transaction_is_an_internal_error(exchange, app)
 
 
 @pytest.mark.django_db
