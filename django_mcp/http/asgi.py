@@ -35,6 +35,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from django.core.handlers.asgi import get_script_prefix
+
 from django_mcp.conf import mcp_settings
 from django_mcp.http.body import CLIENT_GONE
 from django_mcp.http.routes import mcp_match_at
@@ -51,12 +53,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 def mcp_match_for(scope: Scope) -> ResolverMatch | None:
     """How the request of ``scope`` resolves when it is routed to an MCP view (as Django
-    will route it), or None; see :func:`~django_mcp.http.routes.mcp_match_at`."""
+    will route it: without the script prefix, ``FORCE_SCRIPT_NAME`` when set, else the
+    scope's ``root_path``), or None; see :func:`~django_mcp.http.routes.mcp_match_at`."""
     path: str = scope.get("path", "")
-    root: str = scope.get("root_path", "")
-    if root and path.startswith(root):
-        path = path[len(root) :]
-    return mcp_match_at(path)
+    return mcp_match_at(path.removeprefix(get_script_prefix(scope)))
 
 
 def is_mcp_path(scope: Scope) -> bool:

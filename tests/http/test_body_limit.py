@@ -147,6 +147,18 @@ def test_a_body_within_the_limit_is_served_whole(site, guard):
     assert json.loads(server.body)["result"]["content"][0]["text"] == "x" * 3000
 
 
+def test_the_limit_holds_under_force_script_name(site, guard, settings):
+    """With ``FORCE_SCRIPT_NAME`` Django's ASGI handler strips that prefix from the path,
+    not the scope's ``root_path``, so ``/app/mcp`` is the MCP endpoint: its body is bounded
+    there too, not read whole before the 413 (basic/transports/streamable-http.mdx, "Sending
+    Messages to the Server")."""
+    settings.FORCE_SCRIPT_NAME = "/app"
+    server = FakeServer([b" " * CHUNK] * CHUNKS)
+    with override_mcp(MAX_REQUEST_BYTES=LIMIT):
+        serve(guard, server, scope(path="/app/mcp"))
+    assert (server.read, server.status) == (LIMIT // CHUNK + 1, 413)
+
+
 def test_other_paths_are_not_touched(site, guard):
     server = FakeServer([b" " * CHUNK] * 10)
     with override_mcp(MAX_REQUEST_BYTES=LIMIT):
