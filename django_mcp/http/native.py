@@ -190,15 +190,19 @@ def readable_request(scope: Scope, body: io.BytesIO) -> tuple[ASGIRequest, Excep
     """The request of ``scope``, and the refusal it earns when Django cannot read it.
 
     A query string that is not UTF-8 makes ``ASGIRequest`` raise ``UnicodeDecodeError``,
-    which Django's own handler answers with a 400. Here the request is built again without
-    its query string (an MCP POST reads none), so that the 400 is answered in the
+    which Django's own handler answers with a 400; a ``Content-Type`` whose charset
+    ``codecs.lookup`` refuses (``charset*=''%00`` decodes to NUL) makes it raise
+    ``ValueError``, which Django's handler lets escape. Here the request is built again
+    without either (an MCP POST reads neither), so that the 400 is answered in the
     protocol's shape and recorded like any refusal, rather than escaping unanswered.
     """
     try:
         return ASGIRequest(scope, body), None
-    except UnicodeDecodeError:
-        request = ASGIRequest({**scope, "query_string": b""}, body)
-        return request, SuspiciousOperation("The query string is not UTF-8")
+    except ValueError as exc:  # UnicodeDecodeError included
+        headers = [h for h in scope.get("headers", ()) if h[0].lower() != b"content-type"]
+        request = ASGIRequest({**scope, "query_string": b"", "headers": headers}, body)
+        unread = "query string" if isinstance(exc, UnicodeDecodeError) else "Content-Type"
+        return request, SuspiciousOperation(f"The request's {unread} cannot be read")
 
 
 class NativeMCP:

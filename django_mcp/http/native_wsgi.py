@@ -39,10 +39,12 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from django.core import signals
+from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
 from django.urls import set_script_prefix
 
+from django_mcp.http.exchange import begin
 from django_mcp.http.framing import (
     atomic,
     enter_view,
@@ -58,6 +60,19 @@ if TYPE_CHECKING:
 WSGIEnviron = dict[str, Any]
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[WSGIEnviron, StartResponse], Iterable[bytes]]
+
+
+def readable_request(environ: WSGIEnviron) -> tuple[WSGIRequest, Exception | None]:
+    """The request of ``environ``, and the refusal it earns when Django cannot read it: a
+    ``Content-Type`` whose charset ``codecs.lookup`` refuses (``charset*=''%00`` decodes
+    to NUL) makes ``WSGIRequest`` raise ``ValueError``, which Django's handler lets escape
+    to the server (a 500 with a traceback, unrecorded). Here the request is built again
+    without it, so that a 400 is answered in the protocol's shape and recorded."""
+    try:
+        return WSGIRequest(environ), None
+    except ValueError:
+        request = WSGIRequest({k: v for k, v in environ.items() if k != "CONTENT_TYPE"})
+        return request, SuspiciousOperation("The request's Content-Type cannot be read")
 
 
 class NativeMCPWSGI:
@@ -98,10 +113,10 @@ class NativeMCPWSGI:
         so that the server's ``close()`` sends ``request_finished``."""
         set_script_prefix(get_script_name(environ))
         signals.request_started.send(sender=self.handler_class, environ=environ)
-        request = WSGIRequest(environ)
+        request, unreadable = readable_request(environ)
         enter_view(request, match)
         try:
-            response = self.answer(match.func, request)
+            response = self.answer(match.func, request, unreadable)
         except BaseException as exc:  # a worker stopped mid-request (gunicorn's timeout)
             self.record_interrupted(request, exc)
             raise
@@ -123,13 +138,21 @@ class NativeMCPWSGI:
         return response
 
     def answer(
-        self, view: Callable[..., HttpResponseBase], request: HttpRequest
+        self,
+        view: Callable[..., HttpResponseBase],
+        request: HttpRequest,
+        unreadable: Exception | None = None,
     ) -> HttpResponseBase:
         """:meth:`respond`, with a failure answered and reported as Django's handler
         reports it, in the protocol's shape, as ``MCPMiddleware.process_exception`` answers
         it (:func:`~django_mcp.http.middleware.answer_view_failure`), and a refusal logged
-        as Django logs one."""
+        as Django logs one. ``unreadable``: the refusal of a request Django could not
+        read (:func:`readable_request`), recorded as any refusal."""
         try:
+            if unreadable is not None:
+                server = view.mcp_server  # type: ignore[attr-defined]
+                begin(request, server.site, server)  # so that the refusal is recorded
+                raise unreadable
             response = self.respond(view, request)
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
             return self.answer_view_failure(request, exc)

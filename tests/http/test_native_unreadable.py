@@ -72,3 +72,37 @@ def test_a_query_string_that_is_not_utf8_is_a_recorded_400(validate_exchange: An
     assert "id" not in answer
     recorder.flush()
     assert list(RequestLog.objects.values_list("http_status", "error_code")) == [(400, -32600)]
+
+
+def test_a_content_type_django_cannot_read_is_a_recorded_400() -> None:
+    """A ``charset`` that names no codec at all (``charset*=utf-8''%00`` decodes to NUL,
+    which ``codecs.lookup`` refuses with ``ValueError``) makes ``ASGIRequest`` raise: the
+    native path answers 400 with -32600 and no id, and records it, instead of escaping
+    with a traceback (basic/transports/streamable-http.mdx, "Sending Messages to the
+    Server")."""
+    message = mcp_body("tools/list", {})
+    body = json.dumps(message).encode()
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json; charset*=''%00")]
+    headers += [(k.lower().encode(), v.encode()) for k, v in mcp_headers(message).items()]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [*headers, (b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+
+    start, *chunks = call(NativeMCP(get_asgi_application()), scope, body)
+
+    assert start["status"] == 400
+    answer = json.loads(b"".join(chunk.get("body", b"") for chunk in chunks))
+    assert (answer["error"]["code"], "id" in answer) == (-32600, False)
+    recorder.flush()
+    assert list(RequestLog.objects.values_list("http_status", "error_code")) == [(400, -32600)]

@@ -136,6 +136,22 @@ def test_tools_call_is_answered_the_same_with_its_length(app: Any):
 
 
 @pytest.mark.django_db
+def test_a_content_type_django_cannot_read_is_a_recorded_400(site: MCPSite):
+    """A ``charset`` that names no codec at all (``charset*=utf-8''%00`` decodes to NUL,
+    which ``codecs.lookup`` refuses with ``ValueError``) makes ``WSGIRequest`` raise. The
+    native path answers 400 with -32600 and no id, and records it, instead of a traceback
+    and the server's own 500 (basic/transports/streamable-http.mdx, "Sending Messages to
+    the Server"). Django's own handler raises before any middleware runs."""
+    request = mcp("tools/list")
+    request["headers"]["Content-Type"] = "application/json; charset*=utf-8''%00"
+    (response,) = exchange(NativeMCPWSGI(get_wsgi_application()), request)
+    error(response, 400, -32600)
+    assert "id" not in response.json()
+    recorder.flush()
+    assert list(RequestLog.objects.values_list("http_status", "error_code")) == [(400, -32600)]
+
+
+@pytest.mark.django_db
 def test_a_view_transaction_that_cannot_open_is_an_internal_error(app: Any):
     """-32603 with the request's id (HTTP 200) when ``ATOMIC_REQUESTS``' transaction
     cannot open, as Django's path answers it (docs/deployment.md, "When the database is
