@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import mcp_settings
@@ -177,13 +178,17 @@ def listen_filter(
     site: MCPSite, wanted: SubscriptionFilter, context: Context
 ) -> SubscriptionFilter:
     """Keep only the caller's own live tasks among ``taskIds`` (the acknowledgement lists
-    them); -32021 when ``taskIds`` comes without the extension."""
+    them): not another's, not one whose tool they may no longer act on, and not one whose
+    TTL has passed (``tasks/get`` answers that "Task has expired"; a purge would delete it
+    under the stream). -32021 when ``taskIds`` comes without the extension."""
     if wanted.task_ids is None:
         return wanted
     if not proto.declares(context.meta):
         raise proto.missing_extension()
     candidates = [task_id for task_id in wanted.task_ids if store.could_be_task_id(task_id)]
-    owned = MCPTask.objects.filter(pk__in=candidates, owner=context.principal, site=site.name)
+    owned = MCPTask.objects.filter(
+        pk__in=candidates, owner=context.principal, site=site.name
+    ).exclude(expires_at__lte=timezone.now())
     own = {
         task_id
         for task_id, tool, stored in owned.values_list("pk", "tool", "tool_scopes")

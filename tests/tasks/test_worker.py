@@ -143,6 +143,22 @@ def test_an_expired_task_is_32602_and_purged(client):
     assert list(MCPTask.objects.values_list("pk", flat=True)) == [kept]
 
 
+def test_listen_leaves_out_a_task_whose_ttl_has_passed(client):
+    """tasks.md, "Task Polling": after ``ttlMs`` the task is gone for the client
+    (``tasks/get`` says "Task has expired"), so a listen stream neither acknowledges nor
+    follows it; a purge would delete it under the stream anyway."""
+    from django_mcp import site
+
+    expired = start(client, "slow_compute", {"seconds": 1, "label": "x"})["taskId"]
+    live = start(client, "slow_compute", {"seconds": 1, "label": "y"})["taskId"]
+    MCPTask.objects.filter(pk=expired).update(expires_at=timezone.now() - timedelta(seconds=1))
+    MCPTask.objects.filter(pk=live).update(expires_at=timezone.now() + timedelta(hours=1))
+    context = context_for(MCPTask.objects.get(pk=live), site)
+    honoured = tasking.listen_filter(site, SubscriptionFilter(task_ids=(expired, live)), context)
+    assert honoured.task_ids == (live,)
+    assert not honoured.wants("notifications/tasks", expired)
+
+
 def test_every_status_change_is_published_with_the_detailed_task(client, monkeypatch):
     """tasks.md, "Task Status Notifications": ``notifications/tasks`` carries the task as
     ``tasks/get`` would return it, so the terminal one inlines the result."""
