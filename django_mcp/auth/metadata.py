@@ -99,12 +99,21 @@ def description_text(description: str) -> str:
     return _NOT_IN_DESCRIPTION.sub("?", description.replace('"', "'").replace("\\", "/"))
 
 
+def prefixed(request: HttpRequest, mcp_path: str) -> str:
+    """``mcp_path`` (relative to the URLconf) as clients reach it: under the script prefix
+    (``SCRIPT_NAME`` or ``FORCE_SCRIPT_NAME``), which ``request.path`` holds and
+    ``path_info`` does not. The challenges name ``request.path``; without the prefix a
+    project served under ``/app`` named ``/mcp`` as its resource, not ``/app/mcp``."""
+    script_prefix = request.path.removesuffix(request.path_info)
+    return script_prefix.rstrip("/") + "/" + mcp_path.strip("/")
+
+
 def document(request: HttpRequest, mcp_path: str, scopes: Iterable[str]) -> dict[str, object]:
     """The RFC 9728 document for the endpoint at ``mcp_path``."""
     configured = mcp_settings.SCOPES_SUPPORTED
     supported = sorted(set(configured if configured is not None else scopes))
     data: dict[str, object] = {
-        "resource": resource_uri(request, mcp_path),
+        "resource": resource_uri(request, prefixed(request, mcp_path)),
         "authorization_servers": list(mcp_settings.AUTHORIZATION_SERVERS),
         "bearer_methods_supported": ["header"],
     }

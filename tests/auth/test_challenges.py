@@ -191,3 +191,22 @@ def test_the_metadata_follows_the_settings(client: Client, auth_site: MCPSite) -
     assert data["scopes_supported"] == ["books:read"]  # never offline_access
     expected = "https://api.example.com/.well-known/oauth-protected-resource/mcp"
     assert f'resource_metadata="{expected}"' in challenge
+
+
+def test_under_a_script_prefix_the_metadata_names_the_endpoint_clients_reach(
+    client: Client, auth_site: MCPSite, settings: Any
+) -> None:
+    """Served under a path prefix (``SCRIPT_NAME``, here ``FORCE_SCRIPT_NAME``), the
+    endpoint clients reach is ``/app/mcp``: the challenge points at the metadata inserted
+    before that path, and the document's ``resource`` must be that URL, which clients
+    compare with the one they connected to (basic/authorization.mdx, "Authorization Server
+    Discovery"; RFC 9728 sections 3.1 and 3.3). It said ``/mcp``, dropping the prefix."""
+    settings.FORCE_SCRIPT_NAME = "/app"
+    challenge = call_tool(client, "write", {})["WWW-Authenticate"]
+    expected = "http://testserver/.well-known/oauth-protected-resource/app/mcp"
+    assert challenge.startswith(f'Bearer resource_metadata="{expected}"')
+    for url in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ]:
+        assert client.get(url).json()["resource"] == "http://testserver/app/mcp"
