@@ -21,6 +21,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.utils import timezone
 
 from django_mcp.auth.caller import Caller
 from django_mcp.conf import mcp_settings
@@ -152,7 +153,8 @@ DELETED = "deleted"
 def run(task_id: str) -> str:
     """The body of the Django Tasks job: run the task once, record what happened.
 
-    The task is picked up first (its heartbeat starts, which ends its "waiting for a
+    A task whose TTL has passed is failed instead of run (:func:`store.expire`). The
+    task is picked up first (its heartbeat starts, which ends its "waiting for a
     worker" message), so anything that fails after that, finding the tool or rebuilding
     its context included, fails the task instead of leaving it waiting.
 
@@ -167,6 +169,8 @@ def run(task_id: str) -> str:
         return DELETED
     if task.status != proto.WORKING:
         return NOT_RUN  # cancelled, already finished, or waiting for input
+    if store.has_expired(task, timezone.now()):  # nobody can see or cancel it any more
+        return announced(task_id, store.expire(task_id), proto.FAILED)
     if not store.pick_up(task_id):  # the first heartbeat
         return status_of(task_id)  # cancelled or purged since it was read
     tasking.announce(task_id)  # no longer waiting for a worker

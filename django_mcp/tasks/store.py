@@ -31,6 +31,8 @@ WORKER_LOST = (
 #: queued again after its last answer): without it a client could not tell a task stuck
 #: behind a busy (or absent) worker pool from one whose tool is slow.
 WAITING_FOR_WORKER = "Waiting for a worker to pick this task up"
+#: The error of a task whose TTL passed before a worker ran it (:func:`expire`).
+EXPIRED = "The task's TTL passed before a worker ran it; start the call again"
 
 
 def iso(moment: datetime) -> str:
@@ -172,13 +174,18 @@ def lookup(
     if task is None:
         raise not_found(task_id)
     now = timezone.now()
-    if task.expires_at is not None and task.expires_at <= now:
+    if has_expired(task, now):
         raise InvalidParams("Task has expired", data={"taskId": task_id})
     if worker_timeout is not None and is_orphaned(task, now, worker_timeout):
         if fail(task.id, {"code": INTERNAL_ERROR, "message": WORKER_LOST}) and on_orphan_failed:
             on_orphan_failed(task.id)
         task.refresh_from_db()
     return task
+
+
+def has_expired(task: MCPTask, now: datetime) -> bool:
+    """Whether the task's TTL has passed: it answers "Task has expired" from then on."""
+    return task.expires_at is not None and task.expires_at <= now
 
 
 def is_orphaned(task: MCPTask, now: datetime, worker_timeout: float) -> bool:
@@ -207,6 +214,24 @@ def complete(task_id: str, result: Mapping[str, Any]) -> bool:
 def fail(task_id: str, error: Mapping[str, Any]) -> bool:
     return _transition(
         task_id, proto.ACTIVE, status=proto.FAILED, error=dict(error), input_requests={}
+    )
+
+
+def expire(task_id: str) -> bool:
+    """Fail an active task whose TTL has passed (ext-tasks ``tasks.md``, "Task Polling":
+    a server MAY mark it ``failed`` then); whether it was one. A worker calls it before
+    running the tool: its client, told "Task has expired", can neither see nor cancel the
+    run any more, and may have called again."""
+    return (
+        MCPTask.objects.filter(
+            pk=task_id, status__in=list(proto.ACTIVE), expires_at__lte=timezone.now()
+        ).update(
+            last_updated_at=timezone.now(),
+            status=proto.FAILED,
+            error={"code": INTERNAL_ERROR, "message": EXPIRED},
+            input_requests={},
+        )
+        == 1
     )
 
 
