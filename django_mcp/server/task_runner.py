@@ -56,8 +56,9 @@ class TaskContext(Context):
         return self.task.owner
 
     def check_cancelled(self) -> None:
-        """Raise :class:`RequestCancelled` once the task was cancelled (one query)."""
-        if not self.cancelled and store.is_cancelled(self.task.id):
+        """Raise :class:`RequestCancelled` once the task was cancelled, its TTL passed or
+        it was purged (one query): see :func:`~django_mcp.tasks.store.should_stop`."""
+        if not self.cancelled and store.should_stop(self.task.id):
             self.cancel()
         super().check_cancelled()
 
@@ -188,6 +189,8 @@ def run(task_id: str) -> str:
                 return settle(task_id, error=InternalError(UNSTORABLE % "input requests"))
             return announced(task_id, changed, proto.INPUT_REQUIRED)
         except RequestCancelled:  # if it had ended meanwhile, that outcome stays
+            if store.expire(task_id):  # stopped because its TTL passed: failed, saying so
+                return announced(task_id, True, proto.FAILED)
             return announced(task_id, store.cancel(task_id), proto.CANCELLED)
         except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
             return settle(task_id, error=handled(exc, context))

@@ -31,8 +31,8 @@ WORKER_LOST = (
 #: queued again after its last answer): without it a client could not tell a task stuck
 #: behind a busy (or absent) worker pool from one whose tool is slow.
 WAITING_FOR_WORKER = "Waiting for a worker to pick this task up"
-#: The error of a task whose TTL passed before a worker ran it (:func:`expire`).
-EXPIRED = "The task's TTL passed before a worker ran it; start the call again"
+#: The error of a task whose TTL passed before its run finished (:func:`expire`).
+EXPIRED = "The task's TTL passed before it finished; start the call again"
 
 
 def iso(moment: datetime) -> str:
@@ -219,9 +219,10 @@ def fail(task_id: str, error: Mapping[str, Any]) -> bool:
 
 def expire(task_id: str) -> bool:
     """Fail an active task whose TTL has passed (ext-tasks ``tasks.md``, "Task Polling":
-    a server MAY mark it ``failed`` then); whether it was one. A worker calls it before
-    running the tool: its client, told "Task has expired", can neither see nor cancel the
-    run any more, and may have called again."""
+    a server MAY mark it ``failed`` then); whether it was one. A worker calls it instead
+    of running the tool, or when the tool stopped (:func:`should_stop`): its client, told
+    "Task has expired", can neither see nor cancel the run any more, and may have called
+    again."""
     return (
         MCPTask.objects.filter(
             pk=task_id, status__in=list(proto.ACTIVE), expires_at__lte=timezone.now()
@@ -284,8 +285,12 @@ def cancel(task_id: str) -> bool:
     )
 
 
-def is_cancelled(task_id: str) -> bool:
-    return MCPTask.objects.filter(pk=task_id, cancel_requested=True).exists()
+def should_stop(task_id: str) -> bool:
+    """Whether a run of the task stops at its next check: it was cancelled, its TTL passed,
+    or its row was purged. The last two answer "Task has expired" or "not found", so its
+    client can no longer see or cancel the run, and its outcome would be thrown away."""
+    live = MCPTask.objects.filter(pk=task_id, cancel_requested=False)
+    return not live.exclude(expires_at__lte=timezone.now()).exists()
 
 
 def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
