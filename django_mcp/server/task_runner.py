@@ -24,6 +24,7 @@ from django.db import DatabaseError, close_old_connections, connection, transact
 from django.utils import timezone
 
 from django_mcp.auth.caller import Caller
+from django_mcp.auth.revocation import is_revoked
 from django_mcp.conf import mcp_settings
 from django_mcp.declarations.tools import ToolSpec
 from django_mcp.exceptions import RequestCancelled, ToolError
@@ -123,10 +124,13 @@ def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
 def creator(task: MCPTask) -> Caller:
     """The caller that created ``task``, as its runs act: the same user, read again (one
     deactivated or deleted since is refused, as Django's own authentication refuses them
-    a session), with the scopes the creating credential granted. Without it a tool's own
+    a session), with the scopes the creating credential granted, unless that credential
+    was revoked since (:mod:`django_mcp.auth.revocation`). Without it a tool's own
     ``ctx.caller.has_scopes(...)`` check passed in a task that the same call refused."""
     scopes = None if task.scopes is None else frozenset(task.scopes)
     credential = task.credential or None
+    if is_revoked(credential):
+        raise Unauthenticated("The access token that created this task was revoked")
     if not task.owner.startswith("user:"):  # anonymous, or a token acting for no user
         method = task.auth_method or "anonymous"
         client = task.owner.removeprefix("client:") if task.owner.startswith("client:") else None

@@ -121,6 +121,18 @@ def test_an_unknown_or_revoked_token_is_refused(mcp_oauth, alice):
     assert "revoked" in refused(access_token.token).description
 
 
+def test_a_revoked_token_is_revoked_for_the_tasks_it_queued(mcp_oauth, alice):
+    """A task's run asks whether the DOT token that queued it still stands (ext-tasks
+    ``tasks.md``, "Security Considerations"); DOT deletes a token it revokes."""
+    from django_mcp.auth.revocation import is_revoked
+
+    access_token = make_token(alice)
+    credential = authenticate(access_token.token).credential
+    assert not is_revoked(credential)
+    access_token.revoke()
+    assert is_revoked(credential)
+
+
 def test_an_expired_token_is_refused(mcp_oauth, alice):
     access_token = make_token(alice, expires=timezone.now() - timedelta(seconds=1))
     assert "expired" in refused(access_token.token).description

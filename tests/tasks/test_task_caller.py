@@ -98,6 +98,38 @@ def test_a_scope_limited_token_stays_scope_limited_inside_its_task(
     assert text_of(polled) == "refused: needs books:write"
 
 
+@pytest.mark.parametrize("how", ["revoked", "deleted"])
+def test_a_task_whose_token_was_revoked_fails_instead_of_running(
+    client, mcp_site, django_user_model, how
+):
+    """A task acts with the credential that created it (ext-tasks ``tasks.md``, "Security
+    Considerations"): once an operator revokes (or deletes) that token, a run queued with
+    it, perhaps by whoever leaked it, must not go ahead with its authority. It did."""
+    ran: list[str] = []
+
+    @mcp_site.tool(task="required")
+    def queued_job(ctx: Context) -> str:
+        ran.append(ctx.user.get_username())
+        return "ran"
+
+    alice = django_user_model.objects.create_user("alice")
+    leaked = token_for(alice, "")
+    created = result_of(
+        call_tool(client, "queued_job", {}, meta=declaring(), headers=bearer(leaked))
+    )
+    row = AccessToken.objects.get(user=alice)
+    if how == "revoked":
+        row.revoke()
+    else:
+        row.delete()
+    run_worker()
+    assert ran == []
+    fresh = bearer(token_for(alice, ""))
+    polled = result_of(tasks_call(client, "tasks/get", created["taskId"], headers=fresh))
+    assert polled["status"] == "failed"
+    assert polled["error"]["message"] == "The access token that created this task was revoked"
+
+
 def test_a_task_whose_creator_was_deactivated_fails_instead_of_running(
     client, mcp_site, django_user_model
 ):
