@@ -179,7 +179,10 @@ def lookup(
     if worker_timeout is not None and is_orphaned(task, now, worker_timeout):
         if fail(task.id, {"code": INTERNAL_ERROR, "message": WORKER_LOST}) and on_orphan_failed:
             on_orphan_failed(task.id)
-        task.refresh_from_db()
+        try:
+            task.refresh_from_db()
+        except MCPTask.DoesNotExist:  # purged meanwhile: gone, as for any unknown id
+            raise not_found(task_id) from None
     return task
 
 

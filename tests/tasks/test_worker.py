@@ -77,6 +77,24 @@ def test_a_task_whose_worker_died_fails_with_a_clear_error(client, settings):
     assert "worker" in polled["error"]["message"]
 
 
+def test_an_orphaned_task_purged_while_it_is_failed_is_unknown(client, monkeypatch):
+    """tasks.md, "Protocol Errors": a task that is gone is -32602 "Task not found". One
+    purged between failing it as orphaned and reading it back was -32603 (DoesNotExist)."""
+    task_id = start(client, "slow_compute", {"seconds": 60, "label": "x"})["taskId"]
+    long_ago = timezone.now() - timedelta(seconds=3600)
+    MCPTask.objects.filter(pk=task_id).update(heartbeat_at=long_ago)
+    failing = store.fail
+
+    def fail_then_purge(failed_id: str, error: dict) -> bool:
+        changed = failing(failed_id, error)
+        MCPTask.objects.filter(pk=failed_id).delete()  # mcp_purge_tasks, meanwhile
+        return changed
+
+    monkeypatch.setattr(store, "fail", fail_then_purge)
+    error = tasks_call(client, "tasks/get", task_id).json()["error"]
+    assert (error["code"], error["message"]) == (-32602, "Task not found")
+
+
 def test_a_queued_task_without_a_worker_yet_is_not_orphaned(client):
     """Waiting for a worker is not dying: a task no worker has started stays ``working``."""
     task_id = start(client, "slow_compute", {"seconds": 1, "label": "x"})["taskId"]
