@@ -22,8 +22,11 @@ from django_mcp.admin_guards import GuardedAdmin
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.requestlog import lookups
 from django_mcp.requestlog.filters import (
+    CALENDAR_LOOKUPS,
     MethodFilter,
     StartedWithinFilter,
+    calendar_lookups_allowed,
+    calendar_range,
     could_be_stored,
     is_bounded,
 )
@@ -43,6 +46,27 @@ _SEARCHED_LENGTH: Final = max(
 
 def _query(request: HttpRequest | None) -> Any:
     return {} if request is None else request.GET
+
+
+class RequestLogChangeList(SettledCountChangeList):
+    """The request log's changelist ("N entries" as the page settled the estimate), which
+    reads a date or its parts in the query string as a range of ``started_at``
+    (:func:`.filters.calendar_range`): Django's own ``__date``, ``__month`` and ``__day``
+    lookups compare a function of the column, which no index answers."""
+
+    calendar: tuple[Any, Any] | None = None
+
+    def get_filters(self, request: HttpRequest) -> Any:
+        specs, has_filters, remaining, duplicates, active = super().get_filters(request)
+        self.calendar = calendar_range(remaining)
+        return specs, has_filters, remaining, duplicates, active
+
+    def get_queryset(self, request: HttpRequest, exclude_parameters: Any = None) -> Any:
+        found = super().get_queryset(request, exclude_parameters)
+        if self.calendar is None:
+            return found
+        start, end = self.calendar
+        return found.filter(started_at__gte=start, started_at__lt=end)
 
 
 @admin.register(RequestLog)
@@ -116,7 +140,7 @@ class RequestLogAdmin(ReadOnlyAdmin):
     readonly_fields = ("duration", "user_link")
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
-        return SettledCountChangeList  # "N entries" as the page settled the estimate
+        return RequestLogChangeList
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         """The filters' own lookups and the few the guide names (:mod:`.lookups`), never
@@ -124,6 +148,8 @@ class RequestLogAdmin(ReadOnlyAdmin):
         leads with (``site``, ``declared_revision``, ``error_code``) only within a span of
         time (:func:`.filters.is_bounded`): over the whole log it reads every row."""
         if lookup in lookups.WINDOW_ONLY_LOOKUPS and not is_bounded(_query(request)):
+            return False
+        if lookup in CALENDAR_LOOKUPS and not calendar_lookups_allowed(_query(request)):
             return False
         return lookups.lookup_allowed(lookup, value)
 

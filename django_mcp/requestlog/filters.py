@@ -4,7 +4,9 @@ Why: Django's default filter for a plain text column lists ``SELECT DISTINCT`` v
 the whole table, a full scan at millions of rows. The method filter lists the methods of
 the protocol instead, and the time window filter (the newest 24 hours unless another
 window is chosen) keeps every list, filter and search on a recent slice of the log, which
-the ``started_at`` indexes reach directly.
+the ``started_at`` indexes reach directly. A date or its parts in the query string
+(``?started_at__date=``) is read as a range of ``started_at`` for the same reason
+(:func:`calendar_range`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.utils import timezone
+from django.utils.dateparse import parse_date
 
 from django_mcp.admin_guards import moment
 from django_mcp.protocol import methods
@@ -113,6 +117,77 @@ def _moment(query: Mapping[str, Any], key: str) -> datetime.datetime | None:
     read it (:func:`~django_mcp.admin_guards.moment`), if it is one."""
     value = query.get(key)
     return moment(value) if isinstance(value, str) else None
+
+
+#: The ``started_at`` lookups of a calendar date or of its parts. Django answers them with a
+#: function of the column (``started_at::date``, ``EXTRACT(day ...)``), which no index
+#: serves: on PostgreSQL ``?started_at__date=`` read every row of the log.
+#: :func:`calendar_range` reads them as a range of time, which the window index answers.
+CALENDAR_LOOKUPS: Final = (
+    "started_at__date",
+    "started_at__year",
+    "started_at__month",
+    "started_at__day",
+)
+
+
+def calendar_lookups_allowed(query: Mapping[str, Any]) -> bool:
+    """Whether the calendar lookups of ``query`` name one span of time: each at most once
+    (Django would match any of several values, and the span checks read one), a date or
+    its parts but not both, a month only within a year and a day only within a month (a
+    month or a day of every year is no range of time)."""
+    if any(len(_values(query, key)) > 1 for key in CALENDAR_LOOKUPS):
+        return False
+    year, month, day = (f"started_at__{part}" in query for part in ("year", "month", "day"))
+    if "started_at__date" in query and (year or month or day):
+        return False
+    return (not month or year) and (not day or month)
+
+
+def _values(query: Mapping[str, Any], key: str) -> list[Any]:
+    getlist = getattr(query, "getlist", None)
+    if getlist is not None:
+        return list(getlist(key))
+    return [query[key]] if key in query else []
+
+
+def calendar_range(params: dict[str, Any]) -> tuple[datetime.datetime, datetime.datetime] | None:
+    """Pop the calendar lookups (:data:`CALENDAR_LOOKUPS`, values already checked by the
+    admin's ``lookup_allowed``) from the changelist's lookup ``params`` and return the
+    ``[start, end)`` they name in the current time zone, as Django's ``__date`` and
+    ``__year`` lookups read them; None when there are none. A day its month lacks (the
+    31st of February) is Django's "?e=1" for an incorrect lookup."""
+    found = {key: params.pop(key) for key in CALENDAR_LOOKUPS if key in params}
+    if not found:
+        return None
+    try:
+        start, end = _calendar_days({key: str(value[-1]) for key, value in found.items()})
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise IncorrectLookupParameters(exc) from exc
+    zone = timezone.get_current_timezone()
+    return timezone.make_aware(start, zone), timezone.make_aware(end, zone)
+
+
+def _calendar_days(values: dict[str, str]) -> tuple[datetime.datetime, datetime.datetime]:
+    """The naive midnights that start and end the date, day, month or year named."""
+    if "started_at__date" in values:
+        day = parse_date(values["started_at__date"].strip())
+        if day is None:
+            raise ValueError("not a date")
+        start, end = day, day + datetime.timedelta(days=1)
+    else:
+        year = int(values["started_at__year"])
+        month = int(values.get("started_at__month", 1))
+        if "started_at__day" in values:
+            start = datetime.date(year, month, int(values["started_at__day"]))
+            end = start + datetime.timedelta(days=1)
+        elif "started_at__month" in values:
+            start = datetime.date(year, month, 1)
+            end = (start + datetime.timedelta(days=32)).replace(day=1)
+        else:
+            start, end = datetime.date(year, 1, 1), datetime.date(year + 1, 1, 1)
+    midnight = datetime.time()
+    return datetime.datetime.combine(start, midnight), datetime.datetime.combine(end, midnight)
 
 
 class StartedWithinFilter(admin.SimpleListFilter):
