@@ -28,6 +28,7 @@ from django_mcp.requestlog.filters import (
     calendar_lookups_allowed,
     calendar_range,
     could_be_stored,
+    given_once,
     is_bounded,
 )
 from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
@@ -146,8 +147,12 @@ class RequestLogAdmin(ReadOnlyAdmin):
         """The filters' own lookups and the few the guide names (:mod:`.lookups`), never
         Django's default of any lookup on any column; and equality on a column no index
         leads with (``site``, ``declared_revision``, ``error_code``) only within a span of
-        time (:func:`.filters.is_bounded`): over the whole log it reads every row."""
+        time (:func:`.filters.is_bounded`): over the whole log it reads every row. A
+        ``started_at`` lookup is taken once, as the span checks read it
+        (:func:`.filters.given_once`)."""
         if lookup in lookups.WINDOW_ONLY_LOOKUPS and not is_bounded(_query(request)):
+            return False
+        if lookup.startswith("started_at") and not given_once(_query(request), lookup):
             return False
         if lookup in CALENDAR_LOOKUPS and not calendar_lookups_allowed(_query(request)):
             return False

@@ -219,3 +219,40 @@ def test_a_lookup_span_counts_as_a_window_only_when_it_is_as_narrow(admin_client
     url = reverse(f"{REQUEST_LOG}_changelist")
     response = admin_client.get(url, {**lookups, "started": "all", "error_code": "-32602"})
     assert response.status_code == (200 if bounded else 400)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "repeated",
+    [
+        {"started_at__gte": ["2000-01-01T00:00:00Z", "{recent}"], "site": "mcp"},
+        {"started_at__gte": ["2000-01-01T00:00:00Z", "{recent}"], "o": "7"},
+        {"started_at__gt": ["2000-01-01T00:00:00Z", "{recent}"], "error_code": "-32602"},
+        {
+            "started_at__gte": "{recent}",
+            "started_at__lt": ["2100-01-01T00:00:00Z", "{recent}"],
+            "declared_revision": "2099-01-01",
+        },
+    ],
+    ids=["site", "sort", "error-code", "upper-bounds"],
+)
+def test_a_started_at_lookup_is_taken_once(admin_client, repeated):
+    """Django matches any of a lookup's values, but the span checks read the last one:
+    a lower bound in 2000 and another yesterday passed as a day's span, and a filter or a
+    sort no index answers then read the whole log. A repeated ``started_at`` lookup is
+    Django's 400; given once, the recent bound still narrows the list."""
+    log_row(days_ago=400, site="mcp", target="old")
+    recent = (timezone.now() - datetime.timedelta(days=1)).isoformat()
+
+    def filled(value):
+        if isinstance(value, list):
+            return [item.replace("{recent}", recent) for item in value]
+        return value.replace("{recent}", recent)
+
+    query = {key: filled(value) for key, value in repeated.items()}
+    url = reverse(f"{REQUEST_LOG}_changelist")
+    assert admin_client.get(url, query).status_code == 400
+    once = {key: value[-1] if isinstance(value, list) else value for key, value in query.items()}
+    response = admin_client.get(url, once)
+    assert response.status_code == 200
+    assert "old" not in {row.target for row in response.context["cl"].result_list}
