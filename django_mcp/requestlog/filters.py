@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.utils import timezone
@@ -169,6 +170,8 @@ def calendar_range(params: dict[str, Any]) -> tuple[datetime.datetime, datetime.
         start, end = _calendar_days({key: str(value[-1]) for key, value in found.items()})
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise IncorrectLookupParameters(exc) from exc
+    if not settings.USE_TZ:  # naive local times, as the column holds them
+        return start, end
     zone = timezone.get_current_timezone()
     return timezone.make_aware(start, zone), timezone.make_aware(end, zone)
 

@@ -71,6 +71,17 @@ def test_calendar_lookups_list_what_django_would_as_a_plain_range(admin_client, 
     assert all(isinstance(condition.lhs, Col) for condition in conditions), conditions
 
 
+def test_calendar_lookups_without_time_zones_compare_naive_times(admin_client, settings):
+    """``USE_TZ = False``: the column holds naive local times, so the range is naive too
+    (an aware one is refused by the database backend)."""
+    settings.USE_TZ = False
+    for parts in [(2026, 3, 10, 23, 30), (2026, 3, 11, 0, 30)]:
+        log_row(started_at=datetime.datetime(*parts), target=f"{parts}")
+    response = admin_client.get(CHANGELIST, {"started_at__date": "2026-03-11"})
+    assert response.status_code == 200
+    assert [row.target for row in response.context["cl"].result_list] == ["(2026, 3, 11, 0, 30)"]
+
+
 @pytest.mark.parametrize(
     "query",
     [
