@@ -4,9 +4,10 @@ from django.apps import AppConfig, apps
 
 
 class DjangoMCPConfig(AppConfig):
-    """Registers system checks, connects change announcements and imports every app's
-    ``mcp.py`` when Django is ready; with Daphne installed, bounds the bodies its
-    ``runserver`` receives (``django_mcp.http.daphne``)."""
+    """Registers system checks, connects change announcements (and a deleted user's tasks
+    to their deletion) and imports every app's ``mcp.py`` when Django is ready; with
+    Daphne installed, bounds the bodies its ``runserver`` receives
+    (``django_mcp.http.daphne``)."""
 
     name = "django_mcp"
     verbose_name = "MCP"
@@ -22,8 +23,22 @@ class DjangoMCPConfig(AppConfig):
             announce_declarations_changed, dispatch_uid="django_mcp.listen.announce"
         )
         autodiscover()
+        if apps.is_installed("django.contrib.auth"):
+            forget_tasks_of_deleted_users()
         if apps.is_installed("daphne"):
             # Daphne's app has already imported its server (and installed its reactor).
             from django_mcp.http.daphne import serve_runserver
 
             serve_runserver()
+
+
+def forget_tasks_of_deleted_users() -> None:
+    """A deleted user's tasks go with them (:func:`django_mcp.tasks.store.forget_deleted_user`)."""
+    from django.contrib.auth import get_user_model
+    from django.db.models.signals import post_delete
+
+    from django_mcp.tasks.store import forget_deleted_user
+
+    post_delete.connect(
+        forget_deleted_user, sender=get_user_model(), dispatch_uid="django_mcp.tasks.forget"
+    )

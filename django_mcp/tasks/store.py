@@ -336,6 +336,16 @@ def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
     return resumed
 
 
+def forget_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """``post_delete`` of the user model: delete the user's tasks with them, as a foreign
+    key's ``CASCADE`` would. A task is owned by ``user:<pk>``, not by a foreign key, so
+    they outlived the user: nobody could read them, until a new user got the same primary
+    key (a natural key such as an e-mail address, or an auto-increment counter that a
+    database restart reset), who then read the old user's results and answered, or had
+    run as themselves, their queued tasks."""
+    MCPTask.objects.filter(owner=f"user:{instance.pk}").delete()
+
+
 def expired(now: datetime | None = None) -> QuerySet[MCPTask]:
     """The tasks whose TTL has passed."""
     return MCPTask.objects.filter(expires_at__lte=now or timezone.now())

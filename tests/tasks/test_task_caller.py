@@ -130,6 +130,34 @@ def test_a_task_whose_token_was_revoked_fails_instead_of_running(
     assert polled["error"]["message"] == "The access token that created this task was revoked"
 
 
+def test_a_deleted_users_tasks_are_not_a_new_user_with_the_same_key(
+    client, mcp_site, django_user_model
+):
+    """ext-tasks ``tasks.md``, "Security Considerations": a task is bound to its creator.
+    Tasks are owned by ``user:<pk>``, so a new user given the deleted one's primary key
+    (a natural key, or a reset auto-increment counter) read their results; they now go
+    with the user, as a foreign key's CASCADE would take them. Others' tasks stay."""
+
+    @mcp_site.tool(task="required")
+    def private_report(ctx: Context) -> str:
+        return f"salary of {ctx.user.get_username()}"
+
+    bob = django_user_model.objects.create_user("bob")
+    client.force_login(bob)
+    kept = start(client, "private_report")["taskId"]
+    alice = django_user_model.objects.create_user("alice")
+    client.force_login(alice)
+    gone = start(client, "private_report")["taskId"]
+    run_worker()
+    key = alice.pk
+    alice.delete()
+
+    assert list(MCPTask.objects.values_list("pk", flat=True)) == [kept]
+    client.force_login(django_user_model.objects.create_user("mallory", pk=key))
+    error = error_of(tasks_call(client, "tasks/get", gone))
+    assert (error["code"], error["message"]) == (-32602, "Task not found")
+
+
 def test_a_task_whose_creator_was_deactivated_fails_instead_of_running(
     client, mcp_site, django_user_model
 ):
