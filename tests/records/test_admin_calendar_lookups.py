@@ -41,6 +41,18 @@ def local(*parts: int) -> datetime.datetime:
     return timezone.make_aware(datetime.datetime(*parts), timezone.get_current_timezone())
 
 
+def named_by(query: dict[str, str], day: datetime.date) -> bool:
+    """Whether the local ``day`` is in the date, or the year, month and day, of ``query``."""
+    if "started_at__date" in query:
+        return day.isoformat() == query["started_at__date"]
+    parts = {"year": day.year, "month": day.month, "day": day.day}
+    return all(
+        int(query[f"started_at__{key}"]) == value
+        for key, value in parts.items()
+        if f"started_at__{key}" in query
+    )
+
+
 @pytest.mark.parametrize(
     "query",
     [
@@ -54,12 +66,15 @@ def local(*parts: int) -> datetime.datetime:
 def test_calendar_lookups_list_what_django_would_as_a_plain_range(admin_client, settings, query):
     """The rows are those Django's own lookups find, in the current time zone (13 hours
     ahead of UTC here, so the UTC date differs), and every condition on the log compares
-    the column itself, never a function of it."""
+    the column itself, never a function of it. (The expected rows are worked out here:
+    on MySQL without its time zone tables Django's own lookups find none.)"""
     settings.TIME_ZONE = "Pacific/Auckland"
     times = [(2026, 3, 10, 23, 30), (2026, 3, 11, 0, 30), (2026, 4, 1, 0, 10), (2025, 12, 31, 23)]
     for parts in times:
         log_row(started_at=local(*parts), target=f"{parts}")
-    expected = set(RequestLog.objects.filter(**query).values_list("target", flat=True))
+    expected = {f"{parts}" for parts in times if named_by(query, datetime.date(*parts[:3]))}
+    if connection.vendor != "mysql":
+        assert expected == set(RequestLog.objects.filter(**query).values_list("target", flat=True))
 
     response = admin_client.get(CHANGELIST, query)
 
