@@ -158,16 +158,20 @@ def require_name(headers: Mapping[str, str], expected: Any) -> None:
 def require_params(
     headers: Mapping[str, str], params: Mapping[str, HeaderParam], arguments: Mapping[str, Any]
 ) -> None:
-    """Check every ``x-mcp-header`` argument present in the body against its header.
+    """Check every ``x-mcp-header`` argument against its header.
 
-    An argument that is absent or null has no header and none is expected.
+    An argument that is absent or null has no header and none is expected; but a header
+    sent for it is refused: an intermediary routing on the header would act on a value
+    the server never sees (the handler would take its default instead).
     """
     for param in params.values():
         value = arguments.get(param.argument)
-        if value is None:
-            continue
         label = f"Mcp-Param-{param.header}"
         raw = _param_header(headers, param.header)
+        if value is None:
+            if raw is not None:
+                raise HeaderMismatch(f"{label} header has no value in the request body")
+            continue
         if raw is None:
             raise HeaderMismatch(f"Missing required {label} header")
         if not _matches(decode_value(raw, label), value):

@@ -170,3 +170,21 @@ def test_an_enum_argument_is_a_string_header(client, mcp_site):
     assert text_of(served) == "routed to eu"
     refused = call_tool(client, "regional", {"region": "eu"}, headers={"Mcp-Param-Region": "us"})
     assert_error(refused, 400, -32020)
+
+
+@pytest.mark.parametrize("arguments", [{}, {"region": None}], ids=["absent", "null"])
+def test_a_header_for_an_argument_the_body_lacks_is_refused(client, mcp_site, arguments):
+    """basic/transports/streamable-http.mdx, "Server Validation": servers MUST reject a
+    request whose header values do not match the body, so that a load balancer routing on
+    the header and the server acting on the body cannot disagree. ``Mcp-Param-Region: us``
+    with no ``region`` in the body ran the tool with its default, ``eu``, while the proxy
+    routed the call as ``us``. Without the header, the call is served ("Parameter not in
+    arguments: Server MUST NOT expect the header")."""
+
+    @mcp_site.tool
+    def defaulted(region: Annotated[str | None, MCPHeader("Region")] = None) -> str:
+        return f"routed to {region or 'eu'}"
+
+    refused = call_tool(client, "defaulted", arguments, headers={"Mcp-Param-Region": "us"})
+    assert_error(refused, 400, -32020)
+    assert text_of(call_tool(client, "defaulted", arguments)) == "routed to eu"

@@ -200,3 +200,10 @@ def test_a_param_header_is_looked_up_only_by_the_name_the_schema_gives():
     tenant = {"tenant": HeaderParam("tenant", "Tenant_Id", "string")}
     h.require_params({"mcp-param-tenant_id": "acme"}, tenant, {"tenant": "acme"})
     mismatch(h.require_params, {"mcp-param-tenant-id": "acme"}, tenant, {"tenant": "acme"})
+
+
+def test_a_header_for_an_absent_or_null_param_is_refused():
+    """streamable-http.mdx, "Server Validation": a header value that does not match the
+    body is refused; a value the body lacks matches no header."""
+    mismatch(h.require_params, {"mcp-param-region": "us"}, PARAMS, {})
+    mismatch(h.require_params, {"mcp-param-region": "us"}, PARAMS, {"region": None})
