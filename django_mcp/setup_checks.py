@@ -91,8 +91,8 @@ def check_an_endpoint_is_routed(app_configs: Any, **kwargs: Any) -> list[CheckMe
 @register(Tags.urls)
 def check_site_names_are_unique(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     """django_mcp.E014: two different sites the URLconf serves share a name. The name is
-    what binds pagination cursors, task rows and listen groups to a site, so such sites
-    accept each other's cursors and see each other's tasks."""
+    what binds pagination cursors, request states, task rows and listen groups to a site,
+    so such sites accept each other's cursors and states and see each other's tasks."""
     routes: dict[str, dict[Any, list[str]]] = {}
     for prefix, view in endpoint_routes(get_resolver().url_patterns):
         served = view.mcp_server.site

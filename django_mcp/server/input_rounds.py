@@ -8,8 +8,8 @@ handler and the server returns ``resultType: "input_required"`` with the
 Only ``tools/call``, ``prompts/get`` and ``resources/read`` may return
 ``input_required``. The server keeps nothing between rounds: answers from earlier rounds
 travel inside the ``requestState``, encrypted and authenticated (AES-GCM, see
-:mod:`.sealing`), time-limited, and bound to the caller, the method, the tool or prompt name
-or resource URI, and a digest of the arguments. A state that fails any of these checks is
+:mod:`.sealing`), time-limited, and bound to the site, the caller, the method, the tool or prompt
+name or resource URI, and a digest of the arguments. A state that fails any of these checks is
 refused with -32602.
 
 An answer carried by the state is final while the state is used: a retry that sends the
@@ -66,7 +66,8 @@ def inputs_for(
     arguments = params.get("arguments") if method != methods.RESOURCES_READ else None
     if principal is None:
         principal = context.principal
-    binding = Binding(principal, method, str(params.get(field)), arguments or {})
+    target = str(params.get(field))
+    binding = Binding(principal, method, target, arguments or {}, context.site.name)
     return Inputs.from_params(
         params, binding, context.meta, int(mcp_settings.REQUEST_STATE_MAX_AGE)
     )
@@ -91,7 +92,9 @@ class InputRequired(Exception):
 
 @dataclass
 class Binding:
-    """What a ``requestState`` is bound to: who asked, for what, with which arguments.
+    """What a ``requestState`` is bound to: who asked, for what, with which arguments, on
+    which site. The site matters because two sites may declare the same name with different
+    questions: a state answered on one must not answer the other's.
 
     The arguments' digest is computed only when a state is read or written: most calls
     carry none and ask for no input, so the hot path never hashes their arguments.
@@ -101,13 +104,14 @@ class Binding:
     method: str
     target: str
     arguments: Any
+    site: str
 
     @cached_property
     def arguments_digest(self) -> str:
         return arguments_digest(self.arguments)
 
     def as_list(self) -> list[str]:
-        return [self.principal, self.method, self.target, self.arguments_digest]
+        return [self.site, self.principal, self.method, self.target, self.arguments_digest]
 
     def as_bytes(self) -> bytes:
         """The associated data that binds a sealed state to this request."""

@@ -8,8 +8,8 @@ may be exactly that (a form the user filled in), and a signature alone leaves th
 * **Key**: HKDF-SHA256 over ``SECRET_KEY`` with a purpose label, so this key is used for
   nothing else; states sealed under a key in ``SECRET_KEY_FALLBACKS`` still open, so
   rotating the secret does not break rounds in flight.
-* **Binding**: the caller, method, target and argument digest are the AEAD's associated
-  data: a state opened for any other request fails authentication.
+* **Binding**: the site, caller, method, target and argument digest are the AEAD's
+  associated data: a state opened for any other request fails authentication.
 * **Expiry**: the issue time is inside the ciphertext, checked against ``max_age``.
 * **Token**: ``base64url(version | hint | nonce | ciphertext)``. The 8-byte hint is a keyed
   digest of the binding, only so that a foreign state gets the message that says so; the

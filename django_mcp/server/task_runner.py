@@ -116,7 +116,7 @@ def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
         revision=mcp_settings.revision_policy.decide(version),
         caller=creator(task),
     )
-    binding = Binding(task.owner, f"task:{task.id}", task.tool, task.arguments)
+    binding = Binding(task.owner, f"task:{task.id}", task.tool, task.arguments, site.name)
     context.inputs = Inputs(binding, meta, task.input_responses, {})
     return context
 
