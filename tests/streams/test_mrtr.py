@@ -464,10 +464,34 @@ def test_a_malformed_elicitation_result_is_invalid_params(client: Client, answer
     assert_error(response, 200, -32602)
 
 
+PARIS = {
+    "role": "assistant",
+    "content": {"type": "text", "text": "Paris."},
+    "model": "test-model",
+}
+BROKEN_SAMPLES: list[dict[str, Any]] = [
+    {"content": 5},
+    {"content": "Paris."},
+    {"content": {"type": "text"}},
+    {"content": {"type": "text", "text": 5}},
+    {"content": {"type": ["text"], "text": "Paris."}},
+    {"content": {"type": "video", "text": "Paris."}},
+    {"content": [{"type": "text", "text": "Paris."}, {"type": "image", "data": "x"}]},
+    {"content": {"type": "tool_use", "id": "1", "name": "f", "input": []}},
+    {"role": "robot"},
+    {"role": None},
+    {"model": 7},
+]
+
+
 @pytest.mark.parametrize(
     ("name", "key", "answer"),
     [
         ("test_input_required_result_sampling", "capital_question", {"content": {}}),
+        *(
+            ("test_input_required_result_sampling", "capital_question", {**PARIS, **broken})
+            for broken in BROKEN_SAMPLES
+        ),
         ("test_input_required_result_list_roots", "client_roots", {"roots": "file:///"}),
         ("test_input_required_result_list_roots", "client_roots", {"roots": [1]}),
         ("test_input_required_result_list_roots", "client_roots", {"roots": [None]}),
@@ -483,10 +507,13 @@ def test_a_malformed_elicitation_result_is_invalid_params(client: Client, answer
 def test_malformed_sampling_and_roots_results_are_invalid_params(
     client: Client, name: str, key: str, answer: Any
 ):
-    """basic/patterns/mrtr.mdx: a ``CreateMessageResult`` needs ``model`` and ``content``; a
-    ``ListRootsResult`` needs a ``roots`` list of ``Root`` objects, each with a string
-    ``uri`` and, if named, a string ``name`` (schema.json, ``Root``). A malformed root is
-    refused, not dropped: the tool would count roots the client never sent correctly."""
+    """basic/patterns/mrtr.mdx: a ``CreateMessageResult`` needs a string ``model``, a
+    ``role`` and ``content`` that is a sampling content block or a list of them, each with
+    its required members (schema.json; anything else reached the tool, which failed on it
+    with -32603); a ``ListRootsResult`` needs a ``roots`` list of ``Root`` objects, each
+    with a string ``uri`` and, if named, a string ``name`` (schema.json, ``Root``). A
+    malformed root is refused, not dropped: the tool would count roots the client never
+    sent correctly."""
     state = first_state(client, name, capabilities=EVERYTHING)
 
     response = tool(client, name, responses={key: answer}, state=state, capabilities=EVERYTHING)
@@ -665,3 +692,26 @@ def test_an_elicitation_round_trip_through_a_live_server(daphne: LiveServer):
 
     assert result["resultType"] == "complete"
     assert result["content"][0]["text"] == "Hello, Ada!"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [{"type": "text", "text": "Paris."}, {"type": "image", "data": "eA==", "mimeType": "a/b"}],
+        {"type": "audio", "data": "eA==", "mimeType": "audio/wav"},
+        {"type": "tool_use", "id": "1", "name": "f", "input": {}},
+        {"type": "tool_result", "toolUseId": "1", "content": []},
+    ],
+)
+def test_every_kind_of_sampling_content_is_an_answer(client: Client, content: Any):
+    """schema.json, ``CreateMessageResult``: ``content`` is a text, image, audio, tool-use or
+    tool-result block, or a list of them; each is accepted."""
+    name = "test_input_required_result_sampling"
+    state = first_state(client, name, capabilities=EVERYTHING)
+    answer = {**PARIS, "content": content}
+
+    response = tool(
+        client, name, responses={"capital_question": answer}, state=state, capabilities=EVERYTHING
+    )
+
+    assert result_of(response)["resultType"] == "complete"
