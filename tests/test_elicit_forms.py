@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
+from django_mcp import Context
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.server.input_requests import Elicit
 from tests.conformance.test_conformance_fixtures import mrtr_round
-from tests.helpers import assert_error, result_of
+from tests.helpers import assert_error, mcp_post, request_meta, result_of
 from tests.tasks.support import get, run_worker, start, tasks_call
 
 pytestmark = pytest.mark.django_db
@@ -87,6 +88,7 @@ RICH = {
         "multi": {"type": "array", "items": {"enum": ["a", "b"]}},
         "titled": {"type": "string", "oneOf": [{"const": "x", "title": "X"}]},
         "listed": {"type": "array"},
+        "tags": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["whole", 5],  # a name that is no string is no field: ignored
 }
@@ -99,6 +101,7 @@ RICH = {
         {"whole": 3, "nullable": None},
         {"whole": 3, "nullable": "s"},
         {"whole": 3, "titled": "x", "multi": ["b"], "typeless": 2},
+        {"whole": 3, "tags": ["a", "b"], "listed": [1, {"x": 1}]},
     ],
 )
 def test_richer_forms_take_what_fits(content: dict[str, Any]) -> None:
@@ -115,9 +118,15 @@ def test_richer_forms_take_what_fits(content: dict[str, Any]) -> None:
         {"whole": 3, "multi": ["a", "zzz"]},
         {"whole": 3, "titled": "zzz"},
         {"whole": 3, "listed": True},
+        {"whole": 3, "tags": ["a", 1]},
+        {"whole": 3, "tags": [{"x": 1}]},
+        {"whole": 3, "multi": [["a"]]},
     ],
 )
 def test_richer_forms_refuse_what_does_not(content: dict[str, Any]) -> None:
+    """client/elicitation.mdx, "Requested Schema": an array field's items follow its
+    ``items`` schema, its ``type`` as well as its choices (a list of strings took
+    objects)."""
     with pytest.raises(InvalidParams, match=r"^inputResponses\.k\.content\."):
         Elicit("?", RICH).parse("k", {"action": "accept", "content": content})
 
@@ -136,3 +145,25 @@ FORM = {
     },
     "required": ["age", "status"],
 }
+
+
+def test_an_array_field_of_other_items_is_refused_over_http(client: Any, mcp_site: Any) -> None:
+    """client/elicitation.mdx, "Requested Schema", through ``/mcp``: the tool never runs
+    with a list of objects for a list of strings."""
+
+    @mcp_site.tool
+    def tag(ctx: Context) -> str:
+        tags = {"type": "array", "items": {"type": "string"}}
+        form = {"type": "object", "properties": {"tags": tags}, "required": ["tags"]}
+        return " ".join(ctx.elicit("Tags?", form, key="tags").content["tags"])
+
+    meta = request_meta(capabilities={"elicitation": {}})
+
+    def answer(tags: Any) -> Any:
+        given = {"tags": {"action": "accept", "content": {"tags": tags}}}
+        params = {"name": "tag", "arguments": {}, "inputResponses": given}
+        return mcp_post(client, "tools/call", params, meta=meta)
+
+    error = assert_error(answer([{"x": 1}]), 200, -32602)
+    assert error["message"] == "inputResponses.tags.content.tags does not match the form"
+    assert result_of(answer(["a", "b"]))["content"][0]["text"] == "a b"

@@ -99,7 +99,8 @@ def _one_of(value: Any, choices: Any) -> bool:
 def _fits_field(value: Any, field: Mapping[str, Any]) -> bool:
     """The checks of an elicitation form's field (client/elicitation.mdx, "Requested Schema":
     primitives, single-select ``enum`` or ``oneOf`` of ``const``, multi-select arrays of
-    ``items.enum`` or ``items.anyOf``)."""
+    ``items.enum`` or ``items.anyOf``). An array's items are checked against ``items``
+    like a field: its ``type`` too, so ``[{...}]`` does not pass for a list of strings."""
     if not _fits_type(value, field.get("type")):
         return False
     choices = _choices(field)
@@ -107,8 +108,7 @@ def _fits_field(value: Any, field: Mapping[str, Any]) -> bool:
         return False
     items = field.get("items")
     if isinstance(value, list) and isinstance(items, Mapping):
-        allowed = _choices(items)
-        return allowed is None or all(_one_of(item, allowed) for item in value)
+        return all(_fits_field(item, items) for item in value)
     return True
 
 
