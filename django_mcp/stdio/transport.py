@@ -238,7 +238,12 @@ class StdioServer:
             case Admitted():
                 if admission.request.method == methods.SUBSCRIPTIONS_LISTEN:
                     if self._listen_slots.acquire(blocking=False):
-                        self._listen_pool.submit(self.listen, admission, request)
+                        # Known before the stream's thread starts, as a queued request is:
+                        # a cancellation on the next line must find it.
+                        stop = threading.Event()
+                        with self._inflight_lock:
+                            self._streams[admission.request.id] = stop
+                        self._listen_pool.submit(self.listen, admission, request, stop)
                     else:  # as HTTP answers a caller over its limit (there, with a 429)
                         refusal = TooManyCallerStreams("caller")
                         self.write(jsonrpc.error_response(refusal, admission.request.id))
@@ -300,27 +305,31 @@ class StdioServer:
 
         future.add_done_callback(forget)
 
-    def listen(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
+    def listen(self, admitted: Admitted, request: HttpRequest, stop: threading.Event) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server
         ends it (with its result, or with -32603 when its channel layer kept failing:
-        :data:`LISTEN_DROPPED`), the client cancels it or the input ends (then with its
-        result too). The stream asks its ``peer`` at every wake-up, at least every
+        :data:`LISTEN_DROPPED`), the client cancels it (sets ``stop``: nothing more is
+        written, not even the acknowledgement if it came first) or the input ends (then
+        with its result too). The stream asks its ``peer`` at every wake-up, at least every
         ``WSGI_POLL_SECONDS``, which bounds how long either takes to notice."""
         try:
-            self._stream(admitted, request)
+            self._stream(admitted, request, stop)
         finally:
+            with self._inflight_lock:
+                if self._streams.get(admitted.request.id) is stop:
+                    del self._streams[admitted.request.id]
             self._listen_slots.release()
 
-    def _stream(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
+    def _stream(
+        self, admitted: Admitted, request: HttpRequest | None, stop: threading.Event
+    ) -> None:
         request_id = admitted.request.id
         try:
             listener = self.server.open_listen(admitted, request=request or self.request)
         except MCPError as exc:
-            self.write(jsonrpc.error_response(exc, request_id))
+            if not stop.is_set():
+                self.write(jsonrpc.error_response(exc, request_id))
             return
-        stop = threading.Event()
-        with self._inflight_lock:
-            self._streams[request_id] = stop
 
         def peer() -> PeerState:
             """The client cancelled the stream (it gets nothing more), or the input ended
@@ -340,8 +349,6 @@ class StdioServer:
                 self.write(jsonrpc.error_response(InternalError(LISTEN_DROPPED), request_id))
         finally:
             getattr(events, "close", lambda: None)()  # a generator: run its cleanup now
-            with self._inflight_lock:
-                self._streams.pop(request_id, None)
 
     def run(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
         """Handle one request in a worker thread and write its notifications and reply."""

@@ -391,7 +391,7 @@ def test_a_listen_stream_acts_for_the_processs_user(mcp_site, django_user_model,
     body = json.dumps(mcp_body("subscriptions/listen", params, id=5, meta=declaring()))
     admitted = server.admit(body.encode(), None, request=stdio.request)
 
-    worker = threading.Thread(target=stdio._stream, args=(admitted,))
+    worker = threading.Thread(target=stdio._stream, args=(admitted, None, threading.Event()))
     worker.start()
     deadline = time.monotonic() + DEADLINE
     while not output.getvalue() and time.monotonic() < deadline:
@@ -709,3 +709,37 @@ def test_once_the_client_closes_stdout_nothing_more_runs(mcp_site: Any) -> None:
 
     assert cancelled.is_set()
     assert ran == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_listen_cancelled_before_its_stream_opens_writes_nothing(
+    mcp_site: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """basic/patterns/cancellation.mdx (and basic/transports/streamable-http.mdx,
+    "Cancellation"): once a request is cancelled the server MUST NOT send any further
+    messages for it. A stream was known to cancellations only once its thread had opened
+    it: a ``notifications/cancelled`` read meanwhile (a client that opens a subscription
+    and closes it at once) was ignored, and the stream was acknowledged and kept its slot
+    until the input ended, then answered. It is now known as soon as it is read."""
+    server = MCPServer(mcp_site)
+    cancel_read = threading.Event()
+    real_open_listen = server.open_listen
+
+    def open_listen_after_the_cancellation(*args: Any, **kwargs: Any) -> Any:
+        assert cancel_read.wait(10)
+        return real_open_listen(*args, **kwargs)
+
+    monkeypatch.setattr(server, "open_listen", open_listen_after_the_cancellation)
+    output = io.BytesIO()
+    stdio = StdioServer(server, output, user=AnonymousUser())
+
+    def lines() -> Iterator[bytes]:
+        yield json.dumps(mcp_body("subscriptions/listen", LISTEN, id=5)).encode()
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+        yield json.dumps(cancel).encode()
+        cancel_read.set()  # the cancellation was handled: now the stream opens
+
+    stdio.serve(lines())
+
+    assert output.getvalue() == b""
+    assert stdio._streams == {}
