@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 
 import django_mcp
 from django_mcp import Context
@@ -60,3 +61,13 @@ def shell_out() -> str:
     """Run a child process that writes to its stdout, as tools that shell out do."""
     subprocess.run(["echo", "noise from a child process"], check=True)
     return "done"
+
+
+@django_mcp.tool
+def slow_noisy(ctx: Context, seconds: float) -> str:
+    """Report progress once (it runs), work for ``seconds``, then print to stdout (which
+    must never reach the protocol stream) and answer."""
+    ctx.report_progress(1, total=2)
+    time.sleep(seconds)
+    print("noise from a slow tool")
+    return "slow and quiet"

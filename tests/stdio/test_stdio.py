@@ -743,3 +743,27 @@ def test_a_listen_cancelled_before_its_stream_opens_writes_nothing(
 
     assert output.getvalue() == b""
     assert stdio._streams == {}
+
+
+def test_sigterm_after_the_input_ended_lets_running_requests_finish(start: Any) -> None:
+    """basic/transports/stdio.mdx, "Shutdown": the client closes stdin, waits for the
+    server to exit, and sends SIGTERM if it has not. A SIGTERM in that wait (the server
+    still finishing a request) broke it off: the request was never answered, and the
+    process exited 0 under the tool still running. The input has already ended: SIGTERM
+    lets the request finish and be answered, as one before the end of input does (a
+    second SIGTERM still stops the process)."""
+    import signal
+
+    process = start()
+    lines = process.lines()
+    call = {"name": "slow_noisy", "arguments": {"seconds": 1.5}}
+    process.send(request(1, "tools/call", {**call, "_meta": {**META, "progressToken": "p"}}))
+    assert next(lines)["method"] == "notifications/progress"  # the tool runs
+    process.close_input()
+    time.sleep(0.3)  # the server has read the end of its input and waits for the tool
+    process.popen.send_signal(signal.SIGTERM)
+    rest, stderr = process.finish()  # fails on a line of stdout that is not JSON
+
+    assert [message.get("id") for message in rest] == [1]
+    assert rest[0]["result"]["content"][0]["text"] == "slow and quiet"
+    assert "noise from a slow tool" in stderr

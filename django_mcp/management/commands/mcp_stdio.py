@@ -16,7 +16,8 @@ import contextlib
 import os
 import signal
 import sys
-from typing import IO, TYPE_CHECKING, Any
+import threading
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from django.core.management.base import BaseCommand
 
@@ -27,8 +28,10 @@ from django_mcp.stdio.transport import StdioServer, bounded_lines
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from types import FrameType
+
+T = TypeVar("T")
 
 
 class Command(BaseCommand):
@@ -47,10 +50,11 @@ class Command(BaseCommand):
             protocol_stdout() as protocol_out,
             contextlib.redirect_stdout(sys.stderr),
             contextlib.suppress(StopServing),
-            stopped_by_sigterm(),
+            stopped_by_sigterm() as input_ended,
         ):
             server = StdioServer(MCPServer(site), protocol_out, user=user)
-            server.serve(bounded_lines(sys.stdin.buffer, int(mcp_settings.MAX_REQUEST_BYTES)))
+            lines = bounded_lines(sys.stdin.buffer, int(mcp_settings.MAX_REQUEST_BYTES))
+            server.serve(until_the_end(lines, input_ended))
 
 
 class StopServing(BaseException):
@@ -59,22 +63,32 @@ class StopServing(BaseException):
 
 
 @contextlib.contextmanager
-def stopped_by_sigterm() -> Iterator[None]:
+def stopped_by_sigterm() -> Iterator[threading.Event]:
     """Within the block, SIGTERM ends the input the way closing stdin does
     (basic/transports/stdio.mdx, "Shutdown": the client closes stdin, then sends SIGTERM
     to a server that does not exit): requests in progress finish and are answered, and
     open listen streams end with their result, instead of the process dying with them
-    unanswered. A second SIGTERM, or SIGKILL, still stops it at once."""
+    unanswered. Once the input has ended (the event yielded is set), there is no input
+    left to end: SIGTERM interrupts nothing, or it would break off the wait for those
+    requests. A second SIGTERM, or SIGKILL, still stops the process at once."""
+    input_ended = threading.Event()
 
     def stop(number: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGTERM, previous)  # a second SIGTERM: the usual handling
-        raise StopServing
+        if not input_ended.is_set():
+            raise StopServing
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        yield
+        yield input_ended
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def until_the_end(lines: Iterable[T], ended: threading.Event) -> Iterator[T]:
+    """``lines``, then ``ended`` is set: the input is over."""
+    yield from lines
+    ended.set()
 
 
 @contextlib.contextmanager
