@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import threading
 import time
 
@@ -71,3 +72,15 @@ def slow_noisy(ctx: Context, seconds: float) -> str:
     time.sleep(seconds)
     print("noise from a slow tool")
     return "slow and quiet"
+
+
+@django_mcp.tool
+def shell_out_reading_stdin() -> str:
+    """Run a child process that reads its stdin to the end (as ``cat``, ``sort`` or
+    ``ffmpeg`` do when a tool does not give them one), and say how many bytes it got."""
+    child = [sys.executable, "-c", "import sys; print(len(sys.stdin.buffer.read()))"]
+    try:
+        done = subprocess.run(child, stdout=subprocess.PIPE, timeout=5)
+    except subprocess.TimeoutExpired:
+        return "the child waited for stdin"
+    return f"the child read {done.stdout.decode().strip()} bytes"

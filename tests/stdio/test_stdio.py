@@ -767,3 +767,22 @@ def test_sigterm_after_the_input_ended_lets_running_requests_finish(start: Any) 
     assert [message.get("id") for message in rest] == [1]
     assert rest[0]["result"]["content"][0]["text"] == "slow and quiet"
     assert "noise from a slow tool" in stderr
+
+
+def test_a_child_process_cannot_read_the_protocol_stream(start: Any) -> None:
+    """basic/transports/stdio.mdx: the server reads the client's messages from its stdin.
+    File descriptor 0 was the protocol pipe while the command served, so a child process
+    a tool starts without a stdin of its own inherited it: one that reads it (``cat``,
+    ``sort``, ``ssh``, ``ffmpeg``...) waited for the client's next lines and took them,
+    messages the server never saw. fd 0 now reads as empty while the command serves, as
+    fd 1 writes to stderr; the protocol reads a descriptor of its own."""
+    process = start()
+    lines = process.lines()
+    process.send(request(1, "tools/call", {"name": "shell_out_reading_stdin", "arguments": {}}))
+    answer = next(lines)
+    process.send(request(2, "server/discover"))
+    rest, _ = process.finish()
+
+    assert answer["id"] == 1
+    assert answer["result"]["content"][0]["text"] == "the child read 0 bytes"
+    assert [message.get("id") for message in rest] == [2]

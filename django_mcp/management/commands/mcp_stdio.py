@@ -7,7 +7,9 @@ alone would leave file descriptor 1 the protocol pipe, where a child process a t
 C code or a handler bound to the real stdout would still write; so the protocol gets a
 duplicate of fd 1 of its own, and fd 1 becomes a duplicate of stderr (fd 2) while the
 command serves: everything else written to stdout, ``print()`` included, goes to stderr.
-The caller is ``--user``, else ``$DJANGO_MCP_USER``, else anonymous.
+Likewise the protocol reads a duplicate of fd 0, and fd 0 reads as empty meanwhile: a
+child process a tool starts without a stdin of its own would otherwise read (and take) the
+client's messages. The caller is ``--user``, else ``$DJANGO_MCP_USER``, else anonymous.
 """
 
 from __future__ import annotations
@@ -47,13 +49,14 @@ class Command(BaseCommand):
         site = site_named(options["site"])
         user = resolve_user(options["user"])
         with (
+            protocol_stdin() as protocol_in,
             protocol_stdout() as protocol_out,
             contextlib.redirect_stdout(sys.stderr),
             contextlib.suppress(StopServing),
             stopped_by_sigterm() as input_ended,
         ):
             server = StdioServer(MCPServer(site), protocol_out, user=user)
-            lines = bounded_lines(sys.stdin.buffer, int(mcp_settings.MAX_REQUEST_BYTES))
+            lines = bounded_lines(protocol_in, int(mcp_settings.MAX_REQUEST_BYTES))
             server.serve(until_the_end(lines, input_ended))
 
 
@@ -89,6 +92,23 @@ def until_the_end(lines: Iterable[T], ended: threading.Event) -> Iterator[T]:
     """``lines``, then ``ended`` is set: the input is over."""
     yield from lines
     ended.set()
+
+
+@contextlib.contextmanager
+def protocol_stdin() -> Iterator[IO[bytes]]:
+    """A binary file on a duplicate of fd 0, the protocol's only way to stdin; meanwhile
+    fd 0 is ``os.devnull``, so a child process a tool starts (or ``input()``) reads an
+    empty input instead of taking the client's messages. On exit fd 0 is the pipe again."""
+    protocol_fd = os.dup(0)
+    protocol_in = os.fdopen(protocol_fd, "rb")
+    empty = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(empty, 0)
+        yield protocol_in
+    finally:
+        os.dup2(protocol_fd, 0)
+        os.close(empty)
+        protocol_in.close()
 
 
 @contextlib.contextmanager
