@@ -184,12 +184,14 @@ class StdioServer:
             try:
                 self.output.write(data + b"\n")
                 self.output.flush()
-            except (BrokenPipeError, ConnectionResetError, ValueError):
+            except (OSError, ValueError):
+                # A broken pipe or reset, any other failed write (a client that made the
+                # pipe non-blocking, an I/O error: the stream is no longer whole), or
                 # ValueError: the file was closed under us.
                 self._output_gone = True
             else:
                 return
-        logger.warning("stdout was closed by the client: stopping")
+        logger.warning("stdout was closed by the client, or a write to it failed: stopping")
         self._closing.set()
         with self._inflight_lock:
             running = list(self._inflight.values())

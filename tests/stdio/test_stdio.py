@@ -662,18 +662,34 @@ def test_a_late_cancellation_does_not_cancel_the_next_request_with_that_id(
 
 
 class ClosedByTheClient(io.BytesIO):
-    """stdout whose reading end the client closed: every write is a broken pipe."""
+    """stdout whose reading end the client closed (by default: every write is a broken
+    pipe), or that fails otherwise."""
+
+    def __init__(self, error: OSError | None = None) -> None:
+        super().__init__()
+        self.error = error or BrokenPipeError(32, "Broken pipe")
 
     def write(self, data: Any) -> int:
-        raise BrokenPipeError(32, "Broken pipe")
+        raise self.error
 
 
 @pytest.mark.django_db(transaction=True)
-def test_once_the_client_closes_stdout_nothing_more_runs(mcp_site: Any) -> None:
+@pytest.mark.parametrize(
+    "error",
+    [
+        BrokenPipeError(32, "Broken pipe"),
+        BlockingIOError(11, "Resource temporarily unavailable"),  # made non-blocking
+        OSError(5, "Input/output error"),
+    ],
+    ids=["broken-pipe", "non-blocking", "io-error"],
+)
+def test_once_the_client_closes_stdout_nothing_more_runs(mcp_site: Any, error: OSError) -> None:
     """basic/transports/stdio.mdx: the client reads the server's stdout; once it closed
     it, no answer can reach it. The server ran every request on (their answers went
     nowhere) and died at its next write from the main thread with a traceback. Now the
-    first broken write cancels what runs and the server stops reading."""
+    first broken write cancels what runs and the server stops reading; so does any other
+    failed write (a client that made the pipe non-blocking, an I/O error), after which
+    the stream is no longer whole."""
     started, cancelled = threading.Event(), threading.Event()
     ran: list[str] = []
 
@@ -693,7 +709,7 @@ def test_once_the_client_closes_stdout_nothing_more_runs(mcp_site: Any) -> None:
         ran.append("later")
         return "later"
 
-    stdio = StdioServer(MCPServer(mcp_site), ClosedByTheClient(), user=AnonymousUser())
+    stdio = StdioServer(MCPServer(mcp_site), ClosedByTheClient(error), user=AnonymousUser())
 
     def lines() -> Iterator[bytes]:
         yield json.dumps(mcp_body("tools/call", {"name": "hang", "arguments": {}}, id=1)).encode()
