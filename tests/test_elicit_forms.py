@@ -16,7 +16,7 @@ import pytest
 
 from django_mcp import Context
 from django_mcp.protocol.errors import InvalidParams
-from django_mcp.server.input_requests import Elicit
+from django_mcp.server.input_requests import Elicit, ElicitURL
 from tests.conformance.test_conformance_fixtures import mrtr_round
 from tests.helpers import assert_error, mcp_post, request_meta, result_of
 from tests.tasks.support import get, run_worker, start, tasks_call
@@ -133,6 +133,18 @@ def test_richer_forms_refuse_what_does_not(content: dict[str, Any]) -> None:
 
 def test_a_declined_form_carries_no_content_to_check() -> None:
     assert Elicit("?", FORM).parse("k", {"action": "decline"}).action == "decline"
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_content_reaches_the_handler_only_with_an_accepted_form(action: str) -> None:
+    """client/elicitation.mdx, "Response Actions" (and schema.json's ``ElicitResult``):
+    ``content`` is present only when a form was accepted. A client that sent some with a
+    decline, or with a URL-mode answer, handed the handler data the user never submitted."""
+    sent = {"action": action, "content": {"name": "unsubmitted"}}
+    assert Elicit("?", FORM).parse("k", sent).content is None
+    accepted = {"action": "accept", "content": {"name": "x"}}
+    assert ElicitURL("Open it", "https://example.com/x").parse("k", accepted).content is None
+    assert ElicitURL("Open it", "https://example.com/x").parse("k", accepted).accepted
 
 
 FORM = {

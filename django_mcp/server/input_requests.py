@@ -195,6 +195,8 @@ class Elicit(InputRequest):
                     ) from exc
             else:
                 _check_form(key, content or {}, requested_schema(self.schema or {}))
+        if value["action"] != "accept":  # content is only an accepted form's
+            return ElicitResult(value["action"])
         return ElicitResult(value["action"], dict(content) if content is not None else None, data)
 
 
@@ -221,7 +223,9 @@ class ElicitURL(InputRequest):
         return isinstance(capability, Mapping) and isinstance(capability.get("url"), Mapping)
 
     def parse(self, key: str, value: Any) -> ElicitResult:
-        return Elicit(self.message).parse(key, value)
+        """The action alone: a URL-mode answer carries no content (client/elicitation.mdx,
+        "Response Actions"), so whatever a client sends as one never reaches the handler."""
+        return ElicitResult(Elicit(self.message).parse(key, value).action)
 
 
 @dataclass(frozen=True)
