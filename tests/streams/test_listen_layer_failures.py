@@ -184,6 +184,7 @@ def test_over_stdio_a_dropped_stream_answers_its_request_with_an_error(monkeypat
     request gets -32603 instead of waiting for ever."""
     import io
     import json
+    import threading
 
     from django.contrib.auth.models import AnonymousUser
 
@@ -202,7 +203,8 @@ def test_over_stdio_a_dropped_stream_answers_its_request_with_an_error(monkeypat
     admitted = server.admit(json.dumps(body).encode(), None)
     output = io.BytesIO()
 
-    StdioServer(server, output, user=AnonymousUser())._stream(admitted)
+    stop = threading.Event()
+    StdioServer(server, output, user=AnonymousUser())._stream(admitted, None, stop)
 
     acknowledged, answer = [json.loads(line) for line in output.getvalue().splitlines()]
     assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
