@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import operator
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from django.contrib.admin.utils import lookup_spawns_duplicates
@@ -322,7 +321,7 @@ class ModelTools:
                 raise ToolError(
                     f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
                 )
-            with refused_as_tool_error(self.opts.verbose_name):
+            with writes.refused_as_tool_error(self.opts.verbose_name):
                 self.perform_create(serializer, ctx)
         return serializer.data
 
@@ -341,7 +340,8 @@ class ModelTools:
                         f"Invalid {self.opts.verbose_name}: "
                         f"{args.serializer_errors(serializer.errors)}"
                     )
-                with writes.updates_only(instance), refused_as_tool_error(self.opts.verbose_name):
+                refused = writes.refused_as_tool_error(self.opts.verbose_name)
+                with writes.updates_only(instance), refused:
                     self.perform_update(serializer, ctx)
         except writes.Vanished as exc:
             raise ToolError(self._not_found(arguments)) from exc
@@ -371,26 +371,3 @@ class ModelTools:
         """What every action gives its serializer, reads as writes (as DRF's generic views
         do): ``request`` (None off HTTP) and ``mcp_context``, the request's Context."""
         return {"request": ctx.request, "mcp_context": ctx}
-
-
-@contextlib.contextmanager
-def refused_as_tool_error(verbose_name: Any) -> Iterator[None]:
-    """A refusal raised while saving (by a ``perform_*`` hook, or by the serializer's
-    ``create``/``update``) as the tool error it is, which undoes the write with the
-    action's transaction: DRF's ``ValidationError`` names its fields as an invalid input
-    does; another ``APIException`` (``PermissionDenied``, ``NotFound``...) gives its
-    detail, and so do Django's ``PermissionDenied`` and ``Http404``, which DRF's views
-    answer 403 and 404 too. Left alone they would be -32603."""
-    from django.core.exceptions import PermissionDenied
-    from rest_framework.exceptions import APIException, ValidationError
-
-    try:
-        yield
-    except ValidationError as exc:
-        raise ToolError(f"Invalid {verbose_name}: {args.serializer_errors(exc.detail)}") from exc
-    except APIException as exc:
-        detail = exc.detail
-        text = detail if isinstance(detail, str) else args.serializer_errors(detail)
-        raise ToolError(str(text)) from exc
-    except (PermissionDenied, Http404) as exc:
-        raise ToolError(str(exc) or type(exc).__name__) from exc

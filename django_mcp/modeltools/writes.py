@@ -10,7 +10,8 @@ to an INSERT and the deleted row comes back; and two deletes both report success
   writers by locking the whole database and ignores ``FOR UPDATE``);
 * an update never inserts (:func:`updates_only`): the row is saved with
   ``force_update=True``, and a row that vanished anyway is :class:`Vanished`;
-* a delete reports success only when its ``DELETE`` removed the row (:func:`delete_once`).
+* a delete reports success only when its ``DELETE`` removed the row (:func:`delete_once`);
+* a refusal raised while saving is the tool error it is (:func:`refused_as_tool_error`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from typing import Any
 
 from django.db import DatabaseError, connections, router
 from django.db.models import Model, ProtectedError, QuerySet, RestrictedError
+from django.http import Http404
+
+from django_mcp.exceptions import ToolError
+from django_mcp.modeltools import arguments as args
 
 
 class Vanished(Exception):
@@ -138,3 +143,26 @@ def still_referenced(verbose_name: Any, exc: ProtectedError | RestrictedError) -
         objects = exc.restricted_objects
     kinds = ", ".join(sorted({str(obj._meta.verbose_name_plural) for obj in objects}))
     return f"Cannot delete this {verbose_name}: {kinds or 'other rows'} still refer to it."
+
+
+@contextlib.contextmanager
+def refused_as_tool_error(verbose_name: Any) -> Iterator[None]:
+    """A refusal raised while saving (by a ``perform_*`` hook, or by the serializer's
+    ``create``/``update``) as the tool error it is, which undoes the write with the
+    action's transaction: DRF's ``ValidationError`` names its fields as an invalid input
+    does; another ``APIException`` (``PermissionDenied``, ``NotFound``...) gives its
+    detail, and so do Django's ``PermissionDenied`` and ``Http404``, which DRF's views
+    answer 403 and 404 too. Left alone they would be -32603."""
+    from django.core.exceptions import PermissionDenied
+    from rest_framework.exceptions import APIException, ValidationError
+
+    try:
+        yield
+    except ValidationError as exc:
+        raise ToolError(f"Invalid {verbose_name}: {args.serializer_errors(exc.detail)}") from exc
+    except APIException as exc:
+        detail = exc.detail
+        text = detail if isinstance(detail, str) else args.serializer_errors(detail)
+        raise ToolError(str(text)) from exc
+    except (PermissionDenied, Http404) as exc:
+        raise ToolError(str(exc) or type(exc).__name__) from exc
