@@ -21,7 +21,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import path
-from rest_framework.permissions import BasePermission, DjangoModelPermissions
+from rest_framework.permissions import SAFE_METHODS, BasePermission, DjangoModelPermissions
 
 import django_mcp
 from django_mcp import Context, MCPHeader
@@ -116,8 +116,33 @@ class AuthorTools(django_mcp.ModelTools):
     permission_classes = [StaffOnly]
 
 
+class OwnDraftsOnly(BasePermission):
+    """An object-level rule, as a DRF viewset declares one: a draft (no ``published``
+    date) is its editor's, who alone may read it; a published book is read by anyone
+    and changed or deleted only by staff (DRF's ``SAFE_METHODS`` for reads)."""
+
+    def has_object_permission(self, request: Any, view: Any, obj: Any) -> bool:
+        if obj.published is None:
+            return bool(request.user.get_username() == "editor")
+        return request.method in SAFE_METHODS or bool(request.user.is_staff)
+
+
+#: Books behind an object-level DRF permission (:class:`OwnDraftsOnly`).
+object_site = MCPSite(name="test-object-permissions")
+
+
+@django_mcp.register(Book, site=object_site)
+class GuardedBookTools(django_mcp.ModelTools):
+    fields = ["id", "isbn", "title", "published"]
+    actions = ["list", "get", "update", "delete"]
+    permission_classes = [OwnDraftsOnly]
+
+
+OBJECTS = "/objects/mcp"
+
 urlpatterns = [
     path("mcp", site.urls),
+    path("objects/mcp", object_site.urls),
     path("example/mcp", permissions_example.site.urls),
     path("example/staff/mcp", permissions_example.staff_site.urls),
 ]
@@ -426,3 +451,63 @@ def test_a_custom_drf_permission_gets_the_django_user(
     assert {"author_list", "author_create"} <= staff_names
     created = result_of(call_tool(client, "author_create", {"name": "Octavia E. Butler"}))
     assert created["structuredContent"]["name"] == "Octavia E. Butler"
+
+
+def test_drf_object_permissions_guard_get_update_and_delete(
+    client: Client, django_user_model: Any, dune: Book
+) -> None:
+    """server/tools.mdx, "Security Considerations": a DRF class's
+    ``has_object_permission`` (an ``IsOwner`` rule ported from a viewset) guards each row
+    as DRF's ``get_object`` does, by the REST method of the action: a row it refuses is
+    "not found", exactly as a missing one. It was never asked, so every row was open."""
+    draft = Book.objects.create(isbn="1", title="Draft", author=dune.author, price=Decimal(1))
+    Book.objects.filter(pk=dune.pk).update(published="1965-08-01")
+    missing = {"id": 999_999}
+
+    def tool_error(name: str, arguments: dict[str, Any]) -> str:
+        result = result_of(call_tool(client, name, arguments, path=OBJECTS))
+        assert result["isError"], result
+        return str(result["content"][0]["text"]).replace(str(arguments["id"]), "N")
+
+    client.force_login(make_user(django_user_model, "reader"))
+    assert (
+        result_of(call_tool(client, "book_get", {"id": dune.pk}, path=OBJECTS))[
+            "structuredContent"
+        ]["title"]
+        == "Dune"
+    )
+    for name, arguments in [
+        ("book_get", {"id": draft.pk}),
+        ("book_update", {"id": dune.pk, "title": "Dune!"}),
+        ("book_delete", {"id": dune.pk}),
+    ]:
+        assert tool_error(name, arguments) == tool_error(name, {**arguments, **missing})
+    assert Book.objects.get(pk=dune.pk).title == "Dune"
+
+    client.force_login(make_user(django_user_model, "editor"))
+    assert (
+        result_of(call_tool(client, "book_get", {"id": draft.pk}, path=OBJECTS))[
+            "structuredContent"
+        ]["title"]
+        == "Draft"
+    )
+    client.force_login(make_user(django_user_model, "boss", is_staff=True))
+    updated = call_tool(client, "book_update", {"id": dune.pk, "title": "Dune!"}, path=OBJECTS)
+    assert result_of(updated)["structuredContent"]["title"] == "Dune!"
+
+
+def test_rows_behind_an_object_permission_are_scoped_rows() -> None:
+    """basic/utilities/subscriptions.mdx (nothing the client may not see) and
+    server/resources.mdx (cache hints): rows an object-level rule may refuse are scoped
+    by caller like a ``get_queryset`` override's, so their changes reach only listeners
+    who may read them, their deletions none, and they are never cached as public. A class
+    with only model-level classes scopes nothing."""
+    from rest_framework.permissions import IsAuthenticated
+
+    from django_mcp.modeltools.registration import scopes_rows
+
+    assert scopes_rows(object_site.registered_models()[Book])
+    assert not scopes_rows(site.registered_models()[Book])  # DjangoModelPermissions
+    composed = type("Composed", (GuardedBookTools,), {})
+    composed.permission_classes = [IsAuthenticated & OwnDraftsOnly]
+    assert scopes_rows(composed(Book, MCPSite(name="composed")))

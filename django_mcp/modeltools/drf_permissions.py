@@ -1,6 +1,7 @@
 """DRF permission classes asked about a ``ModelTools`` action, as a DRF view would ask them.
 
-A permission class's ``has_permission(request, view)`` expects a DRF ``Request`` whose
+A permission class's ``has_permission(request, view)`` (and, for one row,
+``has_object_permission(request, view, obj)``) expects a DRF ``Request`` whose
 method says what the view does and a view with ``action``, ``queryset`` and ``kwargs``; an
 MCP call has neither, so both are made for it: the HTTP method of the equivalent REST call
 (``POST`` for create, ``PATCH`` for update...) and a stand-in view over the action.
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
+    from django.http import HttpRequest
 
     from django_mcp.modeltools.options import ModelTools
     from django_mcp.server.context import Context
@@ -32,18 +34,49 @@ def drf_allows(permission: Any, tools: ModelTools, ctx: Context, action: str) ->
     (a DRF permission reads the request)."""
     if ctx.request is None:
         return False
+    view = ActionView(tools, ctx, action)
+    return bool(permission.has_permission(drf_request(ctx.request, ctx, action), view))
+
+
+def drf_allows_object(
+    permission: Any, tools: ModelTools, ctx: Context, action: str, obj: Any
+) -> bool:
+    """Whether the DRF permission instance lets the caller use ``action`` on the row
+    ``obj``: its ``has_object_permission``, which DRF's ``get_object`` asks for a
+    retrieve, update or destroy (an ``IsOwner`` class); never off HTTP."""
+    if ctx.request is None:
+        return False
+    view = ActionView(tools, ctx, action)
+    request = drf_request(ctx.request, ctx, action)
+    return bool(permission.has_object_permission(request, view, obj))
+
+
+def checks_objects(permission: Any) -> bool:
+    """Whether a ``permission_classes`` entry may refuse a row: it has a
+    ``has_object_permission`` of its own (``BasePermission``'s allows every row). A
+    composed one (``IsAuthenticated & IsOwner``) is taken to, as what it combines is not
+    looked into."""
+    from rest_framework.permissions import BasePermission
+
+    own = getattr(permission, "has_object_permission", None)
+    return own is not BasePermission.has_object_permission
+
+
+def drf_request(over: HttpRequest, ctx: Context, action: str) -> Any:
+    """A DRF ``Request`` over the call's HTTP request ``over``, with the method of the
+    REST call ``action`` stands for and the caller as its user."""
     from django.contrib.auth.models import AnonymousUser
     from rest_framework.request import Request
 
-    http_request = copy.copy(ctx.request)
+    http_request = copy.copy(over)
     http_request.method = HTTP_METHODS[action]
-    drf_request = Request(http_request)
+    request = Request(http_request)
     # A bare Request has no authenticators, so it would see AnonymousUser: hand it the
     # caller that Django's permissions are checked against.
     user: Any = ctx.user if ctx.user is not None else AnonymousUser()
-    drf_request.user = user
-    drf_request.auth = None
-    return bool(permission.has_permission(drf_request, ActionView(tools, ctx, action)))
+    request.user = user
+    request.auth = None
+    return request
 
 
 class ActionView:

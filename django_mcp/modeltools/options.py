@@ -20,7 +20,7 @@ from django_mcp.declarations.permissions import (
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
 from django_mcp.modeltools import listing, registration, writes
-from django_mcp.modeltools.drf_permissions import drf_allows
+from django_mcp.modeltools.drf_permissions import drf_allows, drf_allows_object
 from django_mcp.modeltools.permission_names import permission_name
 from django_mcp.modeltools.spec import ModelActionSpec
 from django_mcp.server.context import Context
@@ -148,6 +148,16 @@ class ModelTools:
             return False
         return all(
             drf_allows(permission(), self, ctx, action) for permission in self.permission_classes
+        )
+
+    def has_object_permission(self, ctx: Context, action: str, obj: Model) -> bool:
+        """Whether the caller may ``action`` (``get``, ``update``, ``delete``) the row
+        ``obj``, found within ``get_queryset``; a refused row is "not found", as one outside
+        it. By default every ``permission_classes``' ``has_object_permission`` decides, as
+        DRF's ``get_object`` asks them (``BasePermission``'s allows)."""
+        return all(
+            drf_allows_object(permission(), self, ctx, action, obj)
+            for permission in self.permission_classes
         )
 
     def guards(self, action: str) -> dict[str, Any]:
@@ -281,11 +291,16 @@ class ModelTools:
         }
 
     def get_object(
-        self, arguments: Mapping[str, Any], ctx: Context, *, for_update: bool = False
+        self,
+        arguments: Mapping[str, Any],
+        ctx: Context,
+        *,
+        for_update: bool = False,
+        action: str = "get",
     ) -> Model:
-        """The row named by the lookup argument, within ``get_queryset``; with
-        ``for_update``, read on the write database and locked until the transaction ends
-        (see :mod:`.writes`)."""
+        """The row named by the lookup argument, within ``get_queryset`` and allowed by
+        :meth:`has_object_permission` for ``action``; with ``for_update``, read on the
+        write database and locked until the transaction ends (see :mod:`.writes`)."""
         key = self.lookup_argument
         if key not in arguments:
             raise ToolError(f"{key}: this argument is required")
@@ -302,7 +317,7 @@ class ModelTools:
             ) from exc
         except Http404 as exc:  # pragma: no cover - custom querysets may raise it
             raise ToolError(str(exc)) from exc
-        if instance is None:
+        if instance is None or not self.has_object_permission(ctx, action, instance):
             raise ToolError(self._not_found(arguments))
         return instance
 
@@ -331,7 +346,7 @@ class ModelTools:
         args.reject_unknown(arguments, [key, *args.writable(self.get_serializer_class()())])
         try:
             with transaction.atomic(using=writes.write_database(self.model)):
-                instance = self.get_object(arguments, ctx, for_update=True)
+                instance = self.get_object(arguments, ctx, for_update=True, action="update")
                 serializer = self.get_serializer_class()(
                     instance, data=changes, partial=True, context=self._serializer_context(ctx)
                 )
@@ -350,7 +365,7 @@ class ModelTools:
     def delete_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         args.reject_unknown(arguments, [self.lookup_argument])
         with transaction.atomic(using=writes.write_database(self.model)):
-            instance = self.get_object(arguments, ctx, for_update=True)
+            instance = self.get_object(arguments, ctx, for_update=True, action="delete")
             value = args.field_value(
                 self.model, self.lookup_argument, arguments[self.lookup_argument]
             )

@@ -12,6 +12,7 @@ from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolErr
 from django_mcp.listen.watch import unwatch, watch
 from django_mcp.modeltools.arguments import instance_signature
 from django_mcp.modeltools.definitions import permission_check
+from django_mcp.modeltools.drf_permissions import checks_objects
 from django_mcp.server.context import Context
 
 if TYPE_CHECKING:
@@ -96,14 +97,21 @@ def register_resources(tools: ModelTools) -> None:
 
 
 def scopes_rows(tools: ModelTools) -> bool:
-    """Whether the class scopes rows by caller (it overrides ``get_queryset``). Only then
-    are a row's changes checked against the listener's queryset: a row deleted is gone
-    from every queryset, so its deletion reaches no stream of such a class (telling one
-    would tell them its key), while every row of an unscoped class is everyone's, its
-    deletion included. Its rows are never cached as ``public`` either."""
+    """Whether the class scopes rows by caller: it overrides ``get_queryset`` or
+    ``has_object_permission``, or a permission class of its has an object-level rule
+    (:func:`.drf_permissions.checks_objects`). Only then are a row's changes checked
+    against what the listener may read: a row deleted is gone from every queryset, so its
+    deletion reaches no stream of such a class (telling one would tell them its key),
+    while every row of an unscoped class is everyone's, its deletion included. Its rows
+    are never cached as ``public`` either."""
     from django_mcp.modeltools.options import ModelTools
 
-    return type(tools).get_queryset is not ModelTools.get_queryset
+    kind = type(tools)
+    return (
+        kind.get_queryset is not ModelTools.get_queryset
+        or kind.has_object_permission is not ModelTools.has_object_permission
+        or any(map(checks_objects, tools.permission_classes))
+    )
 
 
 def row_action(tools: ModelTools) -> str:
