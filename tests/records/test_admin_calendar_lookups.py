@@ -10,7 +10,6 @@ one day's 72). A month or a day of every year names no range, so it is refused.
 from __future__ import annotations
 
 import datetime
-import json
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ from django.utils import timezone
 
 from django_mcp.requestlog.models import RequestLog
 from tests.records.support import log_row
-from tests.records.test_admin_at_scale import READ_BOUND, TABLE, postgresql, rows_read
+from tests.records.test_admin_at_scale import TABLE, assert_each_read_is_bounded, postgresql
 
 pytestmark = pytest.mark.django_db
 
@@ -148,15 +147,4 @@ def test_a_calendar_page_reads_only_its_span(admin_client, parts) -> None:
         response = admin_client.get(CHANGELIST, {**query, "o": "6"})
     assert response.status_code == 200
     assert response.context["cl"].result_count > 0
-    read = {}
-    with connection.cursor() as cursor:
-        for captured in queries.captured_queries:
-            sql = captured["sql"]
-            if TABLE not in sql or not sql.lstrip().upper().startswith("SELECT"):
-                continue
-            cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
-            plan = cursor.fetchone()[0]
-            plan = json.loads(plan) if isinstance(plan, str) else plan
-            read[sql[:60]] = rows_read(plan[0]["Plan"])
-    assert read
-    assert max(read.values()) <= READ_BOUND, read
+    assert_each_read_is_bounded(queries)

@@ -98,13 +98,8 @@ def test_a_scope_limited_token_stays_scope_limited_inside_its_task(
     assert text_of(polled) == "refused: needs books:write"
 
 
-@pytest.mark.parametrize("how", ["revoked", "deleted"])
-def test_a_task_whose_token_was_revoked_fails_instead_of_running(
-    client, mcp_site, django_user_model, how
-):
-    """A task acts with the credential that created it (ext-tasks ``tasks.md``, "Security
-    Considerations"): once an operator revokes (or deletes) that token, a run queued with
-    it, perhaps by whoever leaked it, must not go ahead with its authority. It did."""
+def queued_job(mcp_site: Any) -> list[str]:
+    """Declare ``queued_job``, a task tool; the list of the users it ran as."""
     ran: list[str] = []
 
     @mcp_site.tool(task="required")
@@ -112,6 +107,17 @@ def test_a_task_whose_token_was_revoked_fails_instead_of_running(
         ran.append(ctx.user.get_username())
         return "ran"
 
+    return ran
+
+
+@pytest.mark.parametrize("how", ["revoked", "deleted"])
+def test_a_task_whose_token_was_revoked_fails_instead_of_running(
+    client, mcp_site, django_user_model, how
+):
+    """A task acts with the credential that created it (ext-tasks ``tasks.md``, "Security
+    Considerations"): once an operator revokes (or deletes) that token, a run queued with
+    it, perhaps by whoever leaked it, must not go ahead with its authority. It did."""
+    ran = queued_job(mcp_site)
     alice = django_user_model.objects.create_user("alice")
     leaked = token_for(alice, "")
     created = result_of(
@@ -163,13 +169,7 @@ def test_a_task_whose_creator_was_deactivated_fails_instead_of_running(
 ):
     """Django refuses a deactivated user their session; a task they queued before is not a
     way around that."""
-    ran: list[str] = []
-
-    @mcp_site.tool(task="required")
-    def queued_job(ctx: Context) -> str:
-        ran.append(ctx.user.get_username())
-        return "ran"
-
+    ran = queued_job(mcp_site)
     alice = django_user_model.objects.create_user("alice")
     headers = bearer(token_for(alice, ""))
     created = result_of(call_tool(client, "queued_job", {}, meta=declaring(), headers=headers))
