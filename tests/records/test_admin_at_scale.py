@@ -249,7 +249,8 @@ SCALE_ROWS = 50_000
 READ_BOUND = 10_001 + 101 + 1_000
 
 
-def fill_log(rows: int) -> None:
+def fill_log(rows: int, seconds_apart: int = 1) -> None:
+    """``rows`` rows of the log, ``seconds_apart`` from each other back from now."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
@@ -257,12 +258,12 @@ def fill_log(rows: int) -> None:
                 declared_revision, served_revision, served_how, client_name, client_version,
                 username, outcome, http_status, duration_ms, error_message,
                 permission_denied, user_agent)
-            SELECT now() - (i || ' seconds')::interval, 'mcp', 'tools/call', 'search_books',
+            SELECT now() - (i * %s || ' seconds')::interval, 'mcp', 'tools/call', 'search_books',
                 i::text, '2026-07-28', '2026-07-28', 'supported', 'c', '1', '', 'ok', 200,
                 (i %% 997)::float, '', false, ''
             FROM generate_series(1, %s) AS i
             """,
-            [rows],
+            [seconds_apart, rows],
         )
         cursor.execute(f"ANALYZE {TABLE}")
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from django_mcp.requestlog.models import RequestLog
 from tests.records.support import log_row
-from tests.records.test_admin_at_scale import TABLE, assert_each_read_is_bounded, postgresql
+from tests.records.test_admin_at_scale import assert_each_read_is_bounded, fill_log, postgresql
 
 pytestmark = pytest.mark.django_db
 
@@ -126,20 +126,7 @@ def test_a_day_its_month_lacks_is_an_incorrect_lookup(admin_client):
 )
 def test_a_calendar_page_reads_only_its_span(admin_client, parts) -> None:
     """50,000 rows 20 minutes apart (about 700 days): a day's page read all of them."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""
-            INSERT INTO {TABLE} (started_at, site, method, target, request_id,
-                declared_revision, served_revision, served_how, client_name, client_version,
-                username, outcome, http_status, duration_ms, error_message,
-                permission_denied, user_agent)
-            SELECT now() - (i * 1200 || ' seconds')::interval, 'mcp', 'tools/call', 'x',
-                i::text, '2026-07-28', '2026-07-28', 'supported', 'c', '1', '', 'ok', 200,
-                1.0, '', false, ''
-            FROM generate_series(1, 50000) AS i
-            """
-        )
-        cursor.execute(f"ANALYZE {TABLE}")
+    fill_log(50_000, seconds_apart=1200)
     day = timezone.localdate() - datetime.timedelta(days=40)
     values = {"date": day.isoformat(), "year": day.year, "month": day.month, "day": day.day}
     query = {f"started_at__{part}": values[part] for part in parts}
