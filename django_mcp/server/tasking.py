@@ -19,7 +19,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
-from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import mcp_settings
@@ -186,9 +185,7 @@ def listen_filter(
     if not proto.declares(context.meta):
         raise proto.missing_extension()
     candidates = [task_id for task_id in wanted.task_ids if store.could_be_task_id(task_id)]
-    owned = MCPTask.objects.filter(
-        pk__in=candidates, owner=context.principal, site=site.name
-    ).exclude(expires_at__lte=timezone.now())
+    owned = store.live().filter(pk__in=candidates, owner=context.principal, site=site.name)
     own = {
         task_id
         for task_id, tool, stored in owned.values_list("pk", "tool", "tool_scopes")

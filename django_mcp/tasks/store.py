@@ -227,9 +227,9 @@ def expire(task_id: str) -> bool:
     "Task has expired", can neither see nor cancel the run any more, and may have called
     again."""
     return (
-        MCPTask.objects.filter(
-            pk=task_id, status__in=list(proto.ACTIVE), expires_at__lte=timezone.now()
-        ).update(
+        expired()
+        .filter(pk=task_id, status__in=list(proto.ACTIVE))
+        .update(
             last_updated_at=timezone.now(),
             status=proto.FAILED,
             error={"code": INTERNAL_ERROR, "message": EXPIRED},
@@ -292,8 +292,7 @@ def should_stop(task_id: str) -> bool:
     """Whether a run of the task stops at its next check: it was cancelled, its TTL passed,
     or its row was purged. The last two answer "Task has expired" or "not found", so its
     client can no longer see or cancel the run, and its outcome would be thrown away."""
-    live = MCPTask.objects.filter(pk=task_id, cancel_requested=False)
-    return not live.exclude(expires_at__lte=timezone.now()).exists()
+    return not live().filter(pk=task_id, cancel_requested=False).exists()
 
 
 def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
@@ -349,6 +348,11 @@ def forget_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> None:
 def expired(now: datetime | None = None) -> QuerySet[MCPTask]:
     """The tasks whose TTL has passed."""
     return MCPTask.objects.filter(expires_at__lte=now or timezone.now())
+
+
+def live(now: datetime | None = None) -> QuerySet[MCPTask]:
+    """The tasks whose TTL has not passed (or that have none): those clients still see."""
+    return MCPTask.objects.exclude(expires_at__lte=now or timezone.now())
 
 
 def purge(now: datetime | None = None) -> int:
