@@ -20,7 +20,7 @@ from django_mcp.declarations.permissions import (
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
 from django_mcp.modeltools import listing, registration, writes
-from django_mcp.modeltools.drf_permissions import drf_allows, drf_allows_object
+from django_mcp.modeltools.drf_permissions import checks_objects, drf_allows, drf_allows_object
 from django_mcp.modeltools.permission_names import permission_name
 from django_mcp.modeltools.spec import ModelActionSpec
 from django_mcp.server.context import Context
@@ -154,10 +154,12 @@ class ModelTools:
         """Whether the caller may ``action`` (``get``, ``update``, ``delete``) the row
         ``obj``, found within ``get_queryset``; a refused row is "not found", as one outside
         it. By default every ``permission_classes``' ``has_object_permission`` decides, as
-        DRF's ``get_object`` asks them (``BasePermission``'s allows)."""
+        DRF's ``get_object`` asks them; a class without one of its own is not asked
+        (``BasePermission``'s allows every row), so no DRF request is built for it."""
         return all(
             drf_allows_object(permission(), self, ctx, action, obj)
             for permission in self.permission_classes
+            if checks_objects(permission)
         )
 
     def guards(self, action: str) -> dict[str, Any]:
