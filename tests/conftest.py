@@ -48,6 +48,19 @@ def _foreground_request_log(settings: Any) -> Iterator[None]:
     recorder.discard()
 
 
+#: An instant 15 s into a minute, 30 min into an hour and 12 h into a day: no window of
+#: the rate limiter ("/s" multiples up to "/30s", "/m", "/h", "/d") ends during a test.
+RATE_WINDOW_INSTANT = 20_000 * 86_400 + 12 * 3_600 + 30 * 60 + 15
+
+
+@pytest.fixture(autouse=True)
+def _pinned_rate_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rate limiter's clock stands still: a test that makes N requests under an "N/m"
+    limit would otherwise straddle a minute boundary now and then and find its counter
+    reset (a CI run failed this way). Tests of the window itself pass their own clock."""
+    monkeypatch.setattr("django_mcp.http.ratelimit.wall_clock", lambda: RATE_WINDOW_INSTANT)
+
+
 @pytest.fixture
 def no_request_log(settings: Any) -> None:
     """The request log off, for tests that count queries or use no database; a module asks

@@ -91,6 +91,11 @@ class Exceeded:
     retry_after: int
 
 
+def wall_clock() -> float:
+    """The time the windows are counted in: seconds since the epoch."""
+    return time.time()
+
+
 def _key(kind: str, identity: str, rate: Rate, window: int) -> str:
     # Hashed: a credential id or an address never appears in the cache's key space as is,
     # and the key stays short and valid for Memcached whatever the identity holds.
@@ -115,18 +120,19 @@ def hit(
     ip: str | None,
     limits: dict[str, Rate] | None = None,
     cache: BaseCache | None = None,
-    clock: Callable[[], float] = time.time,
+    clock: Callable[[], float] | None = None,
 ) -> Exceeded | None:
     """Count one request against every configured limit it has an identity for.
 
     ``user`` is a stable key of a signed-in user (``"user:42"``; None for anonymous),
     ``credential`` the non-secret id of the credential used, ``ip`` the client address.
     Returns None when every limit still allows the request, else what it exceeded.
+    ``clock`` defaults to :func:`wall_clock`, looked up on each call so a test can pin it.
     """
     limits = configured_limits() if limits is None else limits
     identities = {"user": user, "credential": credential, "ip": ip}
     store = caches[mcp_settings.RATE_LIMIT_CACHE] if cache is None else cache
-    now = clock()
+    now = wall_clock() if clock is None else clock()
     exceeded: list[str] = []
     retry_after = 0
     for kind, rate in limits.items():

@@ -314,3 +314,19 @@ def test_counters_in_redis_are_shared_and_atomic():
             caches_a.clear()
             caches_b.close()
             caches_a.close()
+
+
+@pytest.mark.django_db
+def test_requests_are_counted_in_the_wall_clocks_windows(client, site, monkeypatch):
+    """The middleware counts in ``ratelimit.wall_clock``'s windows (which the suite pins):
+    the third request of a "2/m" limit is refused, and once the clock reaches the next
+    minute the counter starts again."""
+    clock = Clock(600.0 + 30)
+    monkeypatch.setattr(ratelimit, "wall_clock", clock)
+    with override_mcp(RATE_LIMIT_IP="2/m"):
+        for request_id in (1, 2):
+            result_of(mcp_post(client, "tools/list", id=request_id))
+        error = assert_error(mcp_post(client, "tools/list", id=3), 429, RATE_LIMITED)
+        assert error["data"] == {"retryAfter": 30}
+        clock.now = 660.0
+        result_of(mcp_post(client, "tools/list", id=4))
