@@ -309,8 +309,10 @@ class ListRoots(InputRequest):
         return meta.has_capability("roots")
 
     def parse(self, key: str, value: Any) -> list[dict[str, Any]]:
-        """The roots, each a ``Root`` of the schema: an object with a string ``uri`` and,
-        if present, a string ``name``; anything else refuses the whole answer."""
+        """The roots, each a ``Root`` of the schema: an object with a ``uri`` string that
+        starts with ``file://`` (schema.json: it "*must* start with ``file://`` for now")
+        and, if present, a string ``name``; anything else refuses the whole answer, so a
+        tool that joins a root to a path never sees an ``http://`` or ``../`` "root"."""
         roots = value.get("roots") if isinstance(value, Mapping) else None
         if not (isinstance(roots, list) and all(map(_is_root, roots))):
             raise InvalidParams(f"inputResponses.{key} must be a roots result", data={"key": key})
@@ -321,6 +323,7 @@ def _is_root(root: Any) -> bool:
     return (
         isinstance(root, Mapping)
         and isinstance(root.get("uri"), str)
+        and root["uri"].startswith("file://")
         and isinstance(root.get("name", ""), str)
     )
 

@@ -497,6 +497,10 @@ BROKEN_SAMPLES: list[dict[str, Any]] = [
         ("test_input_required_result_list_roots", "client_roots", {"roots": [None]}),
         ("test_input_required_result_list_roots", "client_roots", {"roots": [{"uri": 5}]}),
         ("test_input_required_result_list_roots", "client_roots", {"roots": [{"name": "a"}]}),
+        *(
+            ("test_input_required_result_list_roots", "client_roots", {"roots": [{"uri": uri}]})
+            for uri in ("https://example.com/", "/home/alice", "../etc", "FILE:/x", "")
+        ),
         (
             "test_input_required_result_list_roots",
             "client_roots",
@@ -511,7 +515,8 @@ def test_malformed_sampling_and_roots_results_are_invalid_params(
     ``role`` and ``content`` that is a sampling content block or a list of them, each with
     its required members (schema.json; anything else reached the tool, which failed on it
     with -32603); a ``ListRootsResult`` needs a ``roots`` list of ``Root`` objects, each
-    with a string ``uri`` and, if named, a string ``name`` (schema.json, ``Root``). A
+    with a ``uri`` that starts with ``file://`` ("*must* ... for now") and, if named, a
+    string ``name`` (schema.json, ``Root``). A
     malformed root is refused, not dropped: the tool would count roots the client never
     sent correctly."""
     state = first_state(client, name, capabilities=EVERYTHING)
