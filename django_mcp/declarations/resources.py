@@ -125,6 +125,12 @@ class ResourceTemplateSpec(ResourceDeclaration):
     #: asked before its change reaches a listen stream. None: every resource the template
     #: names is as visible as the template.
     visible: Callable[..., bool] | None = None
+    #: Whether the caller may see one row of a model, asked instead of ``visible`` when
+    #: the change names its row (``row_visible(ctx, {"model": label, "pk": pk})``, the
+    #: event :func:`django_mcp.listen.watch.watch` publishes): a ``ModelTools`` template
+    #: sets it, so a listener hears of the row that changed only if it may see that row,
+    #: whether or not the lookup field is unique. Not a ``@resource`` option.
+    row_visible: Callable[[Any, Mapping[str, Any]], bool] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -141,3 +141,12 @@ def notify_resources_changed(*, site: MCPSite | None = None) -> None:
 
 def notify_resource_updated(uri: str, *, site: MCPSite | None = None) -> None:
     publish(proto.RESOURCE_UPDATED, uri, site=site)
+
+
+def notify_row_updated(uri: str, row: dict[str, Any], *, site: MCPSite | None = None) -> None:
+    """``notify_resource_updated(uri)`` for the change of one row, which the event names
+    (``{"model": label, "pk": pk}``) so that each listener is asked whether it may see
+    *that* row (the template's ``row_visible``), not any row its URI could name. The
+    row stays on the channel layer: the notification carries only the URI."""
+    event = {"type": EVENT_TYPE, "method": proto.RESOURCE_UPDATED, "uri": uri, "row": row}
+    _send(_site_name(site), event)

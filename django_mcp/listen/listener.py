@@ -8,8 +8,10 @@ change made in any process reaches a listener in every process. A
 (exactly, or through a declared template) and that its caller may read: the same
 ``find_resource`` check as ``resources/read``, the resource's ``scopes_required``
 granted by the caller's credential, and a template's ``visible`` check of that one
-resource (a ``ModelTools`` row: ``get_queryset``), run in a worker thread because a
-permission may query the database.
+resource, run in a worker thread because a permission may query the database. A
+``ModelTools`` row's change names the row itself (its primary key, internal to the
+channel layer), and its template's ``row_visible`` asks ``get_queryset`` for that row, so
+a listener never hears of another caller's row that shares its key.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ class Listener:
             if not isinstance(uri, str) or not self.filter.resource_subscriptions:
                 return None
             readable = sync_to_async(self.may_receive_update, thread_sensitive=False)
-            if not await readable(uri):
+            if not await readable(uri, event.get("row")):
                 return None
         elif not self.filter.wants(method, uri):
             return None
@@ -104,10 +106,13 @@ class Listener:
             self.ended_tasks.add(task_id)
         return sse.event(task_notification(self.subscription_id, task))
 
-    def may_receive_update(self, uri: str) -> bool:
+    def may_receive_update(self, uri: str, row: Any = None) -> bool:
         """Whether ``uri`` is subscribed (exactly or by a declared template) and the
-        caller may read it, as ``resources/read`` would decide. Runs in a worker thread,
-        whose database connections are closed before it returns."""
+        caller may read it, as ``resources/read`` would decide. When the change names its
+        ``row`` (:func:`.watch.row_of`) and the template can check rows
+        (``row_visible``), the caller must see that row: another row with the same key
+        does not count. Runs in a worker thread, whose database connections are closed
+        before it returns."""
         try:
             templates: list[str] = []
             if any(is_template(s) for s in self.filter.resource_subscriptions or ()):
@@ -117,6 +122,9 @@ class Listener:
             found = self.site.find_resource(uri, self.context)
             if found is None or not self.has_scopes_for(found[0]):
                 return False
+            row_visible = getattr(found[0], "row_visible", None)
+            if row_visible is not None and isinstance(row, dict):
+                return bool(row_visible(self.context, row))
             visible = getattr(found[0], "visible", None)
             return visible is None or bool(visible(self.context, **found[1]))
         except Exception:  # a failing permission check withholds the update, never the stream

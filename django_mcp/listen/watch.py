@@ -3,7 +3,9 @@
 ``watch(Book, uri=lambda book: f"books://{book.isbn}")`` connects ``post_save`` and
 ``post_delete``: once the transaction commits, ``notifications/resources/updated`` goes to
 every stream subscribed to that URI (or to a declared template matching it) whose
-caller may read it, in every process.
+caller may read it, in every process. The event names the row too (its model and primary
+key, never sent to clients), so a template that can tell who sees which row (a
+``ModelTools`` one, through ``row_visible``) asks about the row that changed.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from django.db import router, transaction
 from django.db.models import Model
 from django.db.models.signals import post_delete, post_save
 
-from django_mcp.listen.fanout import notify_resource_updated
+from django_mcp.listen.fanout import notify_row_updated
 
 if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
@@ -31,14 +33,25 @@ def watch(
     delete of ``model``. Returns the signal receiver (to disconnect it in tests)."""
 
     def receiver(sender: type[Model], instance: Model, **kwargs: Any) -> None:
-        target = uri(instance)
+        target, row = uri(instance), row_of(instance)
         using = kwargs.get("using") or router.db_for_write(sender)
-        transaction.on_commit(lambda: notify_resource_updated(target, site=site), using=using)
+        transaction.on_commit(lambda: notify_row_updated(target, row, site=site), using=using)
 
     uid = _dispatch_uid(model, receiver)
     post_save.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":save")
     post_delete.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":delete")
     return receiver
+
+
+def row_of(instance: Model) -> dict[str, Any]:
+    """The row a change event names: its model's label and its primary key, as a value
+    any channel layer carries (an integer or a string; a UUID or other key as its
+    string, which the field converts back when the row is looked up)."""
+    pk = instance.pk
+    return {
+        "model": instance._meta.label,
+        "pk": pk if isinstance(pk, int | str) and not isinstance(pk, bool) else str(pk),
+    }
 
 
 def unwatch(model: type[Model], receiver: Callable[..., None]) -> None:

@@ -4,12 +4,14 @@ each row as a resource with a change watcher when ``resource_uri`` is set."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ObjectDoesNotExist
 
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.listen.watch import unwatch, watch
+from django_mcp.modeltools import writes
 from django_mcp.modeltools.arguments import instance_signature
 from django_mcp.modeltools.definitions import permission_check
 from django_mcp.modeltools.drf_permissions import checks_objects
@@ -73,6 +75,18 @@ def register_resources(tools: ModelTools) -> None:
             return False
         return True
 
+    def row_visible_by_pk(ctx: Context | None, row: Mapping[str, Any]) -> bool:
+        """Whether the caller may see the row that changed, named by its primary key
+        (:func:`django_mcp.listen.watch.row_of`): found by ``pk`` within ``get_queryset``
+        and allowed by ``has_object_permission``, as ``get_object`` allows it. Asking by
+        the URI's key instead would let a caller who sees *a* row with that key (its own)
+        hear of another caller's row with the same key, when ``lookup_field`` is not
+        unique. A row of another model is not one of these rows."""
+        if ctx is None or row.get("model") != tools.opts.label:
+            return False
+        instance = writes.one_row(tools.get_queryset(ctx).filter(pk=row.get("pk")))
+        return instance is not None and tools.has_object_permission(ctx, "get", instance)
+
     read_instance.__qualname__ = f"{type(tools).__qualname__}.read_instance"
     read_instance.__signature__ = instance_signature(key)  # type: ignore[attr-defined]
     read_instance.__annotations__ = {"ctx": Context, key: str, "return": Any}
@@ -88,6 +102,8 @@ def register_resources(tools: ModelTools) -> None:
         scopes_required=sorted(tools.scopes_for(action)),
         visible=row_visible if scopes_rows(tools) else None,
     )(read_instance)
+    if scopes_rows(tools):
+        tools.site.registry.templates[template].row_visible = row_visible_by_pk
     field = tools.opts.pk.name if tools.lookup_field == "pk" else tools.lookup_field
     tools._watcher = watch(
         tools.model,

@@ -156,3 +156,67 @@ def test_rows_a_queryset_scopes_are_never_cached_publicly(
     ).json()
     assert scoped["result"]["cacheScope"] == "private"
     assert unscoped["result"]["cacheScope"] == "public"
+
+
+# -- a non-unique lookup field: the row that changed, not a row with its key -------------
+
+owned = MCPSite(name="row-notifications-owned")
+
+
+class OwnBookTools(django_mcp.ModelTools):
+    """Each caller's own books (the author named as the user), looked up by title, which
+    two callers' books may share: the lookup field is not unique (check W017)."""
+
+    fields = ["id", "title"]
+    lookup_field = "title"
+    resource_uri = "obooks://{title}"
+
+    def get_queryset(self, ctx: Context) -> QuerySet[Any]:
+        name = "" if ctx.user is None else ctx.user.get_username()
+        return super().get_queryset(ctx).filter(author__name=name)
+
+
+urlpatterns.append(path("owned/mcp", owned.urls))
+
+
+@pytest.fixture
+def own_books() -> Iterator[None]:
+    """Registered for the test only: a non-unique lookup field warns (W017), and the
+    project's own check run must stay clean."""
+    owned.register(Book, OwnBookTools)
+    yield
+    owned.unregister(Book)
+
+
+@pytest.mark.usefixtures("own_books")
+def test_a_listener_hears_of_its_own_row_not_of_another_callers_row_with_its_key(
+    client: Client, django_user_model: Any
+) -> None:
+    """basic/utilities/subscriptions.mdx, and ResourceUpdatedNotificationParams in the
+    2026-07-28 schema: ``notifications/resources/updated`` names the resource's ``uri``
+    and nothing else. Alice's book and Bob's share the title, so the URI
+    ``obooks://Notes``; Bob may read his, never hers. The change of hers must not reach
+    his stream (that Alice keeps a book of that title is hers to know), while his own
+    books' changes do. The row that changed is what is checked, by its primary key,
+    which travels with the event inside the server only: the notification is the URI."""
+    alice, bob = Author.objects.create(name="alice"), Author.objects.create(name="bob")
+    bobs_notes = Book.objects.create(isbn="2000000000001", title="Notes", author=bob)
+    client.force_login(django_user_model.objects.create_user("bob"))
+    response = listen(client, "obooks://{title}", path="/owned/mcp")
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        Book.objects.create(isbn="1000000000001", title="Notes", author=alice)
+        Book.objects.create(isbn="2000000000002", title="Diary", author=bob)
+        bobs_notes.save()
+        first = next_message(chunks, within=10)
+        second = next_message(chunks, within=10)
+    finally:
+        response.close()
+
+    assert first["params"] == {
+        "uri": "obooks://Diary",
+        "_meta": first["params"]["_meta"],  # the subscription id, and no row key
+    }, first
+    assert set(first["params"]["_meta"]) == {"io.modelcontextprotocol/subscriptionId"}
+    assert second["params"]["uri"] == "obooks://Notes", second

@@ -32,12 +32,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def published(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
-    """Every ``notify_resource_updated`` made by a watcher, as ``(uri, site)``."""
+    """Every change a watcher publishes, as ``(uri, site)`` (the row it names too, for
+    the listeners' check, is left out here)."""
     calls: list[tuple[str, Any]] = []
     monkeypatch.setattr(
         watch_module,
-        "notify_resource_updated",
-        lambda uri, *, site=None: calls.append((uri, site)),
+        "notify_row_updated",
+        lambda uri, row, *, site=None: calls.append((uri, site)),
     )
     return calls
 
