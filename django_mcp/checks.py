@@ -7,6 +7,9 @@ from typing import Any
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
+from django.core.checks import Warning as CheckWarning
+from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Field, Model
 from django.utils.module_loading import import_string
 
 from django_mcp.auth.checks import AUTH_VALIDATORS
@@ -263,3 +266,54 @@ def check_model_tools(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
                     )
                 )
     return messages
+
+
+#: The actions that find one row by the lookup argument (a ``resource_uri`` does too).
+_LOOKUP_ACTIONS = frozenset({"get", "update", "delete"})
+
+
+@register(Tags.models)
+def check_model_tools_lookups(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.W017: a ModelTools finds rows by a field that is not unique.
+
+    A warning, not an error, as Django's own checks draw the line: nothing fails (a key
+    naming several of a caller's rows is a tool error, and a listen stream checks the row
+    that changed), and the field may be unique within every caller's ``get_queryset``
+    (unique with the owner the queryset filters by), which no check can see."""
+    messages: list[CheckMessage] = []
+    for target in all_sites():
+        for model, tools in target.registered_models().items():
+            if not (_LOOKUP_ACTIONS & set(tools.actions) or tools.resource_uri is not None):
+                continue
+            if _is_unique(model, tools.lookup_argument):
+                continue
+            messages.append(
+                CheckWarning(
+                    f"{type(tools).__qualname__} ({model._meta.label}): lookup_field "
+                    f"{tools.lookup_field!r} is not unique, so one key may name several rows.",
+                    hint="Find rows by the primary key or by a field with unique=True (or "
+                    "alone in a UniqueConstraint without a condition). If get_queryset keeps "
+                    "the key unique for each caller, silence this check.",
+                    obj=type(tools),
+                    id="django_mcp.W017",
+                )
+            )
+    return messages
+
+
+def _is_unique(model: type[Model], name: str) -> bool:
+    """Whether the field ``name`` of ``model`` holds each value once: the primary key, a
+    field with ``unique=True`` (a one-to-one field included), or one alone in a
+    ``unique_together`` entry or a ``UniqueConstraint`` without a condition or expressions
+    (the rules of Django's own check ``fields.E311``)."""
+    opts = model._meta
+    try:
+        field = opts.get_field(name)
+    except FieldDoesNotExist:  # registration refuses it: nothing to warn about here
+        return True
+    if not isinstance(field, Field):  # a reverse relation: not a column, not unique
+        return False
+    if field.unique:
+        return True
+    sets = [*opts.unique_together, *(c.fields for c in opts.total_unique_constraints)]
+    return any([opts.get_field(f).name for f in fields] == [field.name] for fields in sets)

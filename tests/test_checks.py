@@ -7,8 +7,14 @@ from typing import Any
 import pytest
 from django.core import checks
 from django.test import override_settings
+from django.test.utils import isolate_apps
 
-from django_mcp.checks import MIDDLEWARE_PATH, check_middleware, check_settings
+from django_mcp.checks import (
+    MIDDLEWARE_PATH,
+    check_middleware,
+    check_model_tools_lookups,
+    check_settings,
+)
 from django_mcp.middleware import MCPMiddleware
 
 
@@ -25,6 +31,7 @@ def test_the_checks_are_registered():
     registered = checks.registry.registry.get_checks()
     assert check_middleware in registered
     assert check_settings in registered
+    assert check_model_tools_lookups in registered
 
 
 def test_the_test_project_passes_every_check():
@@ -200,6 +207,87 @@ def test_e005_for_model_tools_options_naming_missing_fields(settings):
     assert [m.id for m in messages] == ["django_mcp.E005"] * 2
     site.unregister(Book)
     assert not [m for m in check_model_tools(None) if m.obj is Misspelled]
+
+
+def lookup_warnings(model: Any, **options: Any) -> list[checks.CheckMessage]:
+    """The W017 messages of a ModelTools of ``model`` with ``options``, registered on a
+    site of its own for the check and unregistered after it."""
+    from django_mcp import MCPSite, ModelTools
+
+    tools = type("LookupTools", (ModelTools,), options)
+    site = MCPSite(name="w017")
+    site.register(model, tools)
+    try:
+        return [m for m in check_model_tools_lookups(None) if m.obj is tools]
+    finally:
+        site.unregister(model)
+
+
+def test_w017_for_a_lookup_field_that_is_not_unique():
+    """django_mcp.W017 (docs/checks.md): get, update and delete find one row by
+    ``lookup_field``; a field two rows may share (a book's title) may name several. A
+    warning: the class works (such a key is a tool error) and may keep the key unique per
+    caller in get_queryset, which the check cannot see."""
+    from testproject.books.models import Book
+
+    [message] = lookup_warnings(Book, lookup_field="title", actions=("get", "update"))
+    assert message.id == "django_mcp.W017"
+    assert isinstance(message, checks.Warning)
+    assert message.msg == (
+        "LookupTools (books.Book): lookup_field 'title' is not unique, so one key may name "
+        "several rows."
+    )
+    # A foreign key is no more unique than its column (each author has many books).
+    assert ids(lookup_warnings(Book, lookup_field="author")) == ["django_mcp.W017"]
+    # A resource_uri finds its rows by the key too, whatever the actions.
+    warned = lookup_warnings(
+        Book, lookup_field="title", actions=("list",), resource_uri="w017://{title}"
+    )
+    assert ids(warned) == ["django_mcp.W017"]
+
+
+def test_w017_spares_unique_keys_and_classes_that_look_nothing_up():
+    """The primary key, ``unique=True`` (the ISBN) and a class whose actions find no row
+    by its key (list and create, no resource_uri) raise nothing."""
+    from testproject.books.models import Book
+
+    assert lookup_warnings(Book) == []
+    assert lookup_warnings(Book, lookup_field="isbn", actions=("get", "delete")) == []
+    assert lookup_warnings(Book, lookup_field="title", actions=("list", "create")) == []
+
+
+@isolate_apps("testproject.books")
+def test_w017_follows_djangos_rules_for_unique_constraints():
+    """As Django's ``fields.E311`` decides whether a foreign key's target is unique: a
+    field alone in ``unique_together`` or in a ``UniqueConstraint`` without a condition is
+    unique; one unique only together with another field, or only where a condition
+    holds, is not."""
+    from django.db import models
+
+    def shelf(name: str, **meta: Any) -> Any:
+        attrs = {
+            "__module__": "testproject.books.models",
+            "slug": models.CharField(max_length=20),
+            "owner": models.CharField(max_length=20),
+            "Meta": type("Meta", (), {"app_label": "books", **meta}),
+        }
+        return type(name, (models.Model,), attrs)
+
+    alone = models.UniqueConstraint(fields=["slug"], name="slug_alone")
+    pair = models.UniqueConstraint(fields=["owner", "slug"], name="slug_per_owner")
+    partial = models.UniqueConstraint(
+        fields=["slug"], condition=models.Q(owner="x"), name="slug_where"
+    )
+    unique = [shelf("Alone", constraints=[alone]), shelf("Together", unique_together=["slug"])]
+    shared = [
+        shelf("Pair", constraints=[pair]),
+        shelf("Partial", constraints=[partial]),
+        shelf("PairTogether", unique_together=[("owner", "slug")]),
+    ]
+    for model in unique:
+        assert lookup_warnings(model, lookup_field="slug") == [], model
+    for model in shared:
+        assert ids(lookup_warnings(model, lookup_field="slug")) == ["django_mcp.W017"], model
 
 
 @pytest.mark.django_db  # the database checks ask MySQL/MariaDB for its version and modes
