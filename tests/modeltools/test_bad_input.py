@@ -9,16 +9,21 @@ of docs/examples/modeltools_example.py (books looked up by ``isbn``) at ``/examp
 from __future__ import annotations
 
 import logging
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.urls import include, path
 
+from django_mcp import ModelTools
+from django_mcp.sites import MCPSite
 from docs.examples import modeltools_example
-from testproject.books.models import Author
+from testproject.books.models import Author, Book
 from tests.helpers import assert_error, call_tool, mcp_post, result_of
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from django.test import Client
 
 urlpatterns = [
@@ -127,3 +132,54 @@ def test_search_within_bounds_still_works(client: Client) -> None:
     result = result_of(call_tool(client, "author_list", {"search": "le guin", "page": 1}))
 
     assert [row["name"] for row in result["structuredContent"]["results"]] == ["Ursula K. Le Guin"]
+
+
+# -- a key that names several rows ------------------------------------------------------
+
+titles = MCPSite(name="bad-input-titles")
+urlpatterns.append(path("titles/mcp", titles.urls))
+
+
+class TitleBookTools(ModelTools):
+    """Books found by title, which two books may share (check W017 warns of it)."""
+
+    fields = ("id", "isbn", "title", "price")
+    actions = ("get", "update", "delete")
+    lookup_field = "title"
+    resource_uri = "titles://{title}"
+
+
+@pytest.fixture
+def by_title() -> Iterator[None]:
+    """Registered for the test only, so the project's own check run stays clean."""
+    titles.register(Book, TitleBookTools)
+    yield
+    titles.unregister(Book)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("by_title")
+def test_a_key_naming_several_rows_is_a_tool_error_and_touches_none(
+    client: Client, server_log: pytest.LogCaptureFixture
+) -> None:
+    """server/tools.mdx, "Error Handling": a call the server cannot carry out as asked is
+    a tool execution error (``isError: true``) the model can act on, not a protocol error
+    and never -32603. Two books are titled "Dune": get, update and delete by that title
+    say so and change nothing; server/resources.mdx: the URI names no one resource, so
+    ``resources/read`` is -32602 resource not found."""
+    author = Author.objects.create(name="Frank Herbert")
+    for isbn in ("9780441013593", "9780340960196"):
+        Book.objects.create(isbn=isbn, title="Dune", author=author, price="9.99")
+    arguments = {"title": "Dune"}
+
+    def call(name: str, **more: Any) -> str:
+        return tool_error(call_tool(client, name, {**arguments, **more}, path="/titles/mcp"))
+
+    assert call("book_get") == "2 books have title 'Dune'."
+    assert call("book_update", price="1.00") == "2 books have title 'Dune'."
+    assert call("book_delete") == "2 books have title 'Dune'."
+    assert sorted(Book.objects.values_list("price", flat=True)) == [Decimal("9.99")] * 2
+    uri = "titles://Dune"
+    read = mcp_post(client, "resources/read", {"uri": uri}, path="/titles/mcp")
+    assert assert_error(read, 200, -32602)["data"] == {"uri": uri}
+    assert problems_logged(server_log) == []
