@@ -3,9 +3,10 @@
 ``resource_uri`` makes every save of the model announce the row's URI to streams
 subscribed to the template. basic/utilities/subscriptions.mdx sends
 ``notifications/resources/updated`` for subscribed resources; a row ``resources/read``
-answers "not found" to a caller is not one of theirs, and its key (an ISBN) is data. The
-listener asks the template's ``visible`` check, which ModelTools answers with
-``get_object``, so through ``get_queryset``.
+answers "not found" to a caller is not one of theirs, and its key (an ISBN) is data. A
+change names its row by primary key inside the server, and the listener asks the
+template's ``row_visible`` check, which ModelTools answers through ``get_queryset`` and
+``has_object_permission`` for that row: not for any row the URI's key could name.
 """
 
 # ModelTools options are class attributes read once, like ModelAdmin's.
@@ -206,7 +207,8 @@ def test_a_listener_hears_of_its_own_row_not_of_another_callers_row_with_its_key
     chunks = iter(response.streaming_content)
     try:
         next(chunks)  # the acknowledgement
-        Book.objects.create(isbn="1000000000001", title="Notes", author=alice)
+        alices_notes = Book.objects.create(isbn="1000000000001", title="Notes", author=alice)
+        alices_notes.delete()  # gone from every queryset: told to nobody
         Book.objects.create(isbn="2000000000002", title="Diary", author=bob)
         bobs_notes.save()
         first = next_message(chunks, within=10)

@@ -166,3 +166,16 @@ def test_a_listen_stream_receives_the_committed_update_only(client: Client, sett
     assert message["method"] == "notifications/resources/updated"
     assert message["params"]["uri"] == f"authors://{author.pk}"
     assert message["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == "authors"
+
+
+def test_a_change_names_its_row_as_a_value_any_channel_layer_carries():
+    """The row travels with the change on the channel layer (msgpack with
+    channels_redis): an integer or string key as it is, any other (a UUID) as its string,
+    which the field converts back when the listener looks the row up."""
+    from uuid import UUID
+
+    from django_mcp.listen.watch import row_of
+
+    key = UUID("12345678-1234-5678-1234-567812345678")
+    assert row_of(Author(pk=7)) == {"model": "books.Author", "pk": 7}
+    assert row_of(Author(pk=key)) == {"model": "books.Author", "pk": str(key)}
