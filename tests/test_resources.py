@@ -100,6 +100,12 @@ def paths(rest: str) -> str:
     return rest
 
 
+@site.resource("rows://{key}", cache_scope="public", row_visible=lambda ctx, row: True)
+def one_row(key: str) -> str:
+    """A template that tells who sees which row: its reads differ by caller."""
+    return key
+
+
 class StaffOnlyStaffURIs(MCPSite):
     """A site that gates ``staff://`` resources with its own ``has_permission``."""
 
@@ -194,6 +200,7 @@ def test_lists_are_in_a_deterministic_order_with_cache_hints(client: Client) -> 
     assert [t["uriTemplate"] for t in templates["resourceTemplates"]] == [
         "orders://{number}",
         "paths://{+rest}",
+        "rows://{key}",
         "search://books{?q,limit}",
     ]
     for result in (first, templates):
@@ -365,6 +372,15 @@ def test_a_resource_the_sites_has_permission_gates_is_never_public(
     assert result["cacheScope"] == "private"
 
 
+def test_a_template_that_checks_rows_is_never_public(client: Client) -> None:
+    """server/utilities/caching.mdx: ``public`` results have no per-user data; a template
+    given ``row_visible`` says its rows differ by caller, so its reads are private even
+    where it declares ``cache_scope="public"``."""
+    result = result_of(read_resource(client, "rows://7"))
+
+    assert (result["contents"][0]["text"], result["cacheScope"]) == ("7", "private")
+
+
 # -- not found ---------------------------------------------------------------------------------
 
 NOT_FOUND = [
@@ -447,6 +463,9 @@ def test_resource_declarations_are_checked_when_registered() -> None:
         other.resource("t://{isbn}", complete={"nope": lambda value: []})(takes_an_argument)
     with pytest.raises(TypeError):
         other.resource("t://{isbn}", size=3)(takes_an_argument)
+    for option in ("visible", "row_visible"):
+        with pytest.raises(TypeError, match=f"^{option} applies to resource templates"):
+            other.resource("fixed://z", **{option: lambda *args, **kw: True})(takes_nothing)
     other.resource("fixed://y")(takes_nothing)
     with pytest.raises(AlreadyRegistered):
         other.resource("fixed://y")(takes_nothing)

@@ -129,7 +129,7 @@ class ResourceTemplateSpec(ResourceDeclaration):
     #: the change names its row (``row_visible(ctx, {"model": label, "pk": pk})``, the
     #: event :func:`django_mcp.listen.watch.watch` publishes): a ``ModelTools`` template
     #: sets it, so a listener hears of the row that changed only if it may see that row,
-    #: whether or not the lookup field is unique. Not a ``@resource`` option.
+    #: whether or not the lookup field is unique (the ``row_visible`` option).
     row_visible: Callable[[Any, Mapping[str, Any]], bool] | None = None
 
     def __post_init__(self) -> None:
@@ -221,9 +221,12 @@ def resource_from_options(
     if is_template(uri):
         if options.get("size") is not None:
             raise TypeError("size applies to fixed resources, not templates")
-        return ResourceTemplateSpec(visible=options.get("visible"), **common)
-    if options.get("visible") is not None:
-        raise TypeError("visible applies to resource templates, not fixed resources")
+        return ResourceTemplateSpec(
+            visible=options.get("visible"), row_visible=options.get("row_visible"), **common
+        )
+    for name in ("visible", "row_visible"):
+        if options.get(name) is not None:
+            raise TypeError(f"{name} applies to resource templates, not fixed resources")
     return ResourceSpec(size=options.get("size"), **common)
 
 

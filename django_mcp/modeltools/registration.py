@@ -101,9 +101,8 @@ def register_resources(tools: ModelTools) -> None:
         # without them must not read through resources/read what the tool refuses.
         scopes_required=sorted(tools.scopes_for(action)),
         visible=row_visible if scopes_rows(tools) else None,
+        row_visible=row_visible_by_pk if scopes_rows(tools) else None,
     )(read_instance)
-    if scopes_rows(tools):
-        tools.site.registry.templates[template].row_visible = row_visible_by_pk
     field = tools.opts.pk.name if tools.lookup_field == "pk" else tools.lookup_field
     tools._watcher = watch(
         tools.model,

@@ -62,11 +62,12 @@ def read_scope(server: MCPServer, spec: Any) -> Literal["public", "private"]:
     differ by caller, which a shared cache would otherwise serve to callers who may not
     read it (server/utilities/caching.mdx: ``public`` has no per-user data): one gated by
     a permission (its own, or the site's ``has_permission``), by scopes, or by a
-    ``visible`` check (a ``ModelTools`` row scoped by ``get_queryset``)."""
+    ``visible`` or ``row_visible`` check (a ``ModelTools`` row scoped by ``get_queryset``)."""
     if (
         gated(server.site, spec)
         or spec.scopes_required
         or getattr(spec, "visible", None) is not None
+        or getattr(spec, "row_visible", None) is not None
     ):
         return "private"
     scope: Literal["public", "private"] = spec.cache_scope or server.cache_scope()
