@@ -47,7 +47,8 @@ class Exchange:
 
     site: MCPSite
     server: MCPServer
-    started_at: datetime.datetime = field(default_factory=now)
+    #: From :func:`now`, looked up when the exchange begins (so a test can pin the clock).
+    started_at: datetime.datetime = field(default_factory=lambda: now())
     started: float = field(default_factory=time.perf_counter)
     #: Set by the middleware: the outcome of admission (sealed; the view only reads it).
     admission: Admission | None = None

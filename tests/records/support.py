@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +13,7 @@ from django.db import connection, models
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from django_mcp.http import exchange
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.requestlog.records import RequestRecord
 from tests.helpers import call_tool, request_meta
@@ -65,6 +67,23 @@ def best_effort_call(client: Client, *, client_version: str = "1.0", request_id:
         version=FUTURE_REVISION, client_info={"name": "future-client", "version": client_version}
     )
     return call_tool(client, "whoami", {}, id=request_id, meta=meta)
+
+
+def steady_exchange_clock(monkeypatch: Any) -> None:
+    """Stamp the MCP requests a test makes (:func:`django_mcp.http.exchange.now`) 1 ms
+    apart from now, moved back, if need be, to a minute before the hour ends: the requests
+    of a test then share one hour and one day however long they take, in the order sent.
+
+    Why: a test counting its requests per hour (the summaries) or per day (a calendar
+    lookup) failed when the wall clock passed an hour's or a day's end between two of them.
+    """
+    start = exchange.now()
+    hour_end = start.replace(minute=0, second=0, microsecond=0) + datetime.timedelta(hours=1)
+    start = min(start, hour_end - datetime.timedelta(minutes=1))
+    ticks = itertools.count()
+    monkeypatch.setattr(
+        exchange, "now", lambda: start + datetime.timedelta(milliseconds=next(ticks))
+    )
 
 
 def log_row(*, days_ago: float = 0, **fields: Any) -> RequestLog:

@@ -13,7 +13,14 @@ from django.utils import timezone
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.admin import RequestLogAdmin
 from django_mcp.requestlog.models import RequestLog, ServedRevision
-from tests.records.support import FUTURE_REVISION, best_effort_call, log_row, missing_book, search
+from tests.records.support import (
+    FUTURE_REVISION,
+    best_effort_call,
+    log_row,
+    missing_book,
+    search,
+    steady_exchange_clock,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -22,8 +29,10 @@ SERVED = "admin:django_mcp_servedrevision"
 
 
 @pytest.fixture
-def logged(client):
-    """Rows written the way production writes them: real MCP calls, then a flush."""
+def logged(client, monkeypatch):
+    """Rows written the way production writes them: real MCP calls, then a flush; started
+    within one hour and one day (a calendar lookup below expects all three on one day)."""
+    steady_exchange_clock(monkeypatch)
     search(client)
     missing_book(client)
     best_effort_call(client)

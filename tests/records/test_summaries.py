@@ -24,7 +24,14 @@ from django_mcp.requestlog import histogram, recorder, summaries, tallies
 from django_mcp.requestlog.models import RequestLog, RequestLogDay, RequestLogHour
 from django_mcp.requestlog.records import RequestRecord
 from tests.commands import command_output
-from tests.records.support import dropped, log_row, log_settings, search, unknown_tool
+from tests.records.support import (
+    dropped,
+    log_row,
+    log_settings,
+    search,
+    steady_exchange_clock,
+    unknown_tool,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +94,8 @@ def summary_rows(model: Any = RequestLogHour) -> dict[tuple[Any, ...], tuple[Any
     return out
 
 
-def test_a_flush_writes_each_hour_and_target_with_its_rows(client):
+def test_a_flush_writes_each_hour_and_target_with_its_rows(client, monkeypatch):
+    steady_exchange_clock(monkeypatch)  # the four requests in one hour
     for request_id in range(3):
         search(client, request_id=request_id)
     unknown_tool(client)
@@ -118,7 +126,8 @@ def test_flushes_add_to_the_same_hour_rather_than_replace_it():
     assert RequestLogDay.objects.get().day == tallies.day_of(now)
 
 
-def test_a_sampled_log_still_counts_every_request_in_its_summaries(client):
+def test_a_sampled_log_still_counts_every_request_in_its_summaries(client, monkeypatch):
+    steady_exchange_clock(monkeypatch)  # the five requests in one hour
     with log_settings(REQUEST_LOG_SAMPLE_RATE=0.0):
         for request_id in range(4):
             search(client, request_id=request_id)
