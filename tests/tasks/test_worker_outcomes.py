@@ -10,6 +10,7 @@ with every change a client can see.
 from __future__ import annotations
 
 import asyncio
+import datetime
 from typing import Any
 
 import pytest
@@ -53,6 +54,10 @@ def notified(monkeypatch) -> list[tuple[str, str | None]]:
     return sent
 
 
+def moment(stamp: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(stamp)
+
+
 def test_the_pick_up_moves_last_updated_at_and_a_cancelled_task_never_waits(client, mcp_site):
     """The message disappearing at pick-up is a change a client sees, so ``lastUpdatedAt``
     moves; a task cancelled before any worker took it is not "waiting" for one."""
@@ -69,7 +74,9 @@ def test_the_pick_up_moves_last_updated_at_and_a_cancelled_task_never_waits(clie
     assert store.pick_up(picked.pk)
     polled = get(client, picked.pk)
     assert "statusMessage" not in polled
-    assert polled["lastUpdatedAt"] > created["lastUpdatedAt"]
+    # Compared as times: a stamp on a whole second is written without its fraction
+    # ("...:05Z"), which as text sorts after the same second's "...:05.3Z".
+    assert moment(polled["lastUpdatedAt"]) > moment(created["lastUpdatedAt"])
 
     cancelled = start(client, "quick")["taskId"]
     result_of(tasks_call(client, "tasks/cancel", cancelled))
