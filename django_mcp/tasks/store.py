@@ -36,8 +36,11 @@ EXPIRED = "The task's TTL passed before it finished; start the call again"
 
 
 def iso(moment: datetime) -> str:
-    """ISO 8601 in UTC with a ``Z``, as ``createdAt``/``lastUpdatedAt`` need."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    """ISO 8601 in UTC with a ``Z``, as ``createdAt``/``lastUpdatedAt`` need, always with
+    six fractional digits: ``isoformat()`` drops a zero fraction, and a stamp on a whole
+    second (``...:32Z``) then sorted after one later in that second (``...:32.48Z``) for
+    a client that compares the strings."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def to_wire(task: MCPTask, poll_interval_ms: int | None = None) -> dict[str, Any]:

@@ -74,13 +74,32 @@ def test_the_pick_up_moves_last_updated_at_and_a_cancelled_task_never_waits(clie
     assert store.pick_up(picked.pk)
     polled = get(client, picked.pk)
     assert "statusMessage" not in polled
-    # Compared as times: a stamp on a whole second is written without its fraction
-    # ("...:05Z"), which as text sorts after the same second's "...:05.3Z".
     assert moment(polled["lastUpdatedAt"]) > moment(created["lastUpdatedAt"])
 
     cancelled = start(client, "quick")["taskId"]
     result_of(tasks_call(client, "tasks/cancel", cancelled))
     assert "statusMessage" not in get(client, cancelled)
+
+
+def test_stamps_on_a_whole_second_keep_their_fraction_so_they_sort_as_text(client, mcp_site):
+    """ext-tasks ``tasks.md``: ``createdAt`` and ``lastUpdatedAt`` are ISO 8601 strings.
+    Always six fractional digits: ``isoformat()`` wrote a whole second as "...:05Z",
+    which as text sorts after the same second's "...:05.3Z"."""
+
+    @mcp_site.tool(task="required")
+    def quick(ctx: Context) -> str:
+        return "done"
+
+    task_id = start(client, "quick")["taskId"]
+    whole = timezone.now().astimezone(datetime.UTC).replace(microsecond=0)
+    MCPTask.objects.filter(pk=task_id).update(
+        created_at=whole, last_updated_at=whole + datetime.timedelta(microseconds=300_000)
+    )
+    polled = get(client, task_id)
+    second = whole.strftime("%Y-%m-%dT%H:%M:%S")
+    assert polled["createdAt"] == f"{second}.000000Z"
+    assert polled["lastUpdatedAt"] == f"{second}.300000Z"
+    assert polled["createdAt"] < polled["lastUpdatedAt"]
 
 
 def test_a_run_that_fails_before_the_tool_starts_fails_the_task(client, mcp_site, monkeypatch):
