@@ -174,6 +174,11 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: _is_number(v) and v > 0,
         "Use a positive number of seconds: every listen stream ends (None is refused).",
     ),
+    "LISTEN_RECHECK_SECONDS": (
+        lambda v: _is_number(v) and v > 0,
+        "Use a positive number of seconds: a listen stream asks again whether its caller "
+        "may still listen.",
+    ),
     "OAUTH": (
         lambda v: not oauth_problems(v),
         "Use a dict of the keys in docs/guides/oauth.md#settings: RESOURCE is the canonical "

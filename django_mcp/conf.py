@@ -65,6 +65,9 @@ DEFAULTS: Final[dict[str, Any]] = {
     # the longest life of a stream (the server then sends the closing result; always bounded).
     "LISTEN_KEEPALIVE_SECONDS": 15.0,
     "LISTEN_MAX_SECONDS": 300.0,
+    # How often an open listen stream asks again whether its caller may still listen
+    # (token revoked or deleted, user deleted or deactivated); it ends when not.
+    "LISTEN_RECHECK_SECONDS": 30.0,
     # Open listen streams one process holds at once, in all and per caller.
     "LISTEN_MAX_STREAMS": 500,
     "LISTEN_MAX_STREAMS_PER_CALLER": 5,

@@ -117,6 +117,9 @@ def test_e003_for_each_unknown_key():
         ("RATE_LIMIT_CACHE", "nowhere"),
         ("TRUSTED_PROXY_HOPS", -1),
         ("TRUSTED_PROXY_HOPS", True),
+        ("LISTEN_RECHECK_SECONDS", 0),
+        ("LISTEN_RECHECK_SECONDS", None),
+        ("LISTEN_RECHECK_SECONDS", "30"),
     ],
 )
 def test_e004_for_an_invalid_value(key, value):
@@ -143,6 +146,7 @@ def test_e004_for_an_invalid_value(key, value):
         ("RATE_LIMIT_IP", "10/30s"),
         ("RATE_LIMIT_CACHE", "default"),
         ("TRUSTED_PROXY_HOPS", 2),
+        ("LISTEN_RECHECK_SECONDS", 0.5),
     ],
 )
 def test_valid_values_pass(key, value):

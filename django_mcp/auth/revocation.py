@@ -1,4 +1,4 @@
-"""Whether a credential a task was created with has been revoked since.
+"""Whether a credential, or the user it acts for, stopped being valid since it was checked.
 
 A task acts with its creator's credential (ext-tasks ``tasks.md``, "Security
 Considerations"), and a worker may run it long after the call that queued it: hours after,
@@ -8,13 +8,22 @@ this project can read are asked: this site's own tokens (``token:<pk>``, revoked
 deleted) and django-oauth-toolkit's (``dot:<pk>``, which revocation deletes). A JWT or an
 introspected token cannot be asked without its text, which is never stored. A credential
 that merely expired after the call does not stop the run: the call it made was valid.
+
+A ``subscriptions/listen`` stream is one request that lasts: :func:`withdrawn` is what it
+asks again while it is open (``LISTEN_RECHECK_SECONDS``), the credential and its user both.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.apps import apps
+from django.contrib.auth import get_user_model
 
 from django_mcp.auth.models import AccessToken
+
+if TYPE_CHECKING:
+    from django_mcp.auth.caller import Caller
 
 
 def is_revoked(credential: str | None) -> bool:
@@ -30,3 +39,29 @@ def is_revoked(credential: str | None) -> bool:
 
         return not get_access_token_model()._default_manager.filter(pk=int(key)).exists()
     return False
+
+
+def can_be_withdrawn(caller: Caller | None) -> bool:
+    """Whether :func:`withdrawn` has anything to ask about ``caller``: a signed-in user, or
+    a credential of this project's. An anonymous caller, or a JWT acting for no user, has
+    nothing the database could take back, and costs no query."""
+    if caller is None:
+        return False
+    kind, _, key = (caller.credential or "").partition(":")
+    return caller.is_authenticated or (kind in ("token", "dot") and key.isdigit())
+
+
+def withdrawn(caller: Caller | None) -> str | None:
+    """Why ``caller`` may no longer act, or None while it still may: its token (this site's
+    or django-oauth-toolkit's) was revoked or deleted, or its user was deleted or
+    deactivated (every authenticator refuses an inactive user). At most two primary-key
+    lookups; none for a caller :func:`can_be_withdrawn` says nothing about."""
+    if caller is None or not can_be_withdrawn(caller):
+        return None
+    if is_revoked(caller.credential):
+        return "its access token was revoked or deleted"
+    if caller.is_authenticated:
+        user = get_user_model()._default_manager.filter(pk=caller.user.pk).first()
+        if user is None or not getattr(user, "is_active", True):
+            return "its user was deleted or deactivated"
+    return None

@@ -1,6 +1,7 @@
 """One ``subscriptions/listen`` stream (basic/utilities/subscriptions.mdx): the
 acknowledgement first, then the changes its filter asked for, with keep-alives, until the
-client leaves, the stream's lifetime (``LISTEN_MAX_SECONDS``) ends or the server shuts down.
+client leaves, the stream's lifetime (``LISTEN_MAX_SECONDS``) ends, its caller is no longer
+allowed (:mod:`.recheck`) or the server shuts down.
 
 The events arrive through the site's group on the channel layer (:mod:`.fanout`), so a
 change made in any process reaches a listener in every process. A
@@ -26,6 +27,7 @@ from asgiref.sync import sync_to_async
 from django_mcp.conf import mcp_settings
 from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
+from django_mcp.listen.recheck import Recheck
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
 from django_mcp.protocol.tasks import TERMINAL as TERMINAL_TASK_STATUSES
@@ -144,10 +146,12 @@ class Listener:
 
     def deadline(self) -> float:
         """When the stream ends (monotonic seconds): after ``LISTEN_MAX_SECONDS``, or when
-        its caller's credential expires if that comes first. A stream is authorised once,
-        when it opens; ending it with the credential sends the client back through
+        its caller's credential expires if that comes first (any token whose expiry the
+        :class:`Caller` knows: this site's, django-oauth-toolkit's, a JWT's or an
+        introspected one's). Ending it with the credential sends the client back through
         authentication (it refreshes the token and listens again) instead of delivering
-        changes to a token no request would accept any more."""
+        changes to a token no request would accept any more. A token revoked, or a user
+        deleted or deactivated, before then is :mod:`.recheck`'s to notice."""
         deadline = _deadline()
         expires_at = None if self.context is None else self.context.caller.expires_at
         if expires_at is not None:
@@ -175,11 +179,16 @@ class Listener:
         first time it has only half-closed, a keep-alive goes out at once: a client that
         closed answers it with a reset (gone at the next wake-up), one that still reads
         takes it.
+
+        The caller is asked about again every ``LISTEN_RECHECK_SECONDS`` (:mod:`.recheck`),
+        and before an event is rendered once that is due; a caller no longer allowed ends
+        the stream with its closing result, as its deadline does.
         """
         layer = channel_layer()
         channel = await layer.new_channel()
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
         deadline = self.deadline()
+        recheck = Recheck(None if self.context is None else self.context.caller)
         receiving: asyncio.Task[Any] | None = None
         receive_started = 0.0
         failures = 0
@@ -206,10 +215,10 @@ class Listener:
                         last_frame = _now()
                         continue
                 now = _now()
-                if stopping.done() or now >= deadline:
+                if stopping.done() or now >= deadline or not await recheck.allowed():
                     yield sse.event(proto.closing_result(self.subscription_id))
                     return
-                wake = min(last_frame + keep_alive, deadline)
+                wake = min(last_frame + keep_alive, deadline, recheck.due)
                 if receiving is None:
                     receiving = asyncio.ensure_future(layer.receive(channel))
                     receive_started = now
@@ -237,6 +246,9 @@ class Listener:
                         await asyncio.wait({stopping}, timeout=LAYER_RETRY_SECONDS - waited)
                     continue
                 failures = 0
+                if not await recheck.allowed():  # due: not delivered before the answer
+                    yield sse.event(proto.closing_result(self.subscription_id))
+                    return
                 frame = await self.render(finished.result())
                 if frame is not None:
                     yield frame

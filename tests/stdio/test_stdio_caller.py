@@ -158,3 +158,60 @@ def test_a_cancellation_is_honoured_while_the_users_database_is_unreachable(
 
     assert cancelled.is_set(), output.getvalue()
     assert output.getvalue() == b""  # a cancelled request gets no response
+
+
+def test_a_subscription_ends_with_its_result_when_the_processs_user_is_deactivated(
+    mcp_site: MCPSite, django_user_model: Any, settings: Any
+) -> None:
+    """basic/patterns/subscriptions.mdx ("Graceful closure"): a server that ends a
+    subscription SHOULD answer the listen request with its empty result. Each message reads
+    the process's user again; a subscription is one message that lasts, so it asks again
+    every ``LISTEN_RECHECK_SECONDS`` and ends once that user is deactivated, while the
+    input is still open, instead of delivering changes for ``LISTEN_MAX_SECONDS``."""
+    import time
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_KEEPALIVE_SECONDS": 0.05,
+        "LISTEN_MAX_SECONDS": 60,
+        "LISTEN_RECHECK_SECONDS": 0.1,
+    }
+    mcp_site.tool(name="t")(lambda: "x")
+    ada = django_user_model.objects.create_user("ada")
+    output = io.BytesIO()
+    stdio = StdioServer(MCPServer(mcp_site), output, user=resolve_user("ada"))
+    ended_while_open: list[float] = []
+
+    def written() -> list[dict[str, Any]]:
+        return [json.loads(line) for line in output.getvalue().splitlines()]
+
+    def lines() -> Any:
+        listen = {"notifications": {"toolsListChanged": True}}
+        yield json.dumps(mcp_body("subscriptions/listen", listen, id=5)).encode()
+        deadline = time.monotonic() + 10
+        while not written() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        ada.is_active = False
+        ada.save(update_fields=["is_active"])
+        started = time.monotonic()
+        while time.monotonic() < deadline:
+            if any("result" in message for message in written()):
+                ended_while_open.append(time.monotonic() - started)
+                break
+            time.sleep(0.02)
+
+    stdio.serve(lines())
+
+    messages = written()
+    assert messages[0]["method"] == "notifications/subscriptions/acknowledged"
+    assert messages[1:] == [
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "result": {
+                "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 5},
+            },
+        }
+    ]
+    assert ended_while_open, "the subscription went on until the input ended"

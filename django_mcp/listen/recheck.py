@@ -1,0 +1,78 @@
+"""Whether a listen stream's caller may still listen, asked again while the stream is open.
+
+A stream is authorised once, when it opens; every other request is authenticated anew
+(basic/authorization.mdx). So that a stream does not outlive what would refuse its caller's
+next request, it asks again every ``LISTEN_RECHECK_SECONDS``
+(:func:`django_mcp.auth.revocation.withdrawn`): its token revoked or deleted (this site's
+``mcp_`` tokens, django-oauth-toolkit's), its user deleted or deactivated. The stream then
+ends as at ``LISTEN_MAX_SECONDS``, with its closing result (basic/patterns/subscriptions.mdx,
+"Graceful closure"), and the client, listening again, is authenticated again.
+
+The question is asked when it is due, never per event: the stream's loop wakes for it, and
+an event that arrives once it is due waits for the answer, so an update is never delivered
+more than ``LISTEN_RECHECK_SECONDS`` after its caller stopped being allowed. A caller with
+nothing the database can take back (anonymous; a JWT or introspected token acting for no
+user, which ends at its expiry: ``Listener.deadline``) is never asked. A question that
+fails (the database is down) ends the stream too: it cannot be told that the caller may
+go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import sync_to_async
+
+from django_mcp.auth.revocation import can_be_withdrawn, withdrawn
+from django_mcp.conf import DEFAULTS, mcp_settings
+from django_mcp.listen import limits
+
+if TYPE_CHECKING:
+    from django_mcp.auth.caller import Caller
+
+logger = logging.getLogger("django_mcp")
+
+
+def recheck_seconds() -> float:
+    """``LISTEN_RECHECK_SECONDS``; a value the checks refuse means the default."""
+    value: Any = mcp_settings.LISTEN_RECHECK_SECONDS
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        value = DEFAULTS["LISTEN_RECHECK_SECONDS"]
+    return float(value)
+
+
+class Recheck:
+    """When a stream's caller is asked about next (``due``, monotonic seconds; infinite for
+    a caller nothing can be asked about), and the asking."""
+
+    def __init__(self, caller: Caller | None) -> None:
+        self.caller = caller
+        self.interval = recheck_seconds()
+        self.due = time.monotonic() + self.interval if can_be_withdrawn(caller) else math.inf
+
+    async def allowed(self) -> bool:
+        """Whether the caller may still listen: True until the next question is due; then
+        the answer, from a worker thread (it queries the database)."""
+        if time.monotonic() < self.due:
+            return True
+        try:
+            reason = await sync_to_async(self.ask, thread_sensitive=False)()
+        except Exception as exc:
+            logger.warning("A listen stream ends: its caller could not be checked again: %r", exc)
+            return False
+        if reason is not None:
+            logger.info("A listen stream ends: %s", reason)
+            return False
+        self.due = time.monotonic() + self.interval
+        return True
+
+    def ask(self) -> str | None:
+        """Why the caller may no longer listen, or None. Runs in a worker thread, whose
+        database connections are closed before it returns."""
+        try:
+            return withdrawn(self.caller)
+        finally:
+            limits.release_connections()
