@@ -9,14 +9,15 @@ revoked or deleted (this site's, django-oauth-toolkit's) or a user deleted or de
 ends it with that result, as ``LISTEN_MAX_SECONDS`` does, and the client, listening again,
 is refused. Until then, a caller still allowed keeps hearing changes across rechecks.
 
-Through the in-process WSGI path (Django's test client) and the ASGI one (Django's async
-test client); the check queries the database from a worker thread, hence
-``transaction=True``.
+Through the in-process WSGI path (Django's test client), the ASGI one (Django's async
+test client) and the native ASGI path (``NativeMCP`` over httpx's ASGI transport); the
+check queries the database from a worker thread, hence ``transaction=True``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -200,3 +201,38 @@ def test_under_asgi_revoking_the_token_ends_the_stream(ada: Any):
     listen_id = messages[0]["params"]["_meta"][sse.SUBSCRIPTION_ID_KEY]
     assert messages[2:] == [closing(listen_id)]
     assert elapsed < WITHIN
+
+
+def test_through_the_native_asgi_path_revoking_the_token_ends_the_stream(ada: Any):
+    """The same stream through ``NativeMCP`` (docs/deployment.md, the native ASGI path),
+    read whole: it has a whole only because the stream ends."""
+    import httpx
+    from django.core.asgi import get_asgi_application
+
+    from django_mcp.http.native import NativeMCP
+    from tests.helpers import mcp_body, mcp_headers
+
+    row, token = AccessToken.objects.issue(ada)
+    body = mcp_body("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=9)
+    headers = {**mcp_headers(body), "Authorization": f"Bearer {token}"}
+
+    def revoke() -> None:
+        row.revoked_at = timezone.now()
+        row.save(update_fields=["revoked_at"])
+
+    async def scenario() -> httpx.Response:
+        transport = httpx.ASGITransport(app=NativeMCP(get_asgi_application()))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            listening = asyncio.ensure_future(
+                c.post(STREAMS, content=json.dumps(body), headers=headers, timeout=WITHIN)
+            )
+            await asyncio.sleep(RECHECK * 3)  # open, acknowledged, and rechecked once
+            assert not listening.done()
+            await sync_to_async(revoke)()
+            return await asyncio.wait_for(listening, WITHIN)  # else: the stream went on
+
+    response = async_to_sync(scenario)()
+    assert response.headers["content-type"] == "text/event-stream"
+    messages = sse.messages(response.content)
+    assert messages[0]["method"] == "notifications/subscriptions/acknowledged"
+    assert messages[1:] == [closing(9)]
