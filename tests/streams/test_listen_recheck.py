@@ -127,6 +127,22 @@ def test_revoking_the_token_ends_the_stream_with_its_result(client: Client, ada:
     assert again.status_code == 401
 
 
+def test_a_recheck_that_cannot_be_answered_ends_the_stream(
+    client: Client, ada: Any, monkeypatch: pytest.MonkeyPatch
+):
+    """The stream cannot be told that its caller may go on (the database is down): it
+    ends, with its result, rather than delivering to a caller it cannot vouch for."""
+    _, token = AccessToken.objects.issue(ada)
+
+    def unanswerable() -> None:
+        def fails(caller: Any) -> str | None:
+            raise RuntimeError("the database is down")
+
+        monkeypatch.setattr("django_mcp.listen.recheck.withdrawn", fails)
+
+    assert listen_withdrawn(client, token, unanswerable) == [closing("wsgi")]
+
+
 def test_deleting_the_token_ends_the_stream(client: Client, ada: Any):
     row, token = AccessToken.objects.issue(ada)
 
