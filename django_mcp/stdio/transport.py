@@ -19,8 +19,7 @@ server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to
   at most ``LISTEN_MAX_STREAMS_PER_CALLER`` at once (the process is one caller); one more
   is refused with ``TooManyCallerStreams``, so streams never hold every request worker.
 
-A line over ``MAX_REQUEST_BYTES`` is read no further than that: its rest is discarded up to
-the next newline, so one endless line cannot take the process's memory, and it gets
+A line over ``MAX_REQUEST_BYTES`` is read no further than that (:mod:`.lines`), and it gets
 ``RequestTooLarge`` (-32600), as HTTP refuses such a body before reading it. Its ``id``,
 when the part read shows it, goes with the error: on stdio nothing else tells the client
 which request was refused.
@@ -38,8 +37,7 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Final, assert_never, final
+from typing import IO, TYPE_CHECKING, Any, Final, assert_never
 
 from django.db import close_old_connections, connections
 from django.http import HttpRequest
@@ -53,12 +51,12 @@ from django_mcp.protocol.errors import (
     RequestTooLarge,
     TooManyCallerStreams,
 )
-from django_mcp.protocol.leading_id import leading_id
 from django_mcp.server import authorization
 from django_mcp.stdio.caller import ProcessUser
+from django_mcp.stdio.lines import OversizedLine
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable
 
     from django_mcp.listen.listener import PeerState
     from django_mcp.server.context import Context
@@ -73,44 +71,6 @@ _DATA: Final = b"data:"
 #: over HTTP the connection closes without the listen result, which tells the client so;
 #: stdio has no connection to close, so the request gets this error instead.
 LISTEN_DROPPED: Final = "The subscription stream dropped: its channel layer kept failing"
-#: How much of an over-long line's rest is read (and dropped) at a time.
-_DISCARD_CHUNK: Final = 64 * 1024
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class OversizedLine:
-    """Stands for a line longer than the limit, whose bytes were discarded unread but for
-    its beginning, where its ``id`` was looked for (:func:`leading_id`)."""
-
-    request_id: jsonrpc.RequestId | None
-
-
-def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[bytes | OversizedLine]:
-    """The lines of ``stream`` until it ends, each holding at most ``limit`` bytes before
-    its line ending (``\\n`` or ``\\r\\n``, which it keeps); a longer one is an
-    :class:`OversizedLine`, and at most ``limit + 2`` bytes of it are ever held: the rest
-    is read in small chunks and dropped up to its newline."""
-    while True:
-        line = stream.readline(limit + 2)
-        if not line:
-            return
-        if _content_length(line) <= limit:
-            yield line
-            continue
-        oversized = OversizedLine(leading_id(line))
-        while not line.endswith(b"\n"):
-            line = stream.readline(_DISCARD_CHUNK)
-            if not line:
-                break
-        yield oversized
-
-
-def _content_length(line: bytes) -> int:
-    """How many bytes of ``line`` come before its line ending."""
-    if line.endswith(b"\r\n"):
-        return len(line) - 2
-    return len(line) - 1 if line.endswith(b"\n") else len(line)
 
 
 def stdio_request(user: Any) -> HttpRequest:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from django_mcp.stdio.transport import OversizedLine, bounded_lines
+from django_mcp.stdio.lines import OversizedLine, bounded_lines
 
 
 class CountingStream(io.BytesIO):

@@ -26,7 +26,8 @@ from django.core.management.base import BaseCommand
 from django_mcp.cli.identity import USER_ENVIRONMENT, resolve_user, site_named
 from django_mcp.conf import mcp_settings
 from django_mcp.server.dispatch import MCPServer
-from django_mcp.stdio.transport import StdioServer, bounded_lines
+from django_mcp.stdio.lines import bounded_lines
+from django_mcp.stdio.transport import StdioServer
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
