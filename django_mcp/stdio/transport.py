@@ -11,13 +11,15 @@ server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to
   served as usual.
 - ``NotificationAccepted``: nothing is written; ``notifications/cancelled`` cancels the
   in-flight request it names (the stdio way to cancel, basic/patterns/cancellation.mdx).
-- ``Admitted``: the request runs in a worker thread, so later lines (a cancellation) are
-  read while it works. Its progress and log notifications are written as lines before its
-  response; a cancelled request gets no response at all. A ``subscriptions/listen``
-  stream writes its acknowledgement and change notifications as lines until the server
-  ends it with its result, or the client cancels it. Streams run on threads of their own,
-  at most ``LISTEN_MAX_STREAMS_PER_CALLER`` at once (the process is one caller); one more
-  is refused with ``TooManyCallerStreams``, so streams never hold every request worker.
+- ``Admitted``: the request is known by its id until it is answered or cancelled
+  (:mod:`.inflight`); one under an id still in flight is refused with -32600. It runs in a
+  worker thread, so later lines (a cancellation) are read while it works. Its progress
+  and log notifications are written as lines before its response; a cancelled request
+  gets no response at all. A ``subscriptions/listen`` stream writes its acknowledgement
+  and change notifications as lines until the server ends it with its result, or the
+  client cancels it. Streams run on threads of their own, at most
+  ``LISTEN_MAX_STREAMS_PER_CALLER`` at once (the process is one caller); one more is
+  refused with ``TooManyCallerStreams``, so streams never hold every request worker.
 
 A line over ``MAX_REQUEST_BYTES`` is read no further than that (:mod:`.lines`), and it gets
 ``RequestTooLarge`` (-32600), as HTTP refuses such a body before reading it. Its ``id``,
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any, Final, assert_never
 
 from django.db import close_old_connections, connections
@@ -47,12 +49,14 @@ from django_mcp.protocol import jsonrpc, methods
 from django_mcp.protocol.admission import Admitted, NotificationAccepted, Rejected
 from django_mcp.protocol.errors import (
     InternalError,
+    InvalidRequest,
     MCPError,
     RequestTooLarge,
     TooManyCallerStreams,
 )
 from django_mcp.server import authorization
 from django_mcp.stdio.caller import ProcessUser
+from django_mcp.stdio.inflight import DUPLICATE_ID, Call, InFlight
 from django_mcp.stdio.lines import OversizedLine
 
 if TYPE_CHECKING:
@@ -95,16 +99,10 @@ class StdioServer:
         self.request = stdio_request(user)
         self.user = ProcessUser(user)
         self._write_lock = threading.Lock()
-        self._inflight: dict[jsonrpc.RequestId, Context] = {}
-        #: Requests waiting for a worker (a cancellation takes them out of the queue),
-        #: and ones cancelled after a worker took them but before their Context existed.
-        self._queued: dict[jsonrpc.RequestId, Future[None]] = {}
-        self._cancel_on_start: set[jsonrpc.RequestId] = set()
-        self._starting: set[jsonrpc.RequestId] = set()  # taken by a worker, no Context yet
+        #: Requests and listen streams from their line to their answer, by id.
+        self.inflight = InFlight()
         self._output_gone = False  # the client closed its end of stdout
-        self._streams: dict[jsonrpc.RequestId, threading.Event] = {}
         self._closing = threading.Event()
-        self._inflight_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-stdio")
         # Listen streams hold their thread for minutes: on a pool of their own, bounded as
         # one HTTP caller's are, so that they never take every worker from the requests.
@@ -153,13 +151,7 @@ class StdioServer:
                 return
         logger.warning("stdout was closed by the client, or a write to it failed: stopping")
         self._closing.set()
-        with self._inflight_lock:
-            running = list(self._inflight.values())
-            queued = list(self._queued.values())
-        for future in queued:
-            future.cancel()
-        for context in running:
-            context.cancel()
+        self.inflight.cancel_all()
 
     def receive(self, line: bytes) -> None:
         # Admission may query the database (the caller, permission checks) on this thread,
@@ -198,21 +190,26 @@ class StdioServer:
                 if admission.notification.method == methods.NOTIFICATION_CANCELLED:
                     self.cancel((admission.notification.params or {}).get("requestId"))
             case Admitted():
-                if admission.request.method == methods.SUBSCRIPTIONS_LISTEN:
-                    if self._listen_slots.acquire(blocking=False):
-                        # Known before the stream's thread starts, as a queued request is:
-                        # a cancellation on the next line must find it.
-                        stop = threading.Event()
-                        with self._inflight_lock:
-                            self._streams[admission.request.id] = stop
-                        self._listen_pool.submit(self.listen, admission, request, stop)
-                    else:  # as HTTP answers a caller over its limit (there, with a 429)
-                        refusal = TooManyCallerStreams("caller")
-                        self.write(jsonrpc.error_response(refusal, admission.request.id))
-                else:
-                    self.submit(admission, request)
+                self.start(admission, request)
             case _:
                 assert_never(admission)
+
+    def start(self, admitted: Admitted, request: HttpRequest) -> None:
+        """Run an admitted request, known by its id from now on (:mod:`.inflight`): a
+        cancellation on the next line must find it, queued or not yet started, and a
+        request under an id still in flight is refused."""
+        request_id = admitted.request.id
+        call = self.inflight.admit(request_id)
+        if call is None:
+            self.write(jsonrpc.error_response(InvalidRequest(DUPLICATE_ID), request_id))
+        elif admitted.request.method != methods.SUBSCRIPTIONS_LISTEN:
+            self.submit(call, admitted, request)
+        elif self._listen_slots.acquire(blocking=False):
+            call.stream = threading.Event()
+            self._listen_pool.submit(self.listen, call, admitted, request)
+        else:  # as HTTP answers a caller over its limit (there, with a 429)
+            self.inflight.release(call)
+            self.write(jsonrpc.error_response(TooManyCallerStreams("caller"), request_id))
 
     def refuse_failed(self, line: bytes) -> None:
         """Answer the request on ``line``, whose admission raised, with -32603, as a
@@ -232,42 +229,17 @@ class StdioServer:
         """Cancel the in-flight request ``request_id``; an unknown or finished one is
         ignored (the race is allowed), and so is one that is no request id at all (a list
         would not hash, and ``true`` or ``1.0`` would be taken for the id ``1``)."""
-        if not jsonrpc.is_valid_id(request_id):
-            return
-        with self._inflight_lock:
-            context = self._inflight.get(request_id)
-            stream = self._streams.get(request_id)
-            queued = self._queued.get(request_id)
-        if context is None and queued is not None and not queued.cancel():
-            # Started, but its Context is not known yet: cancelled as soon as it is.
-            with self._inflight_lock:
-                context = self._inflight.get(request_id)
-                # Only while it starts: once it ended (the race the spec allows), a later
-                # request that reuses the id must not be cancelled by this one.
-                if context is None and request_id in self._starting:
-                    self._cancel_on_start.add(request_id)
-        if context is not None:
-            context.cancel()
-        if stream is not None:
-            stream.set()
+        if jsonrpc.is_valid_id(request_id):
+            self.inflight.cancel(request_id)
 
-    def submit(self, admitted: Admitted, request: HttpRequest) -> None:
+    def submit(self, call: Call, admitted: Admitted, request: HttpRequest) -> None:
         """Queue a request for a worker. Until a worker takes it, a cancellation takes it
         out of the queue: it never runs and gets no response, as one cancelled while it
         runs (basic/patterns/cancellation.mdx: the receiver SHOULD stop processing it)."""
-        request_id = admitted.request.id
-        future = self._pool.submit(self.run, admitted, request)
-        with self._inflight_lock:
-            self._queued[request_id] = future
+        call.future = self._pool.submit(self.run, admitted, request, call)
+        call.future.add_done_callback(lambda _: self.inflight.release(call))
 
-        def forget(done: Future[None]) -> None:
-            with self._inflight_lock:
-                if self._queued.get(request_id) is done:
-                    del self._queued[request_id]
-
-        future.add_done_callback(forget)
-
-    def listen(self, admitted: Admitted, request: HttpRequest, stop: threading.Event) -> None:
+    def listen(self, call: Call, admitted: Admitted, request: HttpRequest) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server
         ends it (with its result, or with -32603 when its channel layer kept failing:
         :data:`LISTEN_DROPPED`), the client cancels it (sets ``stop``: nothing more is
@@ -275,21 +247,19 @@ class StdioServer:
         with its result too). The stream asks its ``peer`` at every wake-up, at least every
         ``WSGI_POLL_SECONDS``, which bounds how long either takes to notice."""
         try:
-            self._stream(admitted, request, stop)
+            self._stream(admitted, request, call)
         finally:
-            with self._inflight_lock:
-                if self._streams.get(admitted.request.id) is stop:
-                    del self._streams[admitted.request.id]
+            self.inflight.release(call)
             self._listen_slots.release()
 
-    def _stream(
-        self, admitted: Admitted, request: HttpRequest | None, stop: threading.Event
-    ) -> None:
+    def _stream(self, admitted: Admitted, request: HttpRequest | None, call: Call) -> None:
         request_id = admitted.request.id
+        stop = call.stream
+        assert stop is not None
         try:
             listener = self.server.open_listen(admitted, request=request or self.request)
         except MCPError as exc:
-            if not stop.is_set():
+            if self.inflight.release(call):
                 self.write(jsonrpc.error_response(exc, request_id))
             return
 
@@ -306,48 +276,55 @@ class StdioServer:
                 if stop.is_set():
                     return
                 if chunk.startswith(_DATA):  # one event, one message; comments are skipped
-                    self.write_line(chunk[len(_DATA) :].strip())
-            if listener.dropped:  # no connection to drop here: the request is answered
+                    line = chunk[len(_DATA) :].strip()
+                    if _is_response(line) and not self.inflight.release(call):
+                        return  # its result: the id is free once the client reads it
+                    self.write_line(line)
+            if listener.dropped and self.inflight.release(call):
+                # No connection to drop here: the request is answered.
                 self.write(jsonrpc.error_response(InternalError(LISTEN_DROPPED), request_id))
         finally:
             getattr(events, "close", lambda: None)()  # a generator: run its cleanup now
 
-    def run(self, admitted: Admitted, request: HttpRequest | None = None) -> None:
-        """Handle one request in a worker thread and write its notifications and reply."""
+    def run(
+        self, admitted: Admitted, request: HttpRequest | None = None, call: Call | None = None
+    ) -> None:
+        """Handle one request in a worker thread and write its notifications and reply
+        (``call``: the request as :meth:`start` made it known, if it did)."""
         request_id = admitted.request.id
-        context: Context | None = None
+        call = call or Call(request_id)
 
         def on_context(ctx: Context) -> None:
-            nonlocal context
-            context = ctx
-            with self._inflight_lock:
-                self._inflight[request_id] = ctx
-                self._starting.discard(request_id)
-                if request_id in self._cancel_on_start:
-                    self._cancel_on_start.discard(request_id)
-                    ctx.cancel()
+            self.inflight.started(call, ctx)
 
         def emit(note: dict[str, Any]) -> None:
-            if context is None or not context.cancelled:
+            if not self._cancelled(call):
                 self.write(jsonrpc.notification(note["method"], note.get("params")))
 
-        with self._inflight_lock:
-            self._starting.add(request_id)
         close_old_connections()
         try:
             reply = self.server.handle(
                 admitted, request=request or self.request, emit=emit, on_context=on_context
             )
-            if context is not None and context.cancelled:
+            if self._cancelled(call) or not self.inflight.release(call):
                 logger.info("request %r was cancelled; no response is sent", request_id)
                 return
             self.write(reply.to_message())
         except Exception:  # a worker must not die silently: the client would wait forever
             logger.exception("stdio request %r failed", request_id)
-            self.write(jsonrpc.error_response(InternalError(), request_id))
+            if self.inflight.release(call):
+                self.write(jsonrpc.error_response(InternalError(), request_id))
         finally:
-            with self._inflight_lock:
-                self._inflight.pop(request_id, None)
-                self._starting.discard(request_id)
-                self._cancel_on_start.discard(request_id)
+            self.inflight.release(call)
             connections.close_all()
+
+    @staticmethod
+    def _cancelled(call: Call) -> bool:
+        """Whether ``call`` was cancelled, by the client or by its own Context."""
+        return call.cancelled or (call.context is not None and call.context.cancelled)
+
+
+def _is_response(line: bytes) -> bool:
+    """Whether a listen stream's ``line`` is its response (its result), not a notification."""
+    message = jsonrpc.decode_json(line)
+    return isinstance(message, dict) and "method" not in message

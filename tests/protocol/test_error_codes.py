@@ -352,3 +352,47 @@ def test_the_codes_seen_over_http_are_exactly_the_catalogue(client, walk_site, m
     declared = {(cls.code, catalogue_status(cls)) for cls in errors.ERROR_CLASSES}
     assert mcp_log.error_codes == {cls.code for cls in errors.ERROR_CLASSES}
     assert mcp_log.error_statuses == declared
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_error_paths_only_stdio_has_emit_allowed_codes(mcp_site):
+    """basic/index.mdx, "Error Codes" and "Requests", for what only stdio refuses (HTTP has
+    no line to cut short, and every POST answers one request): a line over the size limit,
+    and a request under an id still in flight. Each is -32600, a valid
+    ``JSONRPCErrorResponse`` carrying the id it answers."""
+    import io
+    import threading
+
+    from django.contrib.auth.models import AnonymousUser
+
+    from django_mcp.server.dispatch import MCPServer
+    from django_mcp.stdio.lines import OversizedLine
+    from django_mcp.stdio.transport import StdioServer
+    from tests.helpers import assert_valid, mcp_body
+
+    started, release = threading.Event(), threading.Event()
+
+    @mcp_site.tool
+    def hold() -> str:
+        started.set()
+        release.wait(10)
+        return "held"
+
+    output = io.BytesIO()
+    stdio = StdioServer(MCPServer(mcp_site), output, user=AnonymousUser())
+
+    def lines() -> Any:
+        call = mcp_body("tools/call", {"name": "hold", "arguments": {}}, id=1)
+        yield json.dumps(call).encode()
+        assert started.wait(10)
+        yield json.dumps(call).encode()  # id 1 is still in flight
+        yield OversizedLine("big")
+        release.set()
+
+    stdio.serve(lines())
+
+    refusals = [m for m in map(json.loads, output.getvalue().splitlines()) if "error" in m]
+    assert [(m["id"], m["error"]["code"]) for m in refusals] == [(1, -32600), ("big", -32600)]
+    for message in refusals:
+        assert errors.is_allowed_code(message["error"]["code"])
+        assert_valid(message, "JSONRPCErrorResponse")

@@ -27,124 +27,18 @@ from mcp import Client, StdioServerParameters
 from django_mcp import Context
 from django_mcp.server.dispatch import MCPServer
 from django_mcp.stdio import transport
+from django_mcp.stdio.inflight import Call
 from django_mcp.stdio.transport import StdioServer
 from django_mcp.tasks.models import MCPTask
 from tests.helpers import mcp_body
-from tests.live import REPO, migrate, server_env
+from tests.live import REPO
+from tests.stdio.support import DEADLINE, META, Process, command, environment_with_ada, request
 from tests.tasks.support import declaring
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
-    from pathlib import Path
+    from collections.abc import Iterator
 
-SETTINGS = "tests.stdio.settings"
 PG_ADMIN = {"host": "127.0.0.1", "dbname": "postgres", "user": os.environ.get("PGUSER", "postgres")}
-DEADLINE = 30.0  # seconds for one SDK session
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
-@pytest.fixture(scope="module")
-def stdio_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of an ``mcp_stdio`` process: a migrated database with user ada."""
-    database: Path = tmp_path_factory.mktemp("stdio") / "db.sqlite3"
-    return environment_with_ada(SETTINGS, {"DJANGO_MCP_SQLITE": str(database)})
-
-
-def environment_with_ada(settings: str, extra: Mapping[str, str]) -> dict[str, str]:
-    """The environment of ``mcp_stdio`` processes on ``settings``, its database migrated
-    and holding the user ada."""
-    migrate(settings, extra)
-    env = server_env(settings, extra)
-    env.pop("DJANGO_MCP_USER", None)
-    subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "shell",
-            "-c",
-            "from django.contrib.auth.models import User; User.objects.create(username='ada')",
-        ],
-        env=env,
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-    return env
-
-
-def command(*args: str) -> list[str]:
-    return [sys.executable, "manage.py", "mcp_stdio", *args]
-
-
-def request(id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": id,
-        "method": method,
-        "params": {"_meta": META, **(params or {})},
-    }
-
-
-class Process:
-    """One ``mcp_stdio`` process spoken to line by line."""
-
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.popen = subprocess.Popen(
-            command(*args),
-            env=env,
-            cwd=REPO,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-
-    def send(self, message: dict[str, Any] | bytes) -> None:
-        assert self.popen.stdin is not None
-        data = message if isinstance(message, bytes) else json.dumps(message).encode()
-        self.popen.stdin.write(data + b"\n")
-        self.popen.stdin.flush()
-
-    def lines(self) -> Iterator[dict[str, Any]]:
-        """Each line written to stdout, parsed (fails on one that is not JSON)."""
-        assert self.popen.stdout is not None
-        for raw in self.popen.stdout:
-            yield json.loads(raw)
-
-    def close_input(self) -> None:
-        """Close stdin, as a client that shuts down does (stdout may still be read)."""
-        assert self.popen.stdin is not None
-        self.popen.stdin.close()
-        self.popen.stdin = None
-
-    def kill(self) -> None:
-        """End the process if a failed test left it running, and close its pipes."""
-        if self.popen.poll() is None:
-            self.popen.kill()
-        self.popen.communicate(timeout=DEADLINE)
-
-    def finish(self) -> tuple[list[dict[str, Any]], str]:
-        """Close stdin; the rest of stdout and all of stderr once the process exited 0."""
-        stdout, stderr = self.popen.communicate(timeout=DEADLINE)
-        assert self.popen.returncode == 0, stderr.decode()
-        return [json.loads(line) for line in stdout.splitlines()], stderr.decode()
-
-
-@pytest.fixture
-def start(stdio_env: dict[str, str]) -> Iterator[Any]:
-    """Start ``mcp_stdio`` processes; each one still running at the end is killed."""
-    started: list[Process] = []
-
-    def start_process(*args: str) -> Process:
-        started.append(Process(stdio_env, *args))
-        return started[-1]
-
-    yield start_process
-    for process in started:
-        process.kill()
 
 
 def run_sdk(env: dict[str, str], body: Any, *args: str) -> Any:
@@ -391,7 +285,8 @@ def test_a_listen_stream_acts_for_the_processs_user(mcp_site, django_user_model,
     body = json.dumps(mcp_body("subscriptions/listen", params, id=5, meta=declaring()))
     admitted = server.admit(body.encode(), None, request=stdio.request)
 
-    worker = threading.Thread(target=stdio._stream, args=(admitted, None, threading.Event()))
+    call = Call(5, stream=threading.Event())
+    worker = threading.Thread(target=stdio._stream, args=(admitted, None, call))
     worker.start()
     deadline = time.monotonic() + DEADLINE
     while not output.getvalue() and time.monotonic() < deadline:
@@ -650,7 +545,7 @@ def test_a_late_cancellation_does_not_cancel_the_next_request_with_that_id(
         cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
         yield json.dumps(cancel).encode()  # the race the spec allows: it came too late
         release.set()
-        wait_for(lambda: 1 not in stdio._queued)  # request 1 is completely finished
+        wait_for(lambda: 1 not in stdio.inflight)  # request 1 is completely finished
         second = mcp_body("tools/call", {"name": "echo", "arguments": {"text": "b"}}, id=1)
         yield json.dumps(second).encode()
 
@@ -658,7 +553,7 @@ def test_a_late_cancellation_does_not_cancel_the_next_request_with_that_id(
 
     answers = [json.loads(line) for line in output.getvalue().splitlines()]
     texts = [a["result"]["content"][0]["text"] for a in answers if "result" in a]
-    assert texts == ["a", "b"], (answers, stdio._cancel_on_start)
+    assert texts == ["a", "b"], answers
 
 
 class ClosedByTheClient(io.BytesIO):
@@ -758,7 +653,7 @@ def test_a_listen_cancelled_before_its_stream_opens_writes_nothing(
     stdio.serve(lines())
 
     assert output.getvalue() == b""
-    assert stdio._streams == {}
+    assert len(stdio.inflight) == 0
 
 
 def test_sigterm_after_the_input_ended_lets_running_requests_finish(start: Any) -> None:

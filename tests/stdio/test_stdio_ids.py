@@ -1,0 +1,93 @@
+"""Request ids over stdio, where they are all that ties an answer or a cancellation to its
+request (basic/transports/stdio.mdx): ``manage.py mcp_stdio`` driven over pipes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django_mcp.stdio.inflight import DUPLICATE_ID
+from tests.stdio.support import META, request
+
+WAIT = {"name": "wait_for_cancel", "arguments": {}, "_meta": {**META, "progressToken": "w"}}
+LISTEN = {"notifications": {"toolsListChanged": True}}
+
+
+def cancel(request_id: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request_id},
+    }
+
+
+def test_a_second_request_under_an_id_in_flight_is_refused_and_the_first_stays_cancellable(
+    start: Any,
+) -> None:
+    """basic/index.mdx, "Requests": the id "MUST NOT match the ID of any other request the
+    sender has issued and not yet received a response for". A second request under id 1
+    took over id 1's cancellation tracking: it ran and was answered as if valid, and
+    ``notifications/cancelled`` for 1 then reached the wrong request (the first ran on).
+    The duplicate now gets -32600 Invalid Request with its id (every request gets a
+    response) and never runs; the cancellation reaches the first, which is never
+    answered (basic/patterns/cancellation.mdx)."""
+    process = start()
+    lines = process.lines()
+    process.send(request(1, "tools/call", WAIT))
+    assert next(lines)["method"] == "notifications/progress"  # the first one runs
+    process.send(request(1, "tools/call", {"name": "caller", "arguments": {}}))
+    refused = next(lines)
+    process.send(cancel(1))
+    process.send(request(2, "server/discover"))
+    answered = next(lines)
+    rest, _ = process.finish()  # the first request, were it not cancelled, waits 30 s
+
+    assert refused == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32600, "message": DUPLICATE_ID},
+    }
+    assert answered["id"] == 2
+    assert "result" in answered
+    assert rest == []
+
+
+def test_an_id_in_use_by_a_listen_stream_is_refused_too(start: Any) -> None:
+    """basic/patterns/subscriptions.mdx: a ``subscriptions/listen`` request is in flight
+    until its stream ends, and its id is the one its notifications and its cancellation
+    name: another request under it is refused, and the stream is still the one that
+    ``notifications/cancelled`` ends."""
+    process = start()
+    lines = process.lines()
+    process.send(request(5, "subscriptions/listen", LISTEN))
+    assert next(lines)["method"] == "notifications/subscriptions/acknowledged"
+    process.send(request(5, "server/discover"))
+    refused = next(lines)
+    process.send(cancel(5))
+    rest, _ = process.finish()  # a stream still open would end with its result
+
+    assert refused["id"] == 5
+    assert refused["error"]["code"] == -32600
+    assert rest == []
+
+
+def test_an_id_is_free_again_once_its_request_is_cancelled_or_answered(start: Any) -> None:
+    """basic/index.mdx: the id is reserved only until its response is received, and a
+    cancelled request gets none (basic/patterns/cancellation.mdx): the client may reuse the
+    id as soon as it reads the response or sends the cancellation, even while the
+    cancelled request winds down. Neither reuse is taken for a duplicate."""
+    process = start()
+    lines = process.lines()
+    process.send(request(1, "tools/call", WAIT))
+    assert next(lines)["method"] == "notifications/progress"
+    process.send(cancel(1))
+    process.send(request(1, "tools/call", {"name": "caller", "arguments": {}}))
+    reused = next(lines)
+    process.send(request(1, "tools/call", {"name": "caller", "arguments": {}}))
+    again = next(lines)
+    rest, _ = process.finish()
+
+    assert reused["id"] == 1
+    assert reused["result"]["content"][0]["text"] == "anonymous"
+    assert again["id"] == 1
+    assert again["result"]["content"][0]["text"] == "anonymous"
+    assert rest == []
