@@ -207,6 +207,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
             "LISTEN_MAX_STREAMS",
             "LISTEN_MAX_STREAMS_PER_CALLER",
             "NATIVE_WORKER_THREADS",
+            "STDIO_MAX_QUEUED_REQUESTS",
         )
     },
     **{

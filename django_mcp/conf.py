@@ -36,6 +36,9 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MAX_REQUEST_BYTES": 4 * 1024 * 1024,
     # Worker threads of the native ASGI path (NativeMCP), shared by its requests' sync code.
     "NATIVE_WORKER_THREADS": 64,
+    # stdio (manage.py mcp_stdio): requests read and waiting for a worker; when that many
+    # wait, stdin is read no further until one starts (backpressure, never a drop).
+    "STDIO_MAX_QUEUED_REQUESTS": 32,
     # Rate limits ("COUNT/PERIOD", e.g. "120/m"; None: off) per signed-in user, per
     # credential and per client address, counted in the cache RATE_LIMIT_CACHE.
     "RATE_LIMIT_USER": None,

@@ -51,6 +51,12 @@ SETTING_MEANINGS: dict[str, str] = {
     "NATIVE_WORKER_THREADS": "Worker threads of the native ASGI path (`NativeMCP`): sync "
     "tools and admission that may query the database run there, so this many slow calls at "
     "once make the next ones wait. Size it as a threaded server's thread count.",
+    "STDIO_MAX_QUEUED_REQUESTS": "Requests `manage.py mcp_stdio` holds read and waiting for "
+    "a worker (8 run at once; listen streams are bounded apart). With that many waiting it "
+    "reads no more of stdin until one starts or is cancelled, so a client that writes faster "
+    "than it is served is held back (its writes block) instead of growing the server's "
+    "memory; no request is dropped. A `notifications/cancelled` written meanwhile is read "
+    "in its turn.",
     "RATE_LIMIT_USER": "Requests one signed-in user (or one OAuth client acting for itself) "
     'may make, as `"COUNT/PERIOD"` '
     '(`"120/m"`, `"5000/h"`, `"10/30s"`); over it: HTTP 429 with `Retry-After` and error '

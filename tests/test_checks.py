@@ -120,6 +120,8 @@ def test_e003_for_each_unknown_key():
         ("LISTEN_RECHECK_SECONDS", 0),
         ("LISTEN_RECHECK_SECONDS", None),
         ("LISTEN_RECHECK_SECONDS", "30"),
+        ("STDIO_MAX_QUEUED_REQUESTS", 0),
+        ("STDIO_MAX_QUEUED_REQUESTS", None),
     ],
 )
 def test_e004_for_an_invalid_value(key, value):

@@ -13,7 +13,9 @@ server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to
   in-flight request it names (the stdio way to cancel, basic/patterns/cancellation.mdx).
 - ``Admitted``: the request is known by its id until it is answered or cancelled
   (:mod:`.inflight`); one under an id still in flight is refused with -32600. It runs in a
-  worker thread, so later lines (a cancellation) are read while it works. Its progress
+  worker thread, so later lines (a cancellation) are read while it works; with
+  ``STDIO_MAX_QUEUED_REQUESTS`` waiting for a worker, stdin is read no further until one
+  starts (backpressure: the client's writes block; nothing is dropped). Its progress
   and log notifications are written as lines before its response; a cancelled request
   gets no response at all. A ``subscriptions/listen`` stream writes its acknowledgement
   and change notifications as lines until the server ends it with its result, or the
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, TYPE_CHECKING, Any, Final, assert_never
 
 from django.db import close_old_connections, connections
@@ -91,7 +93,13 @@ class StdioServer:
     """Serve one site over a pair of byte streams until the input ends."""
 
     def __init__(
-        self, server: MCPServer, output: IO[bytes], *, user: Any, max_workers: int = MAX_WORKERS
+        self,
+        server: MCPServer,
+        output: IO[bytes],
+        *,
+        user: Any,
+        max_workers: int = MAX_WORKERS,
+        max_queued: int | None = None,
     ) -> None:
         self.server = server
         self.output = output
@@ -104,6 +112,11 @@ class StdioServer:
         self._output_gone = False  # the client closed its end of stdout
         self._closing = threading.Event()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-stdio")
+        # The pool's own queue has no bound: room for the requests running and as many
+        # waiting, taken before a request is queued and given back once it is done.
+        if max_queued is None:
+            max_queued = int(mcp_settings.STDIO_MAX_QUEUED_REQUESTS)
+        self._room = threading.BoundedSemaphore(max_workers + max(0, max_queued))
         # Listen streams hold their thread for minutes: on a pool of their own, bounded as
         # one HTTP caller's are, so that they never take every worker from the requests.
         max_listens = max(1, int(mcp_settings.LISTEN_MAX_STREAMS_PER_CALLER))
@@ -235,9 +248,23 @@ class StdioServer:
     def submit(self, call: Call, admitted: Admitted, request: HttpRequest) -> None:
         """Queue a request for a worker. Until a worker takes it, a cancellation takes it
         out of the queue: it never runs and gets no response, as one cancelled while it
-        runs (basic/patterns/cancellation.mdx: the receiver SHOULD stop processing it)."""
+        runs (basic/patterns/cancellation.mdx: the receiver SHOULD stop processing it).
+
+        With ``STDIO_MAX_QUEUED_REQUESTS`` already waiting, this waits for room first, and
+        so does the reading of stdin: a client that writes faster than it is served is
+        held back by the pipe instead of growing the queue without bound, and no request
+        is dropped. (A cancellation written meanwhile is read in its turn.)"""
+        self._room.acquire()
+        if call.cancelled:  # stdout went away meanwhile: nothing can be answered
+            self._room.release()
+            return
+
+        def done(_: Future[None]) -> None:
+            self.inflight.release(call)
+            self._room.release()
+
         call.future = self._pool.submit(self.run, admitted, request, call)
-        call.future.add_done_callback(lambda _: self.inflight.release(call))
+        call.future.add_done_callback(done)
 
     def listen(self, call: Call, admitted: Admitted, request: HttpRequest) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server

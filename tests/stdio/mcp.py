@@ -84,3 +84,10 @@ def shell_out_reading_stdin() -> str:
     except subprocess.TimeoutExpired:
         return "the child waited for stdin"
     return f"the child read {done.stdout.decode().strip()} bytes"
+
+
+@django_mcp.tool
+def pause(seconds: float) -> str:
+    """Hold a worker for ``seconds``, then answer."""
+    time.sleep(seconds)
+    return "paused"

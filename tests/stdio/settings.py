@@ -16,4 +16,11 @@ DATABASES = {
         "NAME": os.environ["DJANGO_MCP_SQLITE"],
     }
 }
-DJANGO_MCP = {**DJANGO_MCP, "LISTEN_KEEPALIVE_SECONDS": 0.1, "REQUEST_LOG": "off"}
+#: Two requests may wait for a worker (the default is 32), so that a test fills the queue
+#: with a dozen requests.
+DJANGO_MCP = {
+    **DJANGO_MCP,
+    "LISTEN_KEEPALIVE_SECONDS": 0.1,
+    "REQUEST_LOG": "off",
+    "STDIO_MAX_QUEUED_REQUESTS": 2,
+}
