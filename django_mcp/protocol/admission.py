@@ -65,6 +65,9 @@ class Rejected:
     method: str | None = None
     declared_revision: str | None = None
     is_notification: bool = False
+    #: A JSON-RPC response sent by the client (see :class:`~.jsonrpc.MessageError`): HTTP
+    #: refuses it as the answer to its POST; stdio, where it answers nothing, writes none.
+    is_response: bool = False
     #: The tool or prompt name or resource URI the request named, for the request log.
     target: str | None = None
     #: What was parsed before the rule failed, for the request log: the client's
@@ -103,7 +106,7 @@ def admit(
     try:
         message = parse_message(body, max_depth=max_depth)
     except MessageError as exc:
-        return Rejected(exc.error, exc.request_id, is_notification=exc.is_notification)
+        return _malformed(exc)
     if isinstance(message, Notification):
         return NotificationAccepted(message)
     declared: str | None = None
@@ -149,7 +152,7 @@ def refuse_unverified(body: bytes, error: MCPError, *, max_depth: int | None = N
     try:
         message = parse_message(body, max_depth=max_depth)
     except MessageError as exc:
-        return Rejected(exc.error, exc.request_id, is_notification=exc.is_notification)
+        return _malformed(exc)
     if isinstance(message, Notification):
         return Rejected(error, None, message.method, is_notification=True)
     return Rejected(
@@ -158,6 +161,15 @@ def refuse_unverified(body: bytes, error: MCPError, *, max_depth: int | None = N
         message.method,
         target=_target(message),
         client_info=readable_client_info(message.params),
+    )
+
+
+def _malformed(exc: MessageError) -> Rejected:
+    return Rejected(
+        exc.error,
+        exc.request_id,
+        is_notification=exc.is_notification,
+        is_response=exc.is_response,
     )
 
 

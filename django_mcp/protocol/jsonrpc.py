@@ -49,7 +49,12 @@ Message: TypeAlias = Request | Notification
 
 
 class MessageError(Exception):
-    """A body that is not an acceptable message, with the id if it could be read."""
+    """A body that is not an acceptable message, with the id if it could be read.
+
+    ``is_response``: the body is a JSON-RPC response (``result`` or ``error``, no
+    ``method``), which a client never sends; its id, if any, is that of a request of the
+    server's, not of the client's.
+    """
 
     def __init__(
         self,
@@ -57,11 +62,13 @@ class MessageError(Exception):
         request_id: RequestId | None = None,
         *,
         is_notification: bool = False,
+        is_response: bool = False,
     ) -> None:
         super().__init__(error.message)
         self.error = error
         self.request_id = request_id
         self.is_notification = is_notification
+        self.is_response = is_response
 
 
 def _reject_constant(name: str) -> Any:
@@ -172,7 +179,8 @@ def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
     if document.get("jsonrpc") != JSONRPC_VERSION:
         raise _invalid('"jsonrpc" must be "2.0"', request_id, notification)
     if "method" not in document and ("result" in document or "error" in document):
-        raise MessageError(InvalidRequest("Clients must not send responses"), request_id)
+        error = InvalidRequest("Clients must not send responses")
+        raise MessageError(error, request_id, is_response=True)
     method = document.get("method")
     if not isinstance(method, str) or not method:
         raise _invalid('"method" must be a non-empty string', request_id, notification)

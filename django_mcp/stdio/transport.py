@@ -5,7 +5,16 @@ Each line read is one message, handed with no headers (``None``) to the same
 ``MCPServer.admit`` the HTTP middleware uses, so every protocol rule and error text is the
 server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to lines:
 
-- ``Rejected``: a JSON-RPC error line, except for a notification, which is never answered.
+- ``Rejected``: a JSON-RPC error line, except for a notification, which is never answered,
+  and for a JSON-RPC response the client sent, which is logged (stderr) and answers
+  nothing. basic/transports/stdio.mdx: the client MUST NOT write responses, and what the
+  server writes is responses to the client's requests, correlated by id, and
+  notifications. The id of a response is that of a request of the server's (it sends none
+  under 2026-07-28); an error echoing it would be read as the answer to the client's own
+  request with that id, perhaps one in flight (basic/index.mdx: an error response carries
+  the id of the request it corresponds to, and this one corresponds to none). HTTP
+  answers the same message with 400 and -32600 with the id: there every POST gets an
+  answer of its own, which no other request's answer can be mistaken for.
 - An exception out of admission (a custom permission check with a bug, say) is logged
   and answered as one out of a handler, -32603 with the request's id; the next line is
   served as usual.
@@ -185,6 +194,12 @@ class StdioServer:
         except Exception:  # a custom permission check with a bug, say: one request fails
             logger.exception("stdio admission failed")
             self.refuse_failed(line)
+            return
+        if isinstance(admission, Rejected) and admission.is_response:
+            logger.warning(
+                "a JSON-RPC response (id %r) was read from stdin, where clients send none: ignored",
+                admission.request_id,
+            )
             return
         if refused is not None and not isinstance(admission, NotificationAccepted):
             # Where HTTP answers 401 or 403: the same JSON-RPC error, as a line (a user

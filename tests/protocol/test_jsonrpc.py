@@ -65,6 +65,13 @@ def test_responses_from_the_client_are_refused_and_keep_their_id(document):
     assert error.error.code == errors.INVALID_REQUEST
     assert error.request_id == 1
     assert error.is_notification is False
+    assert error.is_response is True  # stdio writes nothing for it
+
+
+def test_only_a_response_is_marked_as_one():
+    """The mark stdio reads to leave a response unanswered is on nothing else."""
+    assert rejection(raw({"jsonrpc": "2.0", "id": 1})).is_response is False
+    assert rejection(raw({"jsonrpc": "2.0", "id": 1, "method": 3})).is_response is False
 
 
 @pytest.mark.parametrize("version", ["1.0", "2", 2.0, None, "2.0 "])

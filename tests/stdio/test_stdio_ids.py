@@ -91,3 +91,30 @@ def test_an_id_is_free_again_once_its_request_is_cancelled_or_answered(start: An
     assert again["id"] == 1
     assert again["result"]["content"][0]["text"] == "anonymous"
     assert rest == []
+
+
+def test_a_response_from_the_client_is_never_answered(start: Any) -> None:
+    """basic/transports/stdio.mdx: "The client MUST NOT write JSON-RPC responses", and
+    what the server writes is responses to the client's requests, correlated by id, and
+    notifications. A response the client wrote anyway got -32600 echoing its id: the id of
+    a request of the server's (which sends none), read by the client as the answer to its
+    own request 1, still running here (basic/index.mdx: an error response carries the id
+    of the request it corresponds to). It is now logged to stderr and answers nothing;
+    request 1 is unaffected. (Over HTTP the same body still gets 400 and -32600:
+    tests/protocol/test_error_codes.py.)"""
+    process = start()
+    lines = process.lines()
+    process.send(request(1, "tools/call", WAIT))
+    assert next(lines)["method"] == "notifications/progress"
+    process.send({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}})
+    process.send({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}})
+    process.send({"jsonrpc": "2.0", "result": {}})  # no id at all
+    process.send(request(2, "server/discover"))
+    answered = next(lines)
+    process.send(cancel(1))
+    rest, stderr = process.finish()
+
+    assert answered["id"] == 2
+    assert "result" in answered
+    assert rest == []
+    assert stderr.count("a JSON-RPC response (id 1) was read from stdin") == 2
