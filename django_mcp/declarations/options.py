@@ -72,11 +72,12 @@ class ResourceOptions(CommonOptions, total=False):
     #: that the resource a URI names exists. A ``notifications/resources/updated`` reaches
     #: a listen stream only when it says yes (``ctx`` is None for a stream with no caller).
     visible: Callable[..., bool] | None
-    #: Templates only: ``row_visible(ctx, row) -> bool``, asked instead of ``visible``
-    #: when a change names the row it is about (``row`` is ``{"model": label, "pk": pk}``,
-    #: what :func:`django_mcp.listen.watch.watch` publishes): whether the caller may see
-    #: *that* row, which a key in the URI may not name alone (``ModelTools`` sets it).
-    row_visible: Callable[..., bool] | None
+    #: Templates only: ``row_visible(ctx, row) -> bool | None``, asked instead of
+    #: ``visible`` when a change names the row it is about (``row`` is ``{"model": label,
+    #: "pk": pk}``, what :func:`django_mcp.listen.watch.watch` publishes): whether the
+    #: caller may see *that* row, which a key in the URI may not name alone (``ModelTools``
+    #: sets it); None for a row it cannot judge (another model's), which ``visible`` decides.
+    row_visible: Callable[..., bool | None] | None
 
 
 class PromptOptions(CommonOptions, total=False):

@@ -129,8 +129,9 @@ class ResourceTemplateSpec(ResourceDeclaration):
     #: the change names its row (``row_visible(ctx, {"model": label, "pk": pk})``, the
     #: event :func:`django_mcp.listen.watch.watch` publishes): a ``ModelTools`` template
     #: sets it, so a listener hears of the row that changed only if it may see that row,
-    #: whether or not the lookup field is unique (the ``row_visible`` option).
-    row_visible: Callable[[Any, Mapping[str, Any]], bool] | None = None
+    #: whether or not the lookup field is unique (the ``row_visible`` option). None
+    #: from it: not a row it judges (another model's); ``visible`` decides.
+    row_visible: Callable[[Any, Mapping[str, Any]], bool | None] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()

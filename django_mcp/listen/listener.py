@@ -126,7 +126,9 @@ class Listener:
                 return False
             row_visible = getattr(found[0], "row_visible", None)
             if row_visible is not None and isinstance(row, dict):
-                return bool(row_visible(self.context, row))
+                verdict = row_visible(self.context, row)
+                if verdict is not None:  # None: not one of its rows; ``visible`` decides
+                    return bool(verdict)
             visible = getattr(found[0], "visible", None)
             return visible is None or bool(visible(self.context, **found[1]))
         except Exception:  # a failing permission check withholds the update, never the stream

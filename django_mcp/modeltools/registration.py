@@ -75,14 +75,18 @@ def register_resources(tools: ModelTools) -> None:
             return False
         return True
 
-    def row_visible_by_pk(ctx: Context | None, row: Mapping[str, Any]) -> bool:
+    def row_visible_by_pk(ctx: Context | None, row: Mapping[str, Any]) -> bool | None:
         """Whether the caller may see the row that changed, named by its primary key
         (:func:`django_mcp.listen.watch.row_of`): found by ``pk`` within ``get_queryset``
         and allowed by ``has_object_permission``, as ``get_object`` allows it. Asking by
         the URI's key instead would let a caller who sees *a* row with that key (its own)
         hear of another caller's row with the same key, when ``lookup_field`` is not
-        unique. A row of another model is not one of these rows."""
-        if ctx is None or row.get("model") != tools.opts.label:
+        unique. A row of another model (a project's ``watch`` of a related model that
+        announces this row's URI) is not one of these rows: None, so that ``visible``
+        decides by the URI's key, as it did before changes named their rows."""
+        if row.get("model") != tools.opts.label:
+            return None
+        if ctx is None:
             return False
         instance = writes.one_row(tools.get_queryset(ctx).filter(pk=row.get("pk")))
         return instance is not None and tools.has_object_permission(ctx, "get", instance)

@@ -222,3 +222,32 @@ def test_a_listener_hears_of_its_own_row_not_of_another_callers_row_with_its_key
     }, first
     assert set(first["params"]["_meta"]) == {"io.modelcontextprotocol/subscriptionId"}
     assert second["params"]["uri"] == "obooks://Notes", second
+
+
+def test_another_models_watch_announcing_a_row_uri_still_reaches_who_sees_that_row(
+    client: Client,
+) -> None:
+    """``watch()`` is public: a project may announce a row's URI when a related row
+    changes (a book's resource shows its author, so an author's save updates the book).
+    That change names the author, not a book: the template's ``row_visible`` cannot speak
+    for it, and ``visible`` (by the URI's key) decides, as it did before changes named
+    their rows. A listener who sees the book hears of it; one who does not, does not."""
+    from django_mcp.listen.watch import unwatch, watch
+
+    author = Author.objects.create(name="Ada")
+    Book.objects.create(isbn="2222222222222", title="Public", author=author, published="2020-01-01")
+    Book.objects.create(isbn="1111111111111", title="Secret draft", author=author)
+    receiver = watch(Author, uri=lambda a: f"lbooks://{a.name}", site=site)
+    response = listen(client, "lbooks://{isbn}")
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        author.name = "1111111111111"  # the draft's URI: hidden from this caller
+        author.save()
+        author.name = "2222222222222"  # the published book's: this caller may read it
+        author.save()
+        first = next_message(chunks, within=10)
+    finally:
+        response.close()
+        unwatch(Author, receiver)
+    assert first["params"]["uri"] == "lbooks://2222222222222", first
