@@ -78,6 +78,11 @@ class InFlight:
         if cancelled:
             context.cancel()
 
+    def holds(self, call: Call) -> bool:
+        """Whether ``call`` is still in flight: neither answered nor cancelled."""
+        with self._lock:
+            return self._calls.get(call.request_id) is call
+
     def release(self, call: Call) -> bool:
         """Take ``call``'s id out of flight, right before its response is written (or once
         it ended); whether it may still be answered, that is, was not cancelled."""

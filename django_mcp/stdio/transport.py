@@ -287,9 +287,17 @@ class StdioServer:
         :data:`LISTEN_DROPPED`), the client cancels it (sets ``stop``: nothing more is
         written, not even the acknowledgement if it came first) or the input ends (then
         with its result too). The stream asks its ``peer`` at every wake-up, at least every
-        ``WSGI_POLL_SECONDS``, which bounds how long either takes to notice."""
+        ``WSGI_POLL_SECONDS``, which bounds how long either takes to notice.
+
+        A stream that raises (its channel layer down as it opens, say) is answered as a
+        request whose handler raises, with -32603 (unless it was answered or cancelled
+        already): the client must not wait for ever on a thread that ended silently."""
         try:
             self._stream(admitted, request, call)
+        except Exception:
+            logger.exception("stdio listen stream %r failed", admitted.request.id)
+            if self.inflight.holds(call) and self.inflight.release(call):
+                self.write(jsonrpc.error_response(InternalError(), admitted.request.id))
         finally:
             self.inflight.release(call)
             self._listen_slots.release()
