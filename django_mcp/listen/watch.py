@@ -10,7 +10,7 @@ key, never sent to clients), so a template that can tell who sees which row (a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.db import router, transaction
@@ -46,12 +46,24 @@ def watch(
 def row_of(instance: Model) -> dict[str, Any]:
     """The row a change event names: its model's label and its primary key, as a value
     any channel layer carries (an integer or a string; a UUID or other key as its
-    string, which the field converts back when the row is looked up)."""
+    string, which the field converts back when the row is looked up; a composite key,
+    Django's ``CompositePrimaryKey``, as a list of those, which :func:`pk_of` turns back
+    into the tuple ``filter(pk=...)`` takes)."""
     pk = instance.pk
     return {
         "model": instance._meta.label,
-        "pk": pk if isinstance(pk, int | str) and not isinstance(pk, bool) else str(pk),
+        "pk": [_carried(part) for part in pk] if isinstance(pk, tuple) else _carried(pk),
     }
+
+
+def pk_of(row: Mapping[str, Any]) -> Any:
+    """The primary key :func:`row_of` carried, as ``filter(pk=...)`` takes it."""
+    pk = row.get("pk")
+    return tuple(pk) if isinstance(pk, list) else pk
+
+
+def _carried(value: Any) -> int | str:
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else str(value)
 
 
 def unwatch(model: type[Model], receiver: Callable[..., None]) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ObjectDoesNotExist
 
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
-from django_mcp.listen.watch import unwatch, watch
+from django_mcp.listen.watch import pk_of, unwatch, watch
 from django_mcp.modeltools import writes
 from django_mcp.modeltools.arguments import instance_signature
 from django_mcp.modeltools.definitions import permission_check
@@ -88,7 +88,7 @@ def register_resources(tools: ModelTools) -> None:
             return None
         if ctx is None:
             return False
-        instance = writes.one_row(tools.get_queryset(ctx).filter(pk=row.get("pk")))
+        instance = writes.one_row(tools.get_queryset(ctx).filter(pk=pk_of(row)))
         return instance is not None and tools.has_object_permission(ctx, "get", instance)
 
     read_instance.__qualname__ = f"{type(tools).__qualname__}.read_instance"

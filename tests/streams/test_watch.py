@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.db import transaction
+from django.test.utils import isolate_apps
 
 import django_mcp
 from django_mcp.listen import watch as watch_module
-from django_mcp.listen.watch import unwatch, watch
+from django_mcp.listen.watch import pk_of, row_of, unwatch, watch
 from django_mcp.sites import MCPSite
 from django_mcp.sites import site as default_site
 from testproject.books.models import Author, Book
@@ -174,8 +175,28 @@ def test_a_change_names_its_row_as_a_value_any_channel_layer_carries():
     which the field converts back when the listener looks the row up."""
     from uuid import UUID
 
-    from django_mcp.listen.watch import row_of
-
     key = UUID("12345678-1234-5678-1234-567812345678")
     assert row_of(Author(pk=7)) == {"model": "books.Author", "pk": 7}
     assert row_of(Author(pk=key)) == {"model": "books.Author", "pk": str(key)}
+
+
+@isolate_apps("tests")
+def test_a_composite_key_travels_as_a_list_and_comes_back_as_a_tuple():
+    """Django's ``CompositePrimaryKey`` makes ``pk`` a tuple, which msgpack (channels_redis)
+    turns into a list: the row names it as a list of carried values, and ``pk_of`` gives
+    ``filter(pk=...)`` the tuple back (a list there raised, and the listener withheld the
+    change with an exception logged for every event and listener)."""
+    from django.db import models
+
+    class Line(models.Model):  # noqa: DJ008
+        pk = models.CompositePrimaryKey("order", "number")
+        order = models.IntegerField()
+        number = models.CharField(max_length=10)
+
+        class Meta:
+            app_label = "tests"
+
+    row = row_of(Line(order=7, number="a"))
+    assert row == {"model": "tests.Line", "pk": [7, "a"]}
+    assert pk_of(row) == (7, "a")
+    assert pk_of(row_of(Author(pk=7))) == 7
