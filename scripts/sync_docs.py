@@ -53,10 +53,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "once make the next ones wait. Size it as a threaded server's thread count.",
     "STDIO_MAX_QUEUED_REQUESTS": "Requests `manage.py mcp_stdio` holds read and waiting for "
     "a worker (8 run at once; listen streams are bounded apart). With that many waiting it "
-    "reads no more of stdin until one starts or is cancelled, so a client that writes faster "
+    "reads no more of stdin until one starts, so a client that writes faster "
     "than it is served is held back (its writes block) instead of growing the server's "
     "memory; no request is dropped. A `notifications/cancelled` written meanwhile is read "
-    "in its turn.",
+    "in its turn; a client must read answers while it writes (see the stdio guide).",
     "RATE_LIMIT_USER": "Requests one signed-in user (or one OAuth client acting for itself) "
     'may make, as `"COUNT/PERIOD"` '
     '(`"120/m"`, `"5000/h"`, `"10/30s"`); over it: HTTP 429 with `Retry-After` and error '
