@@ -69,7 +69,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     "LISTEN_KEEPALIVE_SECONDS": 15.0,
     "LISTEN_MAX_SECONDS": 300.0,
     # How often an open listen stream asks again whether its caller may still listen
-    # (token revoked or deleted, user deleted or deactivated); it ends when not.
+    # (token revoked or deleted, user deleted or deactivated, session signed out); it ends
+    # when not.
     "LISTEN_RECHECK_SECONDS": 30.0,
     # Open listen streams one process holds at once, in all and per caller.
     "LISTEN_MAX_STREAMS": 500,

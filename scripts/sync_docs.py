@@ -100,10 +100,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "refused by check E004).",
     "LISTEN_RECHECK_SECONDS": "How often an open listen stream asks the database again whether "
     "its caller may still listen: its token (this site's or django-oauth-toolkit's) revoked or "
-    "deleted, its user deleted or deactivated end the stream with its closing result. One or "
-    "two primary-key lookups per stream per interval, off the event loop; an anonymous stream "
-    "is never asked, and of a JWT or introspected token only its user (such a token ends the "
-    "stream at its expiry).",
+    "deleted, its user deleted or deactivated, its Django session signed out end the stream "
+    "with its closing result. One to three primary-key lookups per stream per interval, off "
+    "the event loop; an anonymous stream is never asked, and of a JWT or introspected token "
+    "only its user (such a token ends the stream at its expiry).",
     "LISTEN_MAX_STREAMS": "Listen streams one process holds at once; one more is refused with "
     "HTTP 503 and error -31000.",
     "LISTEN_MAX_STREAMS_PER_CALLER": "Listen streams one caller (a signed-in user, else a client "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -35,6 +35,10 @@ class Caller:
     #: when it does not expire or the authenticator does not know. What outlives one
     #: request (a ``subscriptions/listen`` stream) ends by then.
     expires_at: float | None = None
+    #: The Django session a ``session`` caller signed in with (its key, a secret: never
+    #: shown or stored, kept only for what outlives the request): a listen stream asks
+    #: again whether that session still signs the user in (:mod:`.revocation`).
+    session_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_authenticated(self) -> bool:

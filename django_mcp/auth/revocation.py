@@ -15,10 +15,14 @@ asks again while it is open (``LISTEN_RECHECK_SECONDS``), the credential and its
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
-from django.contrib.auth import get_user_model
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.core.exceptions import ValidationError
+from django.utils.crypto import constant_time_compare
 
 from django_mcp.auth.models import AccessToken
 
@@ -54,7 +58,8 @@ def can_be_withdrawn(caller: Caller | None) -> bool:
 def withdrawn(caller: Caller | None) -> str | None:
     """Why ``caller`` may no longer act, or None while it still may: its token (this site's
     or django-oauth-toolkit's) was revoked or deleted, or its user was deleted or
-    deactivated (every authenticator refuses an inactive user). At most two primary-key
+    deactivated (every authenticator refuses an inactive user), or the Django session it
+    signed in with no longer signs it in (:func:`signs_in`). At most three primary-key
     lookups; none for a caller :func:`can_be_withdrawn` says nothing about."""
     if caller is None or not can_be_withdrawn(caller):
         return None
@@ -64,4 +69,27 @@ def withdrawn(caller: Caller | None) -> str | None:
         user = get_user_model()._default_manager.filter(pk=caller.user.pk).first()
         if user is None or not getattr(user, "is_active", True):
             return "its user was deleted or deactivated"
+        if caller.session_key is not None and not signs_in(caller.session_key, user):
+            return "its session ended (signed out, or the password changed)"
     return None
+
+
+def signs_in(session_key: str, user: Any) -> bool:
+    """Whether the Django session ``session_key`` still signs ``user`` in, by the rules
+    of ``django.contrib.auth.get_user`` (which every request of a session caller goes
+    through) but reading only: the session exists and has not expired (a sign-out
+    deletes it), names this user and a backend still configured, and carries the hash of
+    the user's current password (changing it signs every other session out). A hash
+    that matches only a ``SECRET_KEY_FALLBACKS`` key counts as ended: ``get_user`` would
+    re-key that session, which a check must not do, and the client's next request does."""
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
+    try:
+        pk = type(user)._meta.pk.to_python(session[SESSION_KEY])
+    except (KeyError, ValidationError):
+        return False
+    if pk != user.pk or session.get(BACKEND_SESSION_KEY) not in settings.AUTHENTICATION_BACKENDS:
+        return False
+    if not hasattr(user, "get_session_auth_hash"):
+        return True
+    session_hash = session.get(HASH_SESSION_KEY)
+    return bool(session_hash) and constant_time_compare(session_hash, user.get_session_auth_hash())

@@ -40,7 +40,7 @@ class SessionAuthenticator(Authenticator):
         key = getattr(session, "session_key", None)
         # A stable, non-secret id: a digest of the session key, never the key itself.
         credential = f"session:{_short_digest(key)}" if key else "session"
-        return Caller(user=user, credential=credential, method="session")
+        return Caller(user=user, credential=credential, method="session", session_key=key)
 
 
 def _short_digest(value: str) -> str:

@@ -4,7 +4,8 @@ A stream is authorised once, when it opens; every other request is authenticated
 (basic/authorization.mdx). So that a stream does not outlive what would refuse its caller's
 next request, it asks again every ``LISTEN_RECHECK_SECONDS``
 (:func:`django_mcp.auth.revocation.withdrawn`): its token revoked or deleted (this site's
-``mcp_`` tokens, django-oauth-toolkit's), its user deleted or deactivated. The stream then
+``mcp_`` tokens, django-oauth-toolkit's), its user deleted or deactivated, its Django
+session signed out or its password changed. The stream then
 ends as at ``LISTEN_MAX_SECONDS``, with its closing result (basic/patterns/subscriptions.mdx,
 "Graceful closure"), and the client, listening again, is authenticated again.
 

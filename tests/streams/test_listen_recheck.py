@@ -166,6 +166,46 @@ def test_a_session_users_stream_ends_when_the_user_is_deleted(client: Client, ad
     assert listen_withdrawn(client, None, ada.delete) == [closing("wsgi")]
 
 
+def test_signing_out_ends_a_session_callers_stream(client: Client, ada: Any):
+    """Signing out deletes the session: the stream's next request would be anonymous, so
+    the stream ends too (django.contrib.auth.get_user finds no session)."""
+    client.force_login(ada)
+
+    assert listen_withdrawn(client, None, client.logout) == [closing("wsgi")]
+
+
+def test_changing_the_password_ends_a_session_callers_stream(client: Client, ada: Any):
+    """Django signs every other session out when a password changes (the session carries
+    the password's hash): that session's stream ends with it."""
+    client.force_login(ada)
+
+    def change_password() -> None:
+        ada.set_password("a new one")
+        ada.save()
+
+    assert listen_withdrawn(client, None, change_password) == [closing("wsgi")]
+
+
+def test_another_session_of_the_same_user_signing_out_leaves_the_stream_open(
+    client: Client, ada: Any
+):
+    """Only the stream's own session counts: the user signing out elsewhere ends nothing."""
+    client.force_login(ada)
+    elsewhere = type(client)()
+    elsewhere.force_login(ada)
+    response = post_listen(client, {"toolsListChanged": True})
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        elsewhere.logout()
+        time.sleep(RECHECK * 3)  # several rechecks, each of which the session passes
+        notify_tools_changed(site=streams_site)
+        changed = messages_of(chunks, lambda m: "method" in m)
+    finally:
+        response.close()
+    assert [m.get("method") for m in changed] == ["notifications/tools/list_changed"]
+
+
 def test_revoking_a_django_oauth_toolkit_token_ends_the_stream(
     client: Client, ada: Any, settings: Any
 ):
