@@ -294,10 +294,10 @@ def admit(exchange: Exchange, request: HttpRequest, body: bytes) -> HttpResponse
         # Counted too (by address: it has no caller), or failed sign-ins, a wrong password
         # through DRF's BasicAuthentication say, could be retried without limit.
         return throttle(request, exchange, body) or refused
-    limited = throttle(request, exchange, body)
-    if limited is not None:
+    if (limited := throttle(request, exchange, body)) is not None:
         return limited
-    admission = exchange.server.admit(body, normalise_environ(request.META), request=request)
+    headers = normalise_environ(request.META, getattr(request, "scope", None))  # ASGI's lines
+    admission = exchange.server.admit(body, headers, request=request)
     exchange.admission = admission  # sealed: the view only reads it
     answered = admission_response(admission)
     return answered or auth.authorize(request, exchange, admission)

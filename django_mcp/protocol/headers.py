@@ -54,12 +54,40 @@ def normalise(headers: Mapping[str, str]) -> dict[str, str]:
     return {name.lower(): value.strip(_OWS) for name, value in headers.items()}
 
 
-def normalise_environ(environ: Mapping[str, Any]) -> Mapping[str, str]:
+def normalise_environ(
+    environ: Mapping[str, Any], scope: Mapping[str, Any] | None = None
+) -> Mapping[str, str]:
     """:func:`normalise` of the headers in a WSGI-style ``environ`` (Django's
     ``request.META``): the same names and values as ``normalise(request.headers)``, read
     on demand (:class:`EnvironHeaders`) rather than by building a mapping of every header
-    first: admission looks up four or five names."""
-    return EnvironHeaders(environ)
+    first: admission looks up four or five names.
+
+    ``scope`` is the ASGI scope the environ was built from, when there is one: its header
+    lines show what the environ cannot, a header sent on several lines, which Django (as
+    WSGI servers do) joins into one value with commas (see :func:`repeated_names`)."""
+    return EnvironHeaders(environ, _NONE if scope is None else repeated_names(scope))
+
+
+_NONE: Final[frozenset[str]] = frozenset()
+
+
+def repeated_names(scope: Mapping[str, Any]) -> frozenset[str]:
+    """The ``mcp-`` headers an ASGI ``scope`` carries on more than one line.
+
+    Each of them mirrors one value of the body, so a second line is never legitimate
+    (RFC 9110 section 5.3: only a list-valued field may be repeated), and it is
+    dangerous: joined, ``us`` and ``eu`` match a body of ``"us,eu"`` here while a proxy
+    that read the first line routed on ``us``. Admission refuses such a header (-32020)
+    when it reads it."""
+    seen: set[bytes] = set()
+    repeated: set[str] = set()
+    for name, _ in scope.get("headers", ()):
+        if name[:4].lower() == b"mcp-":
+            lowered = bytes(name).lower()
+            if lowered in seen:
+                repeated.add(lowered.decode("latin-1"))
+            seen.add(lowered)
+    return frozenset(repeated) if repeated else _NONE
 
 
 class EnvironHeaders(Mapping[str, str]):
@@ -69,10 +97,12 @@ class EnvironHeaders(Mapping[str, str]):
     iterating builds every name, as :func:`normalise` would.
     """
 
-    __slots__ = ("_environ",)
+    __slots__ = ("_environ", "repeated")
 
-    def __init__(self, environ: Mapping[str, Any]) -> None:
+    def __init__(self, environ: Mapping[str, Any], repeated: frozenset[str] = _NONE) -> None:
         self._environ = environ
+        #: The ``mcp-`` names that came on several header lines (:func:`repeated_names`).
+        self.repeated = repeated
 
     def __getitem__(self, name: str) -> str:
         return str(self._environ[_environ_key(name)]).strip(_OWS)
@@ -137,9 +167,16 @@ def decode_value(raw: str, header: str) -> str:
     return raw
 
 
+def _read(headers: Mapping[str, str], name: str, label: str) -> str | None:
+    """Header ``name``'s value, or None; -32020 when it came on several lines."""
+    if name in getattr(headers, "repeated", _NONE):
+        raise HeaderMismatch(f"{label} header is sent more than once")
+    return headers.get(name)
+
+
 def require_equal(headers: Mapping[str, str], name: str, label: str, expected: Any) -> None:
     """Raise -32020 unless header ``name`` is present and equals ``expected`` (no decoding)."""
-    value = headers.get(name)
+    value = _read(headers, name, label)
     if value is None:
         raise HeaderMismatch(f"Missing required {label} header")
     if value != expected:
@@ -148,7 +185,7 @@ def require_equal(headers: Mapping[str, str], name: str, label: str, expected: A
 
 def require_name(headers: Mapping[str, str], expected: Any) -> None:
     """Check ``Mcp-Name`` (sentinel-decoded) against the body's name or URI."""
-    value = headers.get(NAME_HEADER)
+    value = _read(headers, NAME_HEADER, "Mcp-Name")
     if value is None:
         raise HeaderMismatch("Missing required Mcp-Name header")
     if decode_value(value, "Mcp-Name") != expected:
@@ -162,12 +199,15 @@ def require_params(
 
     An argument that is absent or null has no header and none is expected; but a header
     sent for it is refused: an intermediary routing on the header would act on a value
-    the server never sees (the handler would take its default instead).
+    the server never sees (the handler would take its default instead). Only the name the
+    schema gives is read: a header name holding ``_``, which servers drop, is refused when
+    the tool is declared (:mod:`.header_schema`), so no other spelling is looked up (and
+    none rewarded).
     """
     for param in params.values():
         value = arguments.get(param.argument)
         label = f"Mcp-Param-{param.header}"
-        raw = _param_header(headers, param.header)
+        raw = _read(headers, PARAM_HEADER_PREFIX + param.header.lower(), label)
         if value is None:
             if raw is not None:
                 raise HeaderMismatch(f"{label} header has no value in the request body")
@@ -176,13 +216,6 @@ def require_params(
             raise HeaderMismatch(f"Missing required {label} header")
         if not _matches(decode_value(raw, label), value):
             raise HeaderMismatch(f"{label} header does not match the request body")
-
-
-def _param_header(headers: Mapping[str, str], header: str) -> str | None:
-    """The raw ``Mcp-Param-{header}`` value. Only the name the schema gives: a header
-    name holding ``_``, which servers drop, is refused when the tool is declared
-    (:mod:`.header_schema`), so no other spelling is looked up (and none rewarded)."""
-    return headers.get(PARAM_HEADER_PREFIX + header.lower())
 
 
 def _matches(text: str, value: Any) -> bool:
