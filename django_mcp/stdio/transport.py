@@ -278,7 +278,7 @@ class StdioServer:
             self.inflight.release(call)
             self._room.release()
 
-        call.future = self._pool.submit(self.run, admitted, request, call)
+        call.future = self._pool.submit(self.run, admitted, call, request)
         call.future.add_done_callback(done)
 
     def listen(self, call: Call, admitted: Admitted, request: HttpRequest) -> None:
@@ -336,13 +336,10 @@ class StdioServer:
         finally:
             getattr(events, "close", lambda: None)()  # a generator: run its cleanup now
 
-    def run(
-        self, admitted: Admitted, request: HttpRequest | None = None, call: Call | None = None
-    ) -> None:
+    def run(self, admitted: Admitted, call: Call, request: HttpRequest | None = None) -> None:
         """Handle one request in a worker thread and write its notifications and reply
-        (``call``: the request as :meth:`start` made it known, if it did)."""
+        (``call``: the request as :meth:`start` made it known)."""
         request_id = admitted.request.id
-        call = call or Call(request_id)
 
         def on_context(ctx: Context) -> None:
             self.inflight.started(call, ctx)

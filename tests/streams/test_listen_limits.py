@@ -26,7 +26,9 @@ from django.db import connections
 from django.test import Client
 
 from django_mcp.listen import limits
+from django_mcp.protocol.admission import Admitted
 from django_mcp.server.dispatch import MCPServer
+from django_mcp.stdio.inflight import Call
 from django_mcp.stdio.transport import StdioServer
 from django_mcp.test import AsyncMCPClient
 from tests.helpers import assert_error, mcp_body, mcp_post, result_of
@@ -257,7 +259,9 @@ def test_asgi_and_stdio_offer_notifications_whatever_the_wsgi_setting(
         out = io.BytesIO()
         stdio = StdioServer(server, out, user=AnonymousUser())
         body = json.dumps(mcp_body("server/discover", {}, id=1)).encode()
-        stdio.run(server.admit(body, None, request=stdio.request))
+        admitted = server.admit(body, None, request=stdio.request)
+        assert isinstance(admitted, Admitted)
+        stdio.run(admitted, Call(admitted.request.id))
         capabilities = json.loads(out.getvalue().splitlines()[0])["result"]["capabilities"]
     assert {name: capabilities[name] for name in NOTIFYING} == NOTIFYING
 
