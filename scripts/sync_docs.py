@@ -101,7 +101,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "LISTEN_RECHECK_SECONDS": "How often an open listen stream asks the database again whether "
     "its caller may still listen: its token (this site's or django-oauth-toolkit's) revoked or "
     "deleted, its user deleted or deactivated, its Django session signed out end the stream "
-    "with its closing result. One to three primary-key lookups per stream per interval, off "
+    "with its closing result; otherwise the stream goes on with the caller re-read (its user's "
+    "permissions, its token's scopes and expiry as they are now). One to three primary-key "
+    "lookups per stream per interval, off "
     "the event loop; an anonymous stream is never asked, and of a JWT or introspected token "
     "only its user (such a token ends the stream at its expiry).",
     "LISTEN_MAX_STREAMS": "Listen streams one process holds at once; one more is refused with "

@@ -9,12 +9,15 @@ deleted) and django-oauth-toolkit's (``dot:<pk>``, which revocation deletes). A 
 introspected token cannot be asked without its text, which is never stored. A credential
 that merely expired after the call does not stop the run: the call it made was valid.
 
-A ``subscriptions/listen`` stream is one request that lasts: :func:`withdrawn` is what it
-asks again while it is open (``LISTEN_RECHECK_SECONDS``), the credential and its user both.
+A ``subscriptions/listen`` stream is one request that lasts: :func:`current` is what it
+asks again while it is open (``LISTEN_RECHECK_SECONDS``), the credential and its user both,
+and what it then decides with.
 """
 
 from __future__ import annotations
 
+import datetime
+from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -33,20 +36,11 @@ if TYPE_CHECKING:
 def is_revoked(credential: str | None) -> bool:
     """Whether ``credential`` (a :attr:`Caller.credential` as stored on a task) is one of
     this project's tokens that was revoked or deleted since."""
-    kind, _, key = (credential or "").partition(":")
-    if not key.isdigit():  # not an id this project made: nothing to ask
-        return False
-    if kind == "token":
-        return not AccessToken.objects.filter(pk=int(key), revoked_at__isnull=True).exists()
-    if kind == "dot" and apps.is_installed("oauth2_provider"):
-        from oauth2_provider.models import get_access_token_model
-
-        return not get_access_token_model()._default_manager.filter(pk=int(key)).exists()
-    return False
+    return _credential_now(credential) is None
 
 
 def can_be_withdrawn(caller: Caller | None) -> bool:
-    """Whether :func:`withdrawn` has anything to ask about ``caller``: a signed-in user, or
+    """Whether :func:`current` has anything to ask about ``caller``: a signed-in user, or
     a credential of this project's. An anonymous caller, or a JWT acting for no user, has
     nothing the database could take back, and costs no query."""
     if caller is None:
@@ -55,15 +49,22 @@ def can_be_withdrawn(caller: Caller | None) -> bool:
     return caller.is_authenticated or (kind in ("token", "dot") and key.isdigit())
 
 
-def withdrawn(caller: Caller | None) -> str | None:
-    """Why ``caller`` may no longer act, or None while it still may: its token (this site's
-    or django-oauth-toolkit's) was revoked or deleted, or its user was deleted or
-    deactivated (every authenticator refuses an inactive user), or the Django session it
-    signed in with no longer signs it in (:func:`signs_in`). At most three primary-key
-    lookups; none for a caller :func:`can_be_withdrawn` says nothing about."""
-    if caller is None or not can_be_withdrawn(caller):
-        return None
-    if is_revoked(caller.credential):
+def current(caller: Caller) -> Caller | str:
+    """``caller`` as the database describes it now, or why it may no longer act: its
+    token (this site's or django-oauth-toolkit's) was revoked or deleted, or its user was
+    deleted or deactivated (every authenticator refuses an inactive user), or the Django
+    session it signed in with no longer signs it in (:func:`signs_in`).
+
+    While it may, the caller comes back re-read, for what outlives one request (a listen
+    stream) to decide with as the caller's next request would: a fresh instance of its
+    user, whose permissions and groups are read again (Django's backends cache them on the
+    instance, which a stream would otherwise keep for its whole life), and its token's
+    scopes and expiry as they are now (an administrator may narrow them). At most three
+    primary-key lookups; none for a caller :func:`can_be_withdrawn` says nothing about."""
+    if not can_be_withdrawn(caller):
+        return caller
+    credential = _credential_now(caller.credential)
+    if credential is None:
         return "its access token was revoked or deleted"
     if caller.is_authenticated:
         user = get_user_model()._default_manager.filter(pk=caller.user.pk).first()
@@ -71,7 +72,38 @@ def withdrawn(caller: Caller | None) -> str | None:
             return "its user was deleted or deactivated"
         if caller.session_key is not None and not signs_in(caller.session_key, user):
             return "its session ended (signed out, or the password changed)"
-    return None
+        credential["user"] = user
+    return replace(caller, **credential)
+
+
+def _credential_now(credential: str | None) -> dict[str, Any] | None:
+    """The scopes and expiry a :attr:`Caller.credential` of this project's grants now
+    (nothing for a credential it cannot read, whose scopes and expiry stand), or None when
+    the token was revoked or deleted. Scopes are read as the authenticators read them
+    (:class:`~django_mcp.auth.tokens.TokenAuthenticator`, ``DOTAuthenticator``)."""
+    kind, _, key = (credential or "").partition(":")
+    if not key.isdigit():  # not an id this project made: nothing to ask
+        return {}
+    if kind == "token":
+        token = AccessToken.objects.filter(pk=int(key), revoked_at__isnull=True).first()
+        if token is None:
+            return None
+        return {"scopes": token.scope_set, "expires_at": _timestamp(token.expires_at)}
+    if kind == "dot" and apps.is_installed("oauth2_provider"):
+        from oauth2_provider.models import get_access_token_model
+
+        from django_mcp.auth.oauth.claims import scopes_of
+
+        found = get_access_token_model()._default_manager.filter(pk=int(key)).first()
+        if found is None:
+            return None
+        scopes = scopes_of({"scope": found.scope})
+        return {"scopes": scopes, "expires_at": _timestamp(found.expires)}
+    return {}
+
+
+def _timestamp(moment: datetime.datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()
 
 
 def signs_in(session_key: str, user: Any) -> bool:

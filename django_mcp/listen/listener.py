@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,6 +36,7 @@ from django_mcp.protocol.tasks import notification as task_notification
 from django_mcp.protocol.uritemplate import is_template
 
 if TYPE_CHECKING:
+    from django_mcp.auth.caller import Caller
     from django_mcp.server.context import Context
     from django_mcp.sites import MCPSite
 
@@ -75,6 +77,8 @@ class Listener:
         self.dropped = False
         #: The stream's place in the open-stream counts, given back when the stream ends.
         self.slot: limits.Slot | None = None
+        #: When the stream ends (monotonic seconds): :meth:`deadline`, set as it opens.
+        self.ends_at = math.inf
         #: Tasks whose terminal state this stream sent: a state published before it (by a
         #: worker or server that read the row first, and published last) is stale.
         self.ended_tasks: set[str] = set()
@@ -160,6 +164,15 @@ class Listener:
             deadline = min(deadline, _now() + max(0.0, expires_at - _wall_clock()))
         return deadline
 
+    def adopt(self, caller: Caller) -> None:
+        """Decide with ``caller`` from now on: the stream's caller as its recheck re-read
+        it (:mod:`.recheck`). Its user's permissions and its credential's scopes decide
+        what it may read, and an expiry brought forward ends the stream then (one pushed
+        back does not lengthen it: the client listens again and is authenticated anew)."""
+        if self.context is not None:
+            self.context.reidentify(caller)
+        self.ends_at = min(self.ends_at, self.deadline())
+
     async def events(
         self, poll: float | None = None, peer: Callable[[], PeerState] | None = None
     ) -> AsyncGenerator[bytes, None]:
@@ -189,8 +202,8 @@ class Listener:
         layer = channel_layer()
         channel = await layer.new_channel()
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
-        deadline = self.deadline()
-        recheck = Recheck(None if self.context is None else self.context.caller)
+        self.ends_at = self.deadline()
+        recheck = Recheck(None if self.context is None else self.context.caller, self.adopt)
         receiving: asyncio.Task[Any] | None = None
         receive_started = 0.0
         failures = 0
@@ -217,10 +230,10 @@ class Listener:
                         last_frame = _now()
                         continue
                 now = _now()
-                if stopping.done() or now >= deadline or not await recheck.allowed():
+                if stopping.done() or now >= self.ends_at or not await recheck.allowed():
                     yield sse.event(proto.closing_result(self.subscription_id))
                     return
-                wake = min(last_frame + keep_alive, deadline, recheck.due)
+                wake = min(last_frame + keep_alive, self.ends_at, recheck.due)
                 if receiving is None:
                     receiving = asyncio.ensure_future(layer.receive(channel))
                     receive_started = now

@@ -75,6 +75,13 @@ class Context(Injected):
         self._inputs_of: tuple[str, Mapping[str, Any], str] | None = None
         self._cancel_callbacks: list[Callable[[], None]] = []
 
+    def reidentify(self, caller: Caller) -> None:
+        """Decide with ``caller`` from now on: this context's caller as read again while
+        the request goes on (a listen stream's recheck re-reads its user and credential,
+        :mod:`django_mcp.listen.recheck`), so what it may read is decided as now."""
+        self.caller = caller
+        self.user = caller.user
+
     @property
     def inputs(self) -> Inputs | None:
         """The answers this round may use (None for a method that cannot ask for input).

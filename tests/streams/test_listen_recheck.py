@@ -138,7 +138,7 @@ def test_a_recheck_that_cannot_be_answered_ends_the_stream(
         def fails(caller: Any) -> str | None:
             raise RuntimeError("the database is down")
 
-        monkeypatch.setattr("django_mcp.listen.recheck.withdrawn", fails)
+        monkeypatch.setattr("django_mcp.listen.recheck.current", fails)
 
     assert listen_withdrawn(client, token, unanswerable) == [closing("wsgi")]
 

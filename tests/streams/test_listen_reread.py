@@ -1,0 +1,199 @@
+"""A listen stream decides with its caller as re-read at each recheck.
+
+basic/authorization.mdx: every request is authorised anew, and a stream is one request that
+lasts; basic/patterns/subscriptions.mdx: ``notifications/resources/updated`` goes to a
+stream only for what its caller may read (as ``resources/read`` decides). So each
+``LISTEN_RECHECK_SECONDS`` the stream re-reads its caller (``revocation.current``): a fresh
+instance of the user, whose permissions Django's backends would otherwise answer from the
+cache on the instance the stream opened with, and its token's scopes and expiry as they are
+now. Taking a permission or a scope away stops the updates it gated; granting one lets
+them through; an expiry brought forward ends the stream with its closing result
+(subscriptions.mdx, "Graceful closure").
+
+Each check publishes the gated update first and an ungated one (``plain://note``) after it:
+the first message tells whether the gated one was delivered. The in-process WSGI path: the
+stream's loop runs when the test reads it, so a recheck that is due runs before the events
+published while the test slept are rendered.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.utils import timezone
+
+from django_mcp.auth.models import AccessToken
+from django_mcp.listen.fanout import notify_resource_updated
+
+from .test_listen import post_listen
+from .test_listen_recheck import RECHECK, closing, listen_withdrawn, messages_of
+from .tools_site import site as streams_site
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+pytestmark = [
+    pytest.mark.usefixtures("streams_urls"),
+    pytest.mark.django_db(transaction=True),  # the recheck queries from a worker thread
+]
+
+
+@pytest.fixture(autouse=True)
+def _recheck_often(settings: Any) -> None:
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_KEEPALIVE_SECONDS": 0.1,
+        "LISTEN_MAX_SECONDS": 60,
+        "LISTEN_RECHECK_SECONDS": RECHECK,
+    }
+
+
+def first_uris(
+    client: Client,
+    gated: str,
+    change: Callable[[], None],
+    headers: dict[str, str] | None = None,
+) -> tuple[str, str]:
+    """Open a stream subscribed to ``gated`` and ``plain://note``; publish both and take
+    the first update; ``change`` the caller, let a recheck fall due, publish both again;
+    the URIs of the first update before and after."""
+    response = post_listen(
+        client, {"resourceSubscriptions": [gated, "plain://note"]}, headers=headers or {}
+    )
+    assert response["Content-Type"] == "text/event-stream", response.content
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        before = publish_both(chunks, gated)
+        change()
+        time.sleep(RECHECK * 3)  # due: the stream asks before it renders the next events
+        after = publish_both(chunks, gated)
+    finally:
+        response.close()
+    return before, after
+
+
+def publish_both(chunks: Iterator[bytes], gated: str) -> str:
+    """Publish ``gated`` then ``plain://note``; the URI of the first update delivered,
+    after which the rest (``plain://note``, when ``gated`` came first) is read too."""
+    notify_resource_updated(gated, site=streams_site)
+    notify_resource_updated("plain://note", site=streams_site)
+    updates = messages_of(chunks, lambda m: m.get("params", {}).get("uri") == "plain://note")
+    uris = [m["params"]["uri"] for m in updates if m.get("method", "").endswith("updated")]
+    assert uris[-1] == "plain://note", updates
+    return str(uris[0])
+
+
+@pytest.fixture
+def view_author() -> Permission:
+    return Permission.objects.get(codename="view_author")
+
+
+def test_taking_the_permission_away_stops_the_updates_it_gated(
+    client: Client, view_author: Permission
+):
+    """``staff://{name}`` needs ``books.view_author``: once it is taken away, the next
+    request's ``resources/read`` would be refused, and the stream stops hearing of it."""
+    user = User.objects.create_user("reader")
+    user.user_permissions.add(view_author)
+    client.force_login(user)
+
+    before, after = first_uris(
+        client, "staff://x", lambda: user.user_permissions.remove(view_author)
+    )
+
+    assert (before, after) == ("staff://x", "plain://note")
+
+
+def test_granting_the_permission_lets_its_updates_through(client: Client, view_author: Permission):
+    """The other way: a permission granted while the stream is open is heard of at the
+    next recheck, without listening again."""
+    user = User.objects.create_user("newcomer")
+    client.force_login(user)
+
+    before, after = first_uris(client, "staff://x", lambda: user.user_permissions.add(view_author))
+
+    assert (before, after) == ("plain://note", "staff://x")
+
+
+def test_narrowing_the_tokens_scopes_stops_the_updates_they_gated(client: Client):
+    """``scoped://{name}`` needs ``notes:read``; an administrator edits the token's scopes
+    down to ``books:read``: the token would now get 403 ``insufficient_scope`` from
+    ``resources/read`` (ADR 0005), and its stream stops hearing of the resource."""
+    row, token = AccessToken.objects.issue(User.objects.create_user("scoped"), scopes="notes:read")
+
+    def narrow() -> None:
+        row.scopes = "books:read"
+        row.save(update_fields=["scopes"])
+
+    before, after = first_uris(
+        client, "scoped://x", narrow, headers={"Authorization": f"Bearer {token}"}
+    )
+
+    assert (before, after) == ("scoped://x", "plain://note")
+
+
+def test_bringing_the_tokens_expiry_forward_ends_the_stream(client: Client):
+    """The stream ends when its credential expires (``Listener.deadline``); an expiry an
+    administrator brings forward to the past ends it at the next recheck, with its closing
+    result, instead of when the stream opened with no expiry."""
+    row, token = AccessToken.objects.issue(User.objects.create_user("expiring"))
+
+    def expire() -> None:
+        row.expires_at = timezone.now() - datetime.timedelta(seconds=1)
+        row.save(update_fields=["expires_at"])
+
+    assert listen_withdrawn(client, token, expire) == [closing("wsgi")]
+
+
+def test_a_django_oauth_toolkit_tokens_expiry_brought_forward_ends_the_stream(
+    client: Client, settings: Any
+):
+    """The same for a django-oauth-toolkit token (``dot:<pk>``), read from DOT's table."""
+    pytest.importorskip("oauth2_provider")
+    from tests.oauth.test_dot import RESOURCE, make_token
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
+        "OAUTH": {"RESOURCE": RESOURCE},
+    }
+    access_token = make_token(User.objects.create_user("dot-expiring"))
+
+    def expire() -> None:
+        access_token.expires = timezone.now() - datetime.timedelta(seconds=1)
+        access_token.save(update_fields=["expires"])
+
+    assert listen_withdrawn(client, access_token.token, expire) == [closing("wsgi")]
+
+
+def test_a_django_oauth_toolkit_tokens_scopes_are_read_again(client: Client, settings: Any):
+    """DOT's ``scope`` column, narrowed while the stream is open, is read as the
+    authenticator reads it."""
+    pytest.importorskip("oauth2_provider")
+    from tests.oauth.test_dot import RESOURCE, make_token
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
+        "OAUTH": {"RESOURCE": RESOURCE},
+    }
+    access_token = make_token(User.objects.create_user("dot-scoped"), scope="mcp notes:read")
+
+    def narrow() -> None:
+        access_token.scope = "mcp"
+        access_token.save(update_fields=["scope"])
+
+    before, after = first_uris(
+        client,
+        "scoped://x",
+        narrow,
+        headers={"Authorization": f"Bearer {access_token.token}"},
+    )
+
+    assert (before, after) == ("scoped://x", "plain://note")
