@@ -364,7 +364,7 @@ def test_events_a_stream_filters_out_do_not_hold_back_its_keep_alives(
     settings.DJANGO_MCP = {
         **settings.DJANGO_MCP,
         "LISTEN_KEEPALIVE_SECONDS": 0.2,
-        "LISTEN_MAX_SECONDS": 1.0,
+        "LISTEN_MAX_SECONDS": 1.5,
     }
     response = post_listen(client, {"toolsListChanged": True})
     chunks = iter(response.streaming_content)

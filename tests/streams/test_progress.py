@@ -105,14 +105,14 @@ def test_slow_streams_do_not_hold_up_other_streams(live: LiveServer):
     """basic/patterns/progress.mdx: notifications go "while that request is in progress":
     a stream's progress must not wait for other requests' handlers. As many slow streams
     as the event loop's default executor has threads (each between two progress reports
-    for 2 s) must not delay a quick request's notifications and response."""
+    for 5 s) must not delay a quick request's notifications and response."""
     slow = min(32, (os.cpu_count() or 1) + 4)
     started = threading.Semaphore(0)
     errors: list[BaseException] = []
 
     def hold(token: int) -> None:
         try:
-            body = remote.tool_call("pulse", {"seconds": 2.0}, progressToken=token)
+            body = remote.tool_call("pulse", {"seconds": 5.0}, progressToken=token)
             with remote.stream(live.url("/streams/mcp"), body) as (_, reader):
                 reader.message()
                 started.release()
@@ -139,7 +139,7 @@ def test_slow_streams_do_not_hold_up_other_streams(live: LiveServer):
     assert not errors, errors
     assert [frame.message["params"]["progress"] for frame in frames[:-1]] == [1, 2]
     assert frames[-1].message["result"]["content"][0]["text"] == "pulsed"
-    assert took < 1.5, f"the quick stream waited for the slow ones ({took:.2f} s)"
+    assert took < 2.5, f"the quick stream waited for the slow ones ({took:.2f} s)"
 
 
 def test_the_wsgi_path_buffers_progress_into_one_event_stream(client: Any):

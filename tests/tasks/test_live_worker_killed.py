@@ -28,10 +28,10 @@ pytestmark = pytest.mark.live
 
 
 def test_a_task_whose_worker_is_killed_fails_and_is_not_run_again(tmp_path: Path):
-    """The worker is SIGKILLed while the task is ``working``: after the (1 s) worker
+    """The worker is SIGKILLed while the task is ``working``: after the (3 s) worker
     timeout ``tasks/get`` shows it ``failed`` with -32603 and the message saying the worker
     stopped; a new worker runs new tasks but never picks the dead one up again."""
-    env = live_tasks(tmp_path, LIVE_TASKS_HEARTBEAT="0.2", LIVE_TASKS_WORKER_TIMEOUT="1")
+    env = live_tasks(tmp_path, LIVE_TASKS_HEARTBEAT="0.3", LIVE_TASKS_WORKER_TIMEOUT="3")
     client = TasksClient()
     with ExitStack() as stack:
         server = stack.enter_context(live_server(SETTINGS, tmp_path, env=env))
