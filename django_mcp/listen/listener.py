@@ -261,7 +261,8 @@ class Listener:
                         await asyncio.wait({stopping}, timeout=LAYER_RETRY_SECONDS - waited)
                     continue
                 failures = 0
-                if not await recheck.allowed():  # due: not delivered before the answer
+                # Due: not delivered before the answer, nor past an expiry it brought forward.
+                if not await recheck.allowed() or _now() >= self.ends_at:
                     yield sse.event(proto.closing_result(self.subscription_id))
                     return
                 frame = await self.render(finished.result())

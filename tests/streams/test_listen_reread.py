@@ -18,9 +18,12 @@ published while the test slept are rendered.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import datetime
 import time
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -30,6 +33,7 @@ from django.utils import timezone
 from django_mcp.auth.models import AccessToken
 from django_mcp.listen.fanout import notify_resource_updated
 
+from . import sse
 from .test_listen import post_listen
 from .test_listen_recheck import RECHECK, closing, listen_withdrawn, messages_of
 from .tools_site import site as streams_site
@@ -197,3 +201,54 @@ def test_a_django_oauth_toolkit_tokens_scopes_are_read_again(client: Client, set
     )
 
     assert (before, after) == ("scoped://x", "plain://note")
+
+
+class ExpiringRecheck:
+    """A recheck that passes when the loop first asks, then, asked again before the event
+    it just received is rendered, re-reads a caller whose expiry was brought forward."""
+
+    def __init__(self, caller: Any, adopt: Callable[[Any], None]) -> None:
+        self.caller, self.adopt, self.due, self.asked = caller, adopt, float("inf"), 0
+
+    async def allowed(self) -> bool:
+        self.asked += 1
+        if self.asked == 2:
+            self.caller = dataclasses.replace(self.caller, expires_at=time.time() - 1)
+            self.adopt(self.caller)
+        return True
+
+
+def test_an_event_the_recheck_meets_past_a_new_expiry_is_not_delivered(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+):
+    """The answer that comes due as an event arrives is read before the event is
+    rendered: when it brought the expiry forward to the past, the stream ends with its
+    closing result and the event is not delivered (the deterministic form of a race the
+    in-process tests cannot time: the loop's wake-ups otherwise ask first)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from django_mcp.auth.caller import Caller
+    from django_mcp.listen import listener as listener_module
+    from django_mcp.listen.listener import Listener
+    from django_mcp.protocol import subscriptions as proto
+    from django_mcp.sites import MCPSite
+
+    from .test_listen_layer_failures import TOOLS_CHANGED, FlakyLayer, first_frames
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_KEEPALIVE_SECONDS": 60}
+    context = SimpleNamespace(caller=Caller(user=AnonymousUser(), credential="token:1"))
+    context.reidentify = lambda caller: setattr(context, "caller", caller)
+    stream = Listener(
+        MCPSite("expiring"), "listen-1", proto.SubscriptionFilter(tools_list_changed=True), context
+    )
+    monkeypatch.setattr(listener_module, "Recheck", ExpiringRecheck)
+    monkeypatch.setattr(listener_module, "channel_layer", lambda: FlakyLayer([], TOOLS_CHANGED))
+
+    frames = asyncio.run(first_frames(stream, 3, within=10))
+
+    messages = [m for frame in frames for m in sse.messages(frame)]
+    assert [m.get("method") for m in messages] == [
+        "notifications/subscriptions/acknowledged",
+        None,
+    ]
+    assert messages[1] == closing("listen-1")
