@@ -67,12 +67,20 @@ def current(caller: Caller) -> Caller | str:
     if credential is None:
         return "its access token was revoked or deleted"
     if caller.is_authenticated:
-        user = get_user_model()._default_manager.filter(pk=caller.user.pk).first()
+        model = get_user_model()
+        # Read as the class the authenticator gave (a backend's proxy keeps its checks;
+        # ``__class__``, not ``type()``: a session's user is a lazy object).
+        row_of = caller.user.__class__ if isinstance(caller.user, model) else model
+        user = row_of._default_manager.filter(pk=caller.user.pk).first()
         if user is None or not getattr(user, "is_active", True):
             return "its user was deleted or deactivated"
         if caller.session_key is not None and not signs_in(caller.session_key, user):
             return "its session ended (signed out, or the password changed)"
-        credential["user"] = user
+        if isinstance(caller.user, model):
+            # Only a row is replaced by a row: a user an authenticator built itself (a DRF
+            # class's stateless token user) is what every request of the caller decides
+            # with, not the database row that shares its pk, which may hold more.
+            credential["user"] = user
     return replace(caller, **credential)
 
 

@@ -252,3 +252,64 @@ def test_an_event_the_recheck_meets_past_a_new_expiry_is_not_delivered(
         None,
     ]
     assert messages[1] == closing("listen-1")
+
+
+class StatelessUser:
+    """A user an authentication class builds from its token, not from the database, as
+    ``rest_framework_simplejwt``'s ``JWTStatelessUserAuthentication`` builds ``TokenUser``:
+    it carries the database user's pk, and no Django permission of its own."""
+
+    is_authenticated = True
+    is_active = True
+    is_anonymous = False
+
+    def __init__(self, pk: int) -> None:
+        self.pk = self.id = pk
+
+    def get_username(self) -> str:
+        return f"token-user-{self.pk}"
+
+    def has_perm(self, perm: str, obj: Any = None) -> bool:
+        return False
+
+    def has_perms(self, perms: Any, obj: Any = None) -> bool:
+        return False
+
+
+class StatelessAuthentication:
+    """A DRF authentication class of the project's: ``Bearer stateless-<pk>``."""
+
+    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        if not header.startswith("Bearer stateless-"):
+            return None
+        return StatelessUser(int(header.removeprefix("Bearer stateless-"))), None
+
+    def authenticate_header(self, request: Any) -> str:
+        return "Bearer"
+
+
+def test_a_user_the_authenticator_did_not_read_from_the_database_is_not_replaced(
+    client: Client, settings: Any, view_author: Permission
+):
+    """A DRF class may vouch for a user object of its own (simplejwt's stateless
+    ``TokenUser``), with none of the permissions of the database row that shares its pk.
+    Every request of that caller is decided with that object; a recheck must not swap in
+    the database row, which would let the stream hear of what ``resources/read`` refuses."""
+    pytest.importorskip("rest_framework")
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "AUTHENTICATORS": ["django_mcp.auth.drf.DRFAuthenticator"],
+        "DRF_AUTHENTICATION_CLASSES": [StatelessAuthentication],
+    }
+    user = User.objects.create_user("stateless")
+    user.user_permissions.add(view_author)  # the row may; the token's user may not
+
+    before, after = first_uris(
+        client,
+        "staff://x",
+        lambda: None,
+        headers={"Authorization": f"Bearer stateless-{user.pk}"},
+    )
+
+    assert (before, after) == ("plain://note", "plain://note")
