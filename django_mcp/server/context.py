@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.auth.caller import Caller
-from django_mcp.auth.resolve import caller_of
+from django_mcp.auth.resolve import attach, caller_of
 from django_mcp.declarations.signature import Injected
 from django_mcp.exceptions import RequestCancelled
 from django_mcp.protocol import methods
@@ -78,9 +78,13 @@ class Context(Injected):
     def reidentify(self, caller: Caller) -> None:
         """Decide with ``caller`` from now on: this context's caller as read again while
         the request goes on (a listen stream's recheck re-reads its user and credential,
-        :mod:`django_mcp.listen.recheck`), so what it may read is decided as now."""
+        :mod:`django_mcp.listen.recheck`), so what it may read is decided as now. The
+        request's too: ``ctx.request.user`` is ``ctx.user`` (a check may read either), and
+        :func:`~django_mcp.auth.resolve.caller_of` gives this caller."""
         self.caller = caller
         self.user = caller.user
+        if self.request is not None:
+            attach(self.request, caller)
 
     @property
     def inputs(self) -> Inputs | None:

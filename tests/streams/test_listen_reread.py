@@ -313,3 +313,24 @@ def test_a_user_the_authenticator_did_not_read_from_the_database_is_not_replaced
     )
 
     assert (before, after) == ("plain://note", "plain://note")
+
+
+def test_a_check_that_reads_the_requests_user_sees_the_user_re_read(
+    client: Client, view_author: Permission, monkeypatch: pytest.MonkeyPatch
+):
+    """``ctx.user`` is ``request.user`` (docs/guides/tools.md): a project's ``visible``
+    that asks ``ctx.request.user`` must decide with the user as re-read too, not with the
+    instance the stream opened with, whose permission cache Django never empties."""
+    spec, _ = streams_site.find_resource("scoped://x", None)
+    monkeypatch.setattr(
+        spec, "visible", lambda ctx, **_: ctx.request.user.has_perm("books.view_author")
+    )
+    user = User.objects.create_user("by-request")
+    user.user_permissions.add(view_author)
+    client.force_login(user)
+
+    before, after = first_uris(
+        client, "scoped://x", lambda: user.user_permissions.remove(view_author)
+    )
+
+    assert (before, after) == ("scoped://x", "plain://note")
