@@ -58,7 +58,8 @@ def current(caller: Caller) -> Caller | str:
     While it may, the caller comes back re-read, for what outlives one request (a listen
     stream) to decide with as the caller's next request would: a fresh instance of its
     user, whose permissions and groups are read again (Django's backends cache them on the
-    instance, which a stream would otherwise keep for its whole life), and its token's
+    instance, which a stream would otherwise keep for its whole life; a user that is no
+    row of the user model, which a DRF class may build, is kept), and its token's
     scopes and expiry as they are now (an administrator may narrow them). At most three
     primary-key lookups; none for a caller :func:`can_be_withdrawn` says nothing about."""
     if not can_be_withdrawn(caller):
