@@ -60,13 +60,18 @@ def current(caller: Caller) -> Caller | str:
     user, whose permissions and groups are read again (Django's backends cache them on the
     instance, which a stream would otherwise keep for its whole life; a user that is no
     row of the user model, which a DRF class may build, is kept), and its token's
-    scopes and expiry as they are now (an administrator may narrow them). At most three
-    primary-key lookups; none for a caller :func:`can_be_withdrawn` says nothing about."""
+    scopes and expiry as they are now (django-oauth-toolkit's admin edits them; this
+    site's tokens can be changed in code). A token that now acts for another user (or for
+    none) no longer vouches for this caller. At most three primary-key lookups; none for
+    a caller :func:`can_be_withdrawn` says nothing about."""
     if not can_be_withdrawn(caller):
         return caller
     credential = _credential_now(caller.credential)
     if credential is None:
         return "its access token was revoked or deleted"
+    acts_for = credential.pop("acts_for", caller.user.pk if caller.is_authenticated else None)
+    if acts_for != (caller.user.pk if caller.is_authenticated else None):
+        return "its access token now acts for another user"
     if caller.is_authenticated:
         model = get_user_model()
         # Read as the class the authenticator gave (a backend's proxy keeps its checks;
@@ -86,9 +91,10 @@ def current(caller: Caller) -> Caller | str:
 
 
 def _credential_now(credential: str | None) -> dict[str, Any] | None:
-    """The scopes and expiry a :attr:`Caller.credential` of this project's grants now
-    (nothing for a credential it cannot read, whose scopes and expiry stand), or None when
-    the token was revoked or deleted. Scopes are read as the authenticators read them
+    """The scopes and expiry a :attr:`Caller.credential` of this project's grants now,
+    and the pk of the user it acts for (``acts_for``, not a :class:`Caller` field); nothing
+    for a credential it cannot read, whose scopes and expiry stand; None when the token
+    was revoked or deleted. Scopes are read as the authenticators read them
     (:class:`~django_mcp.auth.tokens.TokenAuthenticator`, ``DOTAuthenticator``)."""
     kind, _, key = (credential or "").partition(":")
     if not key.isdigit():  # not an id this project made: nothing to ask
@@ -97,7 +103,11 @@ def _credential_now(credential: str | None) -> dict[str, Any] | None:
         token = AccessToken.objects.filter(pk=int(key), revoked_at__isnull=True).first()
         if token is None:
             return None
-        return {"scopes": token.scope_set, "expires_at": _timestamp(token.expires_at)}
+        return {
+            "scopes": token.scope_set,
+            "expires_at": _timestamp(token.expires_at),
+            "acts_for": token.user_id,
+        }
     if kind == "dot" and apps.is_installed("oauth2_provider"):
         from oauth2_provider.models import get_access_token_model
 
@@ -107,7 +117,11 @@ def _credential_now(credential: str | None) -> dict[str, Any] | None:
         if found is None:
             return None
         scopes = scopes_of({"scope": found.scope})
-        return {"scopes": scopes, "expires_at": _timestamp(found.expires)}
+        return {
+            "scopes": scopes,
+            "expires_at": _timestamp(found.expires),
+            "acts_for": found.user_id,
+        }
     return {}
 
 

@@ -155,6 +155,39 @@ def test_bringing_the_tokens_expiry_forward_ends_the_stream(client: Client):
     assert listen_withdrawn(client, token, expire) == [closing("wsgi")]
 
 
+def test_a_token_that_now_acts_for_another_user_ends_the_stream(client: Client):
+    """The token's next request would act as the other user: the stream, opened for the
+    first, must not go on deciding as them (nor as the other, which it never was)."""
+    row, token = AccessToken.objects.issue(User.objects.create_user("first-holder"))
+
+    def hand_over() -> None:
+        row.user = User.objects.create_user("second-holder")
+        row.save(update_fields=["user"])
+
+    assert listen_withdrawn(client, token, hand_over) == [closing("wsgi")]
+
+
+def test_a_django_oauth_toolkit_token_given_to_another_user_ends_the_stream(
+    client: Client, settings: Any
+):
+    """DOT's admin lets a token's user be changed (or cleared)."""
+    pytest.importorskip("oauth2_provider")
+    from tests.oauth.test_dot import RESOURCE, make_token
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
+        "OAUTH": {"RESOURCE": RESOURCE},
+    }
+    access_token = make_token(User.objects.create_user("dot-first"))
+
+    def hand_over() -> None:
+        access_token.user = User.objects.create_user("dot-second")
+        access_token.save(update_fields=["user"])
+
+    assert listen_withdrawn(client, access_token.token, hand_over) == [closing("wsgi")]
+
+
 def test_a_django_oauth_toolkit_tokens_expiry_brought_forward_ends_the_stream(
     client: Client, settings: Any
 ):
