@@ -126,8 +126,8 @@ def test_granting_the_permission_lets_its_updates_through(client: Client, view_a
 
 
 def test_narrowing_the_tokens_scopes_stops_the_updates_they_gated(client: Client):
-    """``scoped://{name}`` needs ``notes:read``; an administrator edits the token's scopes
-    down to ``books:read``: the token would now get 403 ``insufficient_scope`` from
+    """``scoped://{name}`` needs ``notes:read``; the token's scopes are narrowed (in code:
+    this site's admin keeps an issued token read-only) to ``books:read``: the token would now get 403 ``insufficient_scope`` from
     ``resources/read`` (ADR 0005), and its stream stops hearing of the resource."""
     row, token = AccessToken.objects.issue(User.objects.create_user("scoped"), scopes="notes:read")
 
@@ -143,8 +143,8 @@ def test_narrowing_the_tokens_scopes_stops_the_updates_they_gated(client: Client
 
 
 def test_bringing_the_tokens_expiry_forward_ends_the_stream(client: Client):
-    """The stream ends when its credential expires (``Listener.deadline``); an expiry an
-    administrator brings forward to the past ends it at the next recheck, with its closing
+    """The stream ends when its credential expires (``Listener.deadline``); an expiry
+    brought forward to the past (in code, as above) ends it at the next recheck, with its closing
     result, instead of when the stream opened with no expiry."""
     row, token = AccessToken.objects.issue(User.objects.create_user("expiring"))
 
