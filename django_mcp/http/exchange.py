@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import logfacts
-from django_mcp.protocol import methods
 from django_mcp.protocol.admission import Admission, Admitted, NotificationAccepted, Rejected
+from django_mcp.protocol.methods import NAME_FIELDS
 from django_mcp.requestlog.notes import LogNotes, notes_of
-from django_mcp.requestlog.records import Outcome, RequestRecord, truncated_params
+from django_mcp.requestlog.records import Outcome, Row, truncated_params
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -106,8 +106,16 @@ class Exchange:
         """The admitted request, or None when admission ended the exchange."""
         return self.admission if isinstance(self.admission, Admitted) else None
 
-    def record(self, response: HttpResponseBase) -> RequestRecord:
-        """The request-log record of this exchange, once ``response`` is known."""
+    def record(self, response: HttpResponseBase, note: str = "") -> Row:
+        """The request-log record of this exchange, once ``response`` is known: a
+        :class:`~django_mcp.requestlog.records.RequestRecord`'s values as a plain tuple, in
+        its fields' order, which is what the recorder buffers. ``note``, when given, is the
+        record's error message (why an interrupted exchange has no reply).
+
+        Why a plain tuple rather than the named tuple: the record is made once per request
+        on the request path, where the named tuple cost its ``_make`` call and then a copy
+        into the plain tuple the buffer needs (see :func:`~.recorder.submit`).
+        """
         admission, reply = self.admission, self.reply
         method = target = request_id = declared = served = how = ""
         client_name = client_version = error_message = ""
@@ -117,13 +125,14 @@ class Exchange:
         if isinstance(admission, Admitted):
             message = admission.request
             method, request_id, params = message.method, str(message.id), message.params
-            name_field = methods.NAME_FIELDS.get(method)
-            target = str((message.params or {}).get(name_field, "")) if name_field else ""
-            declared = admission.revision.declared
-            served, how = admission.revision.served, admission.revision.how.value
-            if admission.meta.client_info is not None:
-                client_name = admission.meta.client_info.name
-                client_version = admission.meta.client_info.version
+            name_field = NAME_FIELDS.get(method)
+            target = str((params or {}).get(name_field, "")) if name_field else ""
+            revision = admission.revision
+            # ``_value_``, not ``value``: an enum's ``value`` is a Python descriptor call.
+            declared, served, how = revision.declared, revision.served, revision.how._value_
+            client_info = admission.meta.client_info
+            if client_info is not None:
+                client_name, client_version = client_info.name, client_info.version
             if reply is not None:
                 outcome = reply.outcome
                 if reply.error is not None:
@@ -154,34 +163,32 @@ class Exchange:
             if mcp_settings.REQUEST_LOG_PARAMS and params is not None
             else None
         )
-        # Positional, in the columns' order: ``RequestRecord(field=...)`` costs 1.1 µs (a
-        # NamedTuple's ``__new__`` matches its 21 keywords in Python), a fifth of what the
-        # log adds to a request; ``_make`` takes the tuple as it is and checks its length.
-        # tests/records/test_record_fields.py checks every field of a row by name.
-        return RequestRecord._make(
-            (
-                self.started_at,  # started_at
-                self.site.name,  # site
-                method[:100],  # method
-                target[:255],  # target
-                request_id[:100],  # request_id
-                declared[:50] if isinstance(declared, str) else "",  # declared_revision
-                served,  # served_revision
-                how,  # served_how
-                client_name[:200],  # client_name
-                client_version[:100],  # client_version
-                user_id,  # user_id
-                username,  # username
-                outcome,  # outcome
-                error_code,  # error_code
-                response.status_code,  # http_status
-                (time.perf_counter() - self.started) * 1000,  # duration_ms
-                params_text,  # params
-                error_message[:ERROR_MESSAGE_CHARS],  # error_message
-                self.notes.permission_denied,  # permission_denied
-                self.remote_addr,  # remote_addr
-                self.user_agent,  # user_agent
-            )
+        # Positional, in the fields' order: ``RequestRecord(field=...)`` costs 1.1 µs (a
+        # NamedTuple's ``__new__`` matches its 21 keywords in Python).
+        # tests/records/test_record_fields.py checks every field of a row by name, and
+        # that a record has as many values as the named tuple has fields.
+        return (
+            self.started_at,  # started_at
+            self.site.name,  # site
+            method[:100],  # method
+            target[:255],  # target
+            request_id[:100],  # request_id
+            declared[:50] if isinstance(declared, str) else "",  # declared_revision
+            served,  # served_revision
+            how,  # served_how
+            client_name[:200],  # client_name
+            client_version[:100],  # client_version
+            user_id,  # user_id
+            username,  # username
+            outcome,  # outcome
+            error_code,  # error_code
+            response.status_code,  # http_status
+            (time.perf_counter() - self.started) * 1000,  # duration_ms
+            params_text,  # params
+            note or error_message[:ERROR_MESSAGE_CHARS],  # error_message
+            self.notes.permission_denied,  # permission_denied
+            self.remote_addr,  # remote_addr
+            self.user_agent,  # user_agent
         )
 
 

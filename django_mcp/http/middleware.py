@@ -168,8 +168,7 @@ def record(
                 exchange.user = resolved_user(request)
             elif not _is_unresolved(user):
                 exchange.user = user
-        logged = exchange.record(response)
-        recorder.submit(logged._replace(error_message=note) if note else logged)
+        recorder.submit(exchange.record(response, note))
     finally:
         if release:
             exchange.release()  # recorded (or not kept): see Exchange.release

@@ -53,7 +53,7 @@ from django_mcp.conf import mcp_settings
 from django_mcp.protocol.revisions import ServedHow
 from django_mcp.requestlog import drain
 from django_mcp.requestlog.models import RequestLog
-from django_mcp.requestlog.records import RequestRecord, Row
+from django_mcp.requestlog.records import FIELD_INDEX, RequestRecord, Row, is_error
 from django_mcp.requestlog.served import ServedKey, ServedTally, tally_serve
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ logger = logging.getLogger("django_mcp")
 _SHUTDOWN_JOIN_SECONDS: Final = 5.0
 
 _BEST_EFFORT: Final = ServedHow.BEST_EFFORT.value
+_SERVED_HOW: Final = FIELD_INDEX["served_how"]
 
 # Sampling draws through this name so tests can make it deterministic.
 sample: Callable[[], float] = random.random
@@ -111,19 +112,22 @@ class _State:
 _state = _State()
 
 
-def keeps(record: RequestRecord) -> bool:
-    """Whether the ``REQUEST_LOG`` mode and sample rate keep ``record`` in the log."""
+def keeps(record: Row) -> bool:
+    """Whether the ``REQUEST_LOG`` mode and sample rate keep ``record`` (a
+    :class:`~.records.RequestRecord` or its :data:`~.records.Row`) in the log."""
     mode = mcp_settings.REQUEST_LOG
     if mode == "off":
         return False
     if mode == "errors":
-        return record.is_error
+        return is_error(record)
     rate = float(mcp_settings.REQUEST_LOG_SAMPLE_RATE)  # every record kept at 1.0: no test
-    return rate >= 1.0 or record.is_error or sample() < rate
+    return rate >= 1.0 or is_error(record) or sample() < rate
 
 
-def submit(record: RequestRecord) -> None:
-    """Queue ``record`` for the log; called by the middleware after each MCP response.
+def submit(record: Row) -> None:
+    """Queue ``record`` (a :class:`~.records.RequestRecord` or its :data:`~.records.Row`,
+    as :meth:`~django_mcp.http.exchange.Exchange.record` makes it) for the log; called by
+    the middleware after each MCP response.
 
     Never touches the database and never blocks beyond a short lock: the request that
     produced the record must not pay for logging it.
@@ -134,36 +138,47 @@ def submit(record: RequestRecord) -> None:
     flush interval, long enough to be traversed by young collections and promoted to the
     oldest generation, where each one counted towards the next full collection of the
     whole process (tens of milliseconds in a Django process).
+
+    Why it reads like this: it runs once per request, and each Python call it makes (a
+    property, a helper) cost more than the test it wraps; so the common case (everything
+    kept, the thread running) is tested inline, and :func:`keeps` decides the rest.
     """
-    if mcp_settings.REQUEST_LOG == "off":
+    mode = mcp_settings.REQUEST_LOG
+    if mode == "off":
         return
-    keep = keeps(record)
-    buffered = tuple(record)
+    if mode == "all" and float(mcp_settings.REQUEST_LOG_SAMPLE_RATE) >= 1.0:
+        keep = True  # what keeps() says, without its call
+    else:
+        keep = keeps(record)
+    buffered = record if type(record) is tuple else tuple(record)
     size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
-    with _state.lock:
-        if _state.databases is None:  # once per flush, not per request
-            _state.databases = _databases_named()
+    state = _state
+    with state.lock:
+        if state.databases is None:  # once per flush, not per request
+            state.databases = _databases_named()
         if keep:
-            while len(_state.records) >= size:
-                _state.records.popleft()
-                _state.dropped += 1
-                _state.dropped_unreported += 1
-            _state.records.append(buffered)
+            pending = state.records
+            while len(pending) >= size:
+                pending.popleft()
+                state.dropped += 1
+                state.dropped_unreported += 1
+            pending.append(buffered)
         else:  # left out of the log: counted by the summaries only
             _keep_unlogged(buffered, size)
-        if record.served_how == _BEST_EFFORT:
-            _tally(record, size)
+            pending = state.unlogged
+        if buffered[_SERVED_HOW] == _BEST_EFFORT:
+            _tally(RequestRecord._make(buffered), size)
         # The writer wakes before its interval once the buffer this record joined is a
         # quarter full, so a burst cannot fill it between two ticks. Not at every full
         # batch: under steady load it then flushes once per interval, and a flush's fixed
         # cost (its transactions and the summaries' upserts, about 0.9 ms of CPU) is paid
         # once a second rather than once per REQUEST_LOG_BATCH_SIZE requests.
-        pending = _state.records if keep else _state.unlogged
         wake_early = len(pending) >= max(1, size // 4)
     if mcp_settings.REQUEST_LOG_BACKGROUND:
-        _ensure_thread()
+        if not state.thread_running:
+            _ensure_thread()
         if wake_early:
-            _state.wake.set()
+            state.wake.set()
 
 
 def _keep_unlogged(buffered: Row, limit: int) -> None:

@@ -56,11 +56,19 @@ class RequestRecord(NamedTuple):
 
     @property
     def is_error(self) -> bool:
-        return self.outcome in ("tool_error", "protocol_error") or self.http_status >= 400
+        return is_error(self)
 
 
 #: Where each field sits in a :data:`Row`: for the code that reads plain tuples.
 FIELD_INDEX: Final = {name: index for index, name in enumerate(RequestRecord._fields)}
+_OUTCOME: Final = FIELD_INDEX["outcome"]
+_HTTP_STATUS: Final = FIELD_INDEX["http_status"]
+
+
+def is_error(record: Row) -> bool:
+    """Whether ``record`` (a :class:`RequestRecord` or its :data:`Row`) is an error: a
+    tool error, a protocol error or an HTTP error (what ``REQUEST_LOG = "errors"`` keeps)."""
+    return record[_OUTCOME] in ("tool_error", "protocol_error") or record[_HTTP_STATUS] >= 400
 
 
 #: Built once: ``json.dumps`` with any option builds an encoder per call (about 0.9 µs).

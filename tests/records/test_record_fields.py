@@ -280,6 +280,26 @@ def test_every_field_of_a_row_holds_its_own_value(site: MCPSite) -> None:
     assert set(RequestRecord._fields) == {*fields, "started_at", "duration_ms"}
 
 
+def test_an_exchange_records_one_value_per_field(
+    site: MCPSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exchange builds its record as a plain tuple (the named tuple's ``_make``, which
+    checked the length, cost the request path a call and a copy): whichever branch built
+    it (served, refused at admission, refused before it, a notification), it holds one
+    value per field."""
+    submitted: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(recorder, "submit", submitted.append)
+    client = Client()
+    call_tool(client, "hello", {})
+    call_tool(client, "secret", {})
+    client.get("/mcp/", HTTP_ACCEPT="application/json")
+    post_raw(client, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    assert len(submitted) == 4
+    assert {type(record) for record in submitted} == {tuple}
+    assert {len(record) for record in submitted} == {len(RequestRecord._fields)}
+
+
 def value_of(row: RequestLog, name: str) -> Any:
     """A column's value, the params read back from their JSON."""
     value = getattr(row, name)
