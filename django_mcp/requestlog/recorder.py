@@ -151,7 +151,9 @@ def submit(record: Row) -> None:
     else:
         keep = keeps(record)
     buffered = record if type(record) is tuple else tuple(record)
-    size = max(1, int(mcp_settings.REQUEST_LOG_BUFFER_SIZE))
+    size = int(mcp_settings.REQUEST_LOG_BUFFER_SIZE)
+    if size < 1:  # not max(1, ...): a builtin's call costs more than the test
+        size = 1
     state = _state
     with state.lock:
         if state.databases is None:  # once per flush, not per request
@@ -173,7 +175,7 @@ def submit(record: Row) -> None:
         # batch: under steady load it then flushes once per interval, and a flush's fixed
         # cost (its transactions and the summaries' upserts, about 0.9 ms of CPU) is paid
         # once a second rather than once per REQUEST_LOG_BATCH_SIZE requests.
-        wake_early = len(pending) >= max(1, size // 4)
+        wake_early = len(pending) >= (size // 4 or 1)
     if mcp_settings.REQUEST_LOG_BACKGROUND:
         if not state.thread_running:
             _ensure_thread()
