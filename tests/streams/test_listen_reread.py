@@ -126,9 +126,10 @@ def test_granting_the_permission_lets_its_updates_through(client: Client, view_a
 
 
 def test_narrowing_the_tokens_scopes_stops_the_updates_they_gated(client: Client):
-    """``scoped://{name}`` needs ``notes:read``; the token's scopes are narrowed (in code:
-    this site's admin keeps an issued token read-only) to ``books:read``: the token would now get 403 ``insufficient_scope`` from
-    ``resources/read`` (ADR 0005), and its stream stops hearing of the resource."""
+    """``scoped://{name}`` needs ``notes:read``; the token's scopes are narrowed to
+    ``books:read`` (in code: this site's admin keeps an issued token read-only): the
+    token would now get 403 ``insufficient_scope`` from ``resources/read`` (ADR 0005),
+    and its stream stops hearing of the resource."""
     row, token = AccessToken.objects.issue(User.objects.create_user("scoped"), scopes="notes:read")
 
     def narrow() -> None:
