@@ -35,7 +35,15 @@ from django_mcp.listen.fanout import notify_resource_updated
 
 from . import sse
 from .test_listen import post_listen
-from .test_listen_recheck import RECHECK, closing, listen_withdrawn, messages_of
+
+# ``_recheck_often``: that module's autouse settings (RECHECK), imported so they apply here.
+from .test_listen_recheck import (  # noqa: F401
+    RECHECK,
+    _recheck_often,
+    closing,
+    listen_withdrawn,
+    messages_of,
+)
 from .tools_site import site as streams_site
 
 if TYPE_CHECKING:
@@ -45,16 +53,6 @@ pytestmark = [
     pytest.mark.usefixtures("streams_urls"),
     pytest.mark.django_db(transaction=True),  # the recheck queries from a worker thread
 ]
-
-
-@pytest.fixture(autouse=True)
-def _recheck_often(settings: Any) -> None:
-    settings.DJANGO_MCP = {
-        **settings.DJANGO_MCP,
-        "LISTEN_KEEPALIVE_SECONDS": 0.1,
-        "LISTEN_MAX_SECONDS": 60,
-        "LISTEN_RECHECK_SECONDS": RECHECK,
-    }
 
 
 def first_uris(
@@ -94,6 +92,29 @@ def publish_both(chunks: Iterator[bytes], gated: str) -> str:
 
 
 @pytest.fixture
+def dot_token(settings: Any) -> Callable[..., Any]:
+    """django-oauth-toolkit's authenticator configured; its ``make_token`` (a DOT access
+    token for a user)."""
+    pytest.importorskip("oauth2_provider")
+    from tests.oauth.test_dot import RESOURCE, make_token
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
+        "OAUTH": {"RESOURCE": RESOURCE},
+    }
+    return make_token
+
+
+def signed_in(client: Client, username: str, *permissions: Permission) -> User:
+    """A new user holding ``permissions``, signed in on ``client`` (a session caller)."""
+    user = User.objects.create_user(username)
+    user.user_permissions.add(*permissions)
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
 def view_author() -> Permission:
     return Permission.objects.get(codename="view_author")
 
@@ -103,9 +124,7 @@ def test_taking_the_permission_away_stops_the_updates_it_gated(
 ):
     """``staff://{name}`` needs ``books.view_author``: once it is taken away, the next
     request's ``resources/read`` would be refused, and the stream stops hearing of it."""
-    user = User.objects.create_user("reader")
-    user.user_permissions.add(view_author)
-    client.force_login(user)
+    user = signed_in(client, "reader", view_author)
 
     before, after = first_uris(
         client, "staff://x", lambda: user.user_permissions.remove(view_author)
@@ -117,8 +136,7 @@ def test_taking_the_permission_away_stops_the_updates_it_gated(
 def test_granting_the_permission_lets_its_updates_through(client: Client, view_author: Permission):
     """The other way: a permission granted while the stream is open is heard of at the
     next recheck, without listening again."""
-    user = User.objects.create_user("newcomer")
-    client.force_login(user)
+    user = signed_in(client, "newcomer")
 
     before, after = first_uris(client, "staff://x", lambda: user.user_permissions.add(view_author))
 
@@ -169,18 +187,10 @@ def test_a_token_that_now_acts_for_another_user_ends_the_stream(client: Client):
 
 
 def test_a_django_oauth_toolkit_token_given_to_another_user_ends_the_stream(
-    client: Client, settings: Any
+    client: Client, dot_token: Callable[..., Any]
 ):
     """DOT's admin lets a token's user be changed (or cleared)."""
-    pytest.importorskip("oauth2_provider")
-    from tests.oauth.test_dot import RESOURCE, make_token
-
-    settings.DJANGO_MCP = {
-        **settings.DJANGO_MCP,
-        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
-        "OAUTH": {"RESOURCE": RESOURCE},
-    }
-    access_token = make_token(User.objects.create_user("dot-first"))
+    access_token = dot_token(User.objects.create_user("dot-first"))
 
     def hand_over() -> None:
         access_token.user = User.objects.create_user("dot-second")
@@ -190,18 +200,10 @@ def test_a_django_oauth_toolkit_token_given_to_another_user_ends_the_stream(
 
 
 def test_a_django_oauth_toolkit_tokens_expiry_brought_forward_ends_the_stream(
-    client: Client, settings: Any
+    client: Client, dot_token: Callable[..., Any]
 ):
     """The same for a django-oauth-toolkit token (``dot:<pk>``), read from DOT's table."""
-    pytest.importorskip("oauth2_provider")
-    from tests.oauth.test_dot import RESOURCE, make_token
-
-    settings.DJANGO_MCP = {
-        **settings.DJANGO_MCP,
-        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
-        "OAUTH": {"RESOURCE": RESOURCE},
-    }
-    access_token = make_token(User.objects.create_user("dot-expiring"))
+    access_token = dot_token(User.objects.create_user("dot-expiring"))
 
     def expire() -> None:
         access_token.expires = timezone.now() - datetime.timedelta(seconds=1)
@@ -210,18 +212,12 @@ def test_a_django_oauth_toolkit_tokens_expiry_brought_forward_ends_the_stream(
     assert listen_withdrawn(client, access_token.token, expire) == [closing("wsgi")]
 
 
-def test_a_django_oauth_toolkit_tokens_scopes_are_read_again(client: Client, settings: Any):
+def test_a_django_oauth_toolkit_tokens_scopes_are_read_again(
+    client: Client, dot_token: Callable[..., Any]
+):
     """DOT's ``scope`` column, narrowed while the stream is open, is read as the
     authenticator reads it."""
-    pytest.importorskip("oauth2_provider")
-    from tests.oauth.test_dot import RESOURCE, make_token
-
-    settings.DJANGO_MCP = {
-        **settings.DJANGO_MCP,
-        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
-        "OAUTH": {"RESOURCE": RESOURCE},
-    }
-    access_token = make_token(User.objects.create_user("dot-scoped"), scope="mcp notes:read")
+    access_token = dot_token(User.objects.create_user("dot-scoped"), scope="mcp notes:read")
 
     def narrow() -> None:
         access_token.scope = "mcp"
@@ -359,9 +355,7 @@ def test_a_check_that_reads_the_requests_user_sees_the_user_re_read(
     monkeypatch.setattr(
         spec, "visible", lambda ctx, **_: ctx.request.user.has_perm("books.view_author")
     )
-    user = User.objects.create_user("by-request")
-    user.user_permissions.add(view_author)
-    client.force_login(user)
+    user = signed_in(client, "by-request", view_author)
 
     before, after = first_uris(
         client, "scoped://x", lambda: user.user_permissions.remove(view_author)
