@@ -69,20 +69,21 @@ def current(caller: Caller) -> Caller | str:
     credential = _credential_now(caller.credential)
     if credential is None:
         return "its access token was revoked or deleted"
-    acts_for = credential.pop("acts_for", caller.user.pk if caller.is_authenticated else None)
-    if acts_for != (caller.user.pk if caller.is_authenticated else None):
+    user_pk = caller.user.pk if caller.is_authenticated else None
+    if credential.pop("acts_for", user_pk) != user_pk:
         return "its access token now acts for another user"
     if caller.is_authenticated:
         model = get_user_model()
+        is_row = isinstance(caller.user, model)
         # Read as the class the authenticator gave (a backend's proxy keeps its checks;
         # ``__class__``, not ``type()``: a session's user is a lazy object).
-        row_of = caller.user.__class__ if isinstance(caller.user, model) else model
-        user = row_of._default_manager.filter(pk=caller.user.pk).first()
+        row_of = caller.user.__class__ if is_row else model
+        user = row_of._default_manager.filter(pk=user_pk).first()
         if user is None or not getattr(user, "is_active", True):
             return "its user was deleted or deactivated"
         if caller.session_key is not None and not signs_in(caller.session_key, user):
             return "its session ended (signed out, or the password changed)"
-        if isinstance(caller.user, model):
+        if is_row:
             # Only a row is replaced by a row: a user an authenticator built itself (a DRF
             # class's stateless token user) is what every request of the caller decides
             # with, not the database row that shares its pk, which may hold more.
