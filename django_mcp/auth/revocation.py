@@ -49,6 +49,17 @@ def can_be_withdrawn(caller: Caller | None) -> bool:
     return caller.is_authenticated or (kind in ("token", "dot") and key.isdigit())
 
 
+def user_is_stored(caller: Caller) -> bool:
+    """Whether what the caller acts as can be read again from the database alone: nobody
+    signed in (an anonymous caller, a token acting for no user), or a row of the user
+    model. False for a user an authenticator built itself (a DRF class's stateless token
+    user, ``rest_framework_simplejwt``'s ``TokenUser``): all that shares its identity in
+    the database is the row with its pk, which may hold more permissions. So a task,
+    whose runs rebuild their caller from what was stored, cannot act as it, and a re-read
+    (:func:`current`) keeps it as it is."""
+    return not caller.is_authenticated or isinstance(caller.user, get_user_model())
+
+
 def current(caller: Caller) -> Caller | str:
     """``caller`` as the database describes it now, or why it may no longer act: its
     token (this site's or django-oauth-toolkit's) was revoked or deleted, or its user was
@@ -73,11 +84,10 @@ def current(caller: Caller) -> Caller | str:
     if credential.pop("acts_for", user_pk) != user_pk:
         return "its access token now acts for another user"
     if caller.is_authenticated:
-        model = get_user_model()
-        is_row = isinstance(caller.user, model)
+        is_row = user_is_stored(caller)
         # Read as the class the authenticator gave (a backend's proxy keeps its checks;
         # ``__class__``, not ``type()``: a session's user is a lazy object).
-        row_of = caller.user.__class__ if is_row else model
+        row_of = caller.user.__class__ if is_row else get_user_model()
         user = row_of._default_manager.filter(pk=user_pk).first()
         if user is None or not getattr(user, "is_active", True):
             return "its user was deleted or deactivated"

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 from django.utils.module_loading import import_string
 
+from django_mcp.auth.revocation import user_is_stored
 from django_mcp.conf import mcp_settings
+from django_mcp.exceptions import ToolError
 from django_mcp.listen.fanout import publish_task
 from django_mcp.protocol import tasks as proto
 from django_mcp.tasks import engine, store
@@ -36,6 +38,15 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 
 
+#: The tool error of a required task whose caller a worker could not act as (``%s``: the
+#: tool's name): a user the authentication class built from its token, not a user row.
+UNSTORED_CALLER = (
+    "Tool %s runs only as a task, and a task cannot act as this caller: its user was "
+    "built by the authentication from its credential, not read from the user table, so "
+    "the worker that runs the task could not act as it"
+)
+
+
 def always(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
     """The default ``TASK_POLICY``: every optional tool is a task for a declaring client."""
     return True
@@ -47,7 +58,12 @@ def supports_tasks(site: MCPSite) -> bool:
 
 
 def runs_as_task(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
-    """Whether this call becomes a task; -32021 for a required task without the extension."""
+    """Whether this call becomes a task; -32021 for a required task without the extension.
+
+    Never for a caller a worker could not act as (see ``user_is_stored`` in
+    :mod:`django_mcp.auth.revocation`): an optional task runs synchronously, and a
+    required one is a tool error.
+    """
     if spec.task is None:
         return False
     if not proto.declares(context.meta):
@@ -56,6 +72,12 @@ def runs_as_task(spec: ToolSpec, arguments: Mapping[str, Any], context: Context)
                 f"Tool {spec.name} runs only as a task: declare the {proto.EXTENSION} extension"
             )
         return False
+    if not user_is_stored(context.caller):
+        # A worker rebuilds a task's caller from the database: it would run as the user
+        # row sharing this user's pk, which may hold more permissions than this caller.
+        if spec.task == "required":
+            raise ToolError(UNSTORED_CALLER % spec.name)
+        return False  # an optional task runs now, as this caller
     if spec.task == "required":
         return True
     policy = import_string(mcp_settings.TASK_POLICY)

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from django_mcp.auth.models import AccessToken
 from django_mcp.listen.fanout import notify_resource_updated
+from tests.stateless_users import stateless_bearer, stateless_settings
 
 from . import sse
 from .test_listen import post_listen
@@ -284,41 +285,6 @@ def test_an_event_the_recheck_meets_past_a_new_expiry_is_not_delivered(
     assert messages[1] == closing("listen-1")
 
 
-class StatelessUser:
-    """A user an authentication class builds from its token, not from the database, as
-    ``rest_framework_simplejwt``'s ``JWTStatelessUserAuthentication`` builds ``TokenUser``:
-    it carries the database user's pk, and no Django permission of its own."""
-
-    is_authenticated = True
-    is_active = True
-    is_anonymous = False
-
-    def __init__(self, pk: int) -> None:
-        self.pk = self.id = pk
-
-    def get_username(self) -> str:
-        return f"token-user-{self.pk}"
-
-    def has_perm(self, perm: str, obj: Any = None) -> bool:
-        return False
-
-    def has_perms(self, perms: Any, obj: Any = None) -> bool:
-        return False
-
-
-class StatelessAuthentication:
-    """A DRF authentication class of the project's: ``Bearer stateless-<pk>``."""
-
-    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
-        header = request.META.get("HTTP_AUTHORIZATION", "")
-        if not header.startswith("Bearer stateless-"):
-            return None
-        return StatelessUser(int(header.removeprefix("Bearer stateless-"))), None
-
-    def authenticate_header(self, request: Any) -> str:
-        return "Bearer"
-
-
 def test_a_user_the_authenticator_did_not_read_from_the_database_is_not_replaced(
     client: Client, settings: Any, view_author: Permission
 ):
@@ -327,11 +293,7 @@ def test_a_user_the_authenticator_did_not_read_from_the_database_is_not_replaced
     Every request of that caller is decided with that object; a recheck must not swap in
     the database row, which would let the stream hear of what ``resources/read`` refuses."""
     pytest.importorskip("rest_framework")
-    settings.DJANGO_MCP = {
-        **settings.DJANGO_MCP,
-        "AUTHENTICATORS": ["django_mcp.auth.drf.DRFAuthenticator"],
-        "DRF_AUTHENTICATION_CLASSES": [StatelessAuthentication],
-    }
+    stateless_settings(settings)
     user = User.objects.create_user("stateless")
     user.user_permissions.add(view_author)  # the row may; the token's user may not
 
@@ -339,7 +301,7 @@ def test_a_user_the_authenticator_did_not_read_from_the_database_is_not_replaced
         client,
         "staff://x",
         lambda: None,
-        headers={"Authorization": f"Bearer stateless-{user.pk}"},
+        headers=stateless_bearer(user.pk),
     )
 
     assert (before, after) == ("plain://note", "plain://note")

@@ -11,6 +11,7 @@ creating call's user and scopes, a permission-gated tool runs as a task at all, 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from typing import Any
 
@@ -27,6 +28,7 @@ from django_mcp.server import tasking
 from django_mcp.server.task_runner import context_for
 from django_mcp.tasks.models import MCPTask
 from tests.helpers import call_tool, error_of, mcp_headers, result_of
+from tests.stateless_users import stateless_bearer, stateless_settings
 from tests.tasks.support import declaring, get, run_worker, start, tasks_call
 
 pytestmark = pytest.mark.django_db
@@ -363,3 +365,79 @@ def test_a_task_whose_tool_left_the_site_still_needs_the_tools_scopes(
     context = context_for(task, mcp_site)
     context.caller = Caller(alice, frozenset({"calendar:read"}), "token:2", "token")
     assert tasking.listen_filter(mcp_site, wanted, context).task_ids == ()
+
+
+def stateless_caller(settings: Any, django_user_model: Any) -> dict[str, str]:
+    """Authenticate through a DRF class that builds its user from the token (simplejwt's
+    ``TokenUser``), sharing its pk with a row that may do more; that caller's headers."""
+    pytest.importorskip("rest_framework")
+    stateless_settings(settings)
+    row = django_user_model.objects.create_user("row", is_superuser=True)  # the row may
+    return stateless_bearer(row.pk)
+
+
+def gated_tool(mcp_site: Any, task: str) -> None:
+    """Declare ``gated``: it answers with what its caller's own permission check says."""
+
+    @mcp_site.tool(task=task)  # type: ignore[arg-type]
+    def gated(ctx: Context) -> str:
+        allowed = ctx.user.has_perm("books.delete_book")
+        return f"{type(ctx.user).__name__} allowed={allowed}"
+
+
+def test_an_optional_task_of_a_user_built_from_its_token_runs_now_as_that_user(
+    client, mcp_site, settings, django_user_model
+):
+    """ext-tasks ``tasks.md``, "Security Considerations": a task acts as the caller that
+    created it. A worker rebuilds that caller from the database, where a user a DRF class
+    built from its token has only the row sharing its pk, which may hold more (here a
+    superuser). So the server, which decides whether an optional call becomes a task
+    ("Capability Negotiation"), runs it now instead: as the caller who asked. Before, the
+    task ran as the row, with every permission the token's user lacked."""
+    headers = stateless_caller(settings, django_user_model)
+    gated_tool(mcp_site, "optional")
+
+    called = result_of(call_tool(client, "gated", {}, meta=declaring(), headers=headers))
+    run_worker()
+
+    assert called["resultType"] == "complete", called
+    assert called["content"][0]["text"] == "StatelessUser allowed=False"
+    assert not MCPTask.objects.exists()
+
+
+def test_a_required_task_of_a_user_built_from_its_token_is_a_tool_error(
+    client, mcp_site, settings, django_user_model
+):
+    """The same caller and a tool that runs only as a task: no task is made (its runs
+    would act as the row), and the call answers a tool error saying why, which the
+    model can read (server/tools.mdx, "Error Handling")."""
+    headers = stateless_caller(settings, django_user_model)
+    gated_tool(mcp_site, "required")
+
+    called = result_of(call_tool(client, "gated", {}, meta=declaring(), headers=headers))
+
+    assert called["isError"] is True
+    assert called["content"][0]["text"] == tasking.UNSTORED_CALLER % "gated"
+    assert not MCPTask.objects.exists()
+
+
+def test_a_user_row_signed_in_through_the_same_drf_class_still_runs_as_a_task(
+    client, mcp_site, settings, django_user_model
+):
+    """Only a user the worker cannot read again is kept out of tasks: a DRF class that
+    returns a row of the user model (token or session authentication) still makes one."""
+    pytest.importorskip("rest_framework")
+    stateless_settings(settings)
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "DRF_AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
+    }
+    django_user_model.objects.create_user("basic", password="pw")
+    gated_tool(mcp_site, "required")
+    basic = {"Authorization": "Basic " + base64.b64encode(b"basic:pw").decode()}
+
+    created = result_of(call_tool(client, "gated", {}, meta=declaring(), headers=basic))
+    run_worker()
+
+    polled = result_of(tasks_call(client, "tasks/get", created["taskId"], headers=basic))
+    assert text_of(polled) == "User allowed=False"
