@@ -23,7 +23,9 @@ class Caller:
     #: (a Django session, a DRF authentication without scopes).
     scopes: frozenset[str] | None = None
     #: A stable, non-secret id of the credential (``token:42``, an OAuth ``jti`` or client
-    #: id): for rate limits and logs. Never the secret itself.
+    #: id): for rate limits and logs. Never the secret itself. ``token:<pk>`` and
+    #: ``dot:<pk>`` are reserved for this site's and django-oauth-toolkit's token rows,
+    #: which :mod:`.revocation` reads again; another authenticator uses its own prefix.
     credential: str | None = None
     #: How the caller was authenticated: "anonymous", "session", "drf", "token", "oauth",
     #: "environment" (stdio) ...
