@@ -327,3 +327,25 @@ def test_non_string_context_arguments_are_invalid_params(client: Client) -> None
     response = complete(client, prompt("everything"), "c", "", {"a": 1})
 
     assert_error(response, 200, errors.INVALID_PARAMS)
+
+
+@pytest.mark.parametrize(
+    ("value", "earlier"),
+    [
+        ("d\x00", None),  # in what was typed
+        ("\x00", {"author": "Frank Herbert"}),  # alone
+        ("d", {"author": "Frank\x00Herbert"}),  # in an earlier variable
+    ],
+)
+def test_a_nul_character_completes_to_nothing(
+    client: Client, books: None, value: str, earlier: dict[str, str] | None
+) -> None:
+    """server/utilities/completion.mdx: the result is a completion object with values
+    (at most 100), total and hasMore. No value with a NUL character can be completed (no
+    database column holds one; PostgreSQL refuses it in a query), so a NUL in
+    argument.value or context.arguments is answered with no values, not an internal
+    error, and the completer is not called."""
+    ref = template("books://by/{author}/{title}")
+    completion = values(complete(client, ref, "title", value, earlier, at=EXAMPLE))
+
+    assert completion == {"values": [], "total": 0, "hasMore": False}

@@ -1,5 +1,9 @@
 """``completion/complete`` (server/utilities/completion.mdx) for prompt arguments and
-resource-template variables."""
+resource-template variables.
+
+A NUL character in ``argument.value`` or in ``context.arguments`` completes to nothing
+without calling the completer: no value holding one can be completed, and a completer that
+queries the database would fail on it (PostgreSQL refuses NUL in text)."""
 
 from __future__ import annotations
 
@@ -33,6 +37,8 @@ def complete(server: MCPServer, params: dict[str, Any], context: Context) -> dic
     )
     if argument["name"] not in names:
         raise InvalidParams(f"Unknown argument: {argument['name']}")
+    if "\x00" in argument["value"] or any("\x00" in value for value in earlier.values()):
+        return {"completion": {"values": [], "total": 0, "hasMore": False}}
     completer = completer_for(argument["name"], spec.completers, spec.signature.model.model_fields)
     completion = run_completer(
         completer,
