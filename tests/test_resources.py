@@ -404,6 +404,26 @@ def test_not_found_is_invalid_params_naming_the_uri(client: Client, at: str, uri
     assert error["data"] == {"uri": uri}
 
 
+NUL_VARIABLES = [
+    (EXAMPLE, "books://978%0001"),  # would reach a database query (PostgreSQL refuses NUL)
+    (EXAMPLE, "books://%00"),  # the whole value
+    ("/mcp", "paths://a/%00/b"),  # a reserved expansion
+    ("/mcp", "search://books?q=le%00guin"),  # a form-style query variable
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("at", "uri"), NUL_VARIABLES)
+def test_a_variable_decoding_to_nul_is_not_found(client: Client, at: str, uri: str) -> None:
+    """server/resources.mdx, "Error Handling" and "Security Considerations": servers MUST
+    validate resource URIs, and a resource that is not found is -32602 with the URI in
+    data. No resource is named by a variable that percent-decodes to a NUL character, so
+    the URI matches no template: not found, never an internal error."""
+    error = assert_error(read_resource(client, uri, path=at), 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {"uri": uri}
+
+
 def test_a_failing_resource_is_an_internal_error(client: Client, settings: Any) -> None:
     """server/resources.mdx, "Error Handling": -32603 for internal errors."""
     settings.DEBUG = False

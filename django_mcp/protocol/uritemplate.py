@@ -4,7 +4,9 @@ The server needs the reverse of expansion: given a concrete URI from ``resources
 find the template it came from and the value of each variable. Supported operators: simple
 ``{var}``, reserved ``{+var}``, fragment ``{#var}``, label ``{.var}``, path segment
 ``{/var}``, and the form-style query ``{?a,b}`` / continuation ``{&c}``. Values are
-percent-decoded.
+percent-decoded; a URI with a value that decodes to a NUL character (``%00``) matches no
+template, so it names no resource (and a NUL never reaches a resource function, where a
+database query would fail on it).
 
 RFC 6570 defines expansion only, and reversing it is ambiguous: ``{+owner}/{+name}`` can
 split ``a/b/c`` two ways. A backtracking regular expression tries every split, which for
@@ -59,6 +61,8 @@ class URITemplate:
         for key, value in parse_qsl(query_string, keep_blank_values=True):
             if key in self._query:
                 values[key] = value
+        if any("\x00" in value for value in values.values()):
+            return None
         return values
 
 

@@ -46,6 +46,9 @@ def test_matches_and_decodes(template: str, uri: str, expected: dict[str, str]) 
         ("books://{isbn}", "books://a/b"),  # a simple value holds no "/"
         ("files://{+path}.txt", "files://a.md"),
         ("x://{a}-{b}", "x://pq"),
+        ("books://{isbn}", "books://97%008"),  # a value that decodes to a NUL
+        (REPO, "repo://a/%00/c"),
+        ("search://books{?q,limit}", "search://books?q=%00"),
     ],
 )
 def test_refuses_what_does_not_match(template: str, uri: str) -> None:
