@@ -424,6 +424,40 @@ def test_a_variable_decoding_to_nul_is_not_found(client: Client, at: str, uri: s
     assert error["data"] == {"uri": uri}
 
 
+#: Each names order 41 to int(), so each would be another URI of the same resource.
+NOT_CANONICAL_INTEGERS = [
+    "orders://4_1",  # a digit separator
+    "orders://%2041",  # leading space
+    "orders://41%20",  # trailing space
+    "orders://%2B41",  # a plus sign
+    "orders://41.0",  # a whole float
+    "orders://%D9%A4%D9%A1",  # Arabic-Indic digits
+    "orders://%EF%BC%94%EF%BC%91",  # fullwidth digits
+    "search://books?q=x&limit=1_0",  # a query variable
+]
+
+
+@pytest.mark.parametrize("uri", NOT_CANONICAL_INTEGERS)
+def test_an_int_variable_accepts_only_ascii_digits(client: Client, uri: str) -> None:
+    """server/resources.mdx, "Resource Templates" and "Security Considerations": servers
+    MUST validate resource URIs. A variable typed int is ASCII digits with an optional
+    leading minus and nothing else; the other spellings int() would accept (``1_000``,
+    `` 7``, ``+7``, ``7.0``, non-ASCII digits) are not found, so one resource is not named
+    by many URIs."""
+    error = assert_error(read_resource(client, uri), 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {"uri": uri}
+
+
+def test_an_int_variable_reads_ascii_digits_and_a_minus(client: Client) -> None:
+    """server/resources.mdx, "Resource Templates": the spellings that are numbers still
+    convert."""
+    assert result_of(read_resource(client, "orders://-2"))["contents"][0]["text"] == "order -1"
+    assert result_of(read_resource(client, "orders://41"))["contents"][0]["text"] == "order 42"
+    limited = result_of(read_resource(client, "search://books?q=x&limit=10"))
+    assert limited["contents"][0]["text"] == "x:10"
+
+
 def test_a_failing_resource_is_an_internal_error(client: Client, settings: Any) -> None:
     """server/resources.mdx, "Error Handling": -32603 for internal errors."""
     settings.DEBUG = False

@@ -10,10 +10,11 @@ Template variables are passed as arguments, validated by their type hints; a
 from __future__ import annotations
 
 import json
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -26,7 +27,12 @@ from django_mcp.declarations.options import CacheScope, ResourceOptions, option_
 from django_mcp.declarations.permissions import combine, normalise_scopes
 from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol.errors import ResourceNotFound
-from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate, is_template
+from django_mcp.protocol.uritemplate import (
+    InvalidTemplate,
+    URITemplate,
+    is_integer_text,
+    is_template,
+)
 
 RESOURCE_OPTIONS: Final = option_names(ResourceOptions)
 Completer = Callable[..., Any]
@@ -74,9 +80,19 @@ class ResourceDeclaration(Declaration):
             data["annotations"] = self.annotations.to_dict()
         return data
 
+    @cached_property
+    def integer_variables(self) -> tuple[str, ...]:
+        """The parameters typed ``int`` (or ``int | None``): their values must be ASCII
+        digits, which pydantic's lax conversion would not insist on."""
+        fields = self.signature.model.model_fields
+        return tuple(name for name, info in fields.items() if _is_integer(info.annotation))
+
     def read(self, uri: str, variables: Mapping[str, str], context: Any) -> list[dict[str, Any]]:
         """Call the function for ``uri`` and convert what it returns to contents items."""
         model: type[BaseModel] = self.signature.model
+        for name in self.integer_variables:
+            if name in variables and not is_integer_text(variables[name]):
+                raise ResourceNotFound(uri)  # ``1_000``, `` 7``: another spelling of a number
         values = model.model_validate(dict(variables))  # lax: URI variables are strings
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
@@ -229,6 +245,16 @@ def resource_from_options(
         if options.get(name) is not None:
             raise TypeError(f"{name} applies to resource templates, not fixed resources")
     return ResourceSpec(size=options.get("size"), **common)
+
+
+def _is_integer(annotation: Any) -> bool:
+    """Whether ``annotation`` is ``int``, or a union of ``int`` and ``None``."""
+    if annotation is int:
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = get_args(annotation)
+        return int in members and all(m is int or m is type(None) for m in members)
+    return False
 
 
 def _listed(names: list[str]) -> str:

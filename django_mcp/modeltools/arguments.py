@@ -35,6 +35,15 @@ _INTEGER_FIELDS: Final = frozenset(
 _NUMERIC_FIELDS: Final = _INTEGER_FIELDS | {"DecimalField"}
 
 
+def is_integer_field(model: type[Model], name: str) -> bool:
+    """Whether field ``name`` of ``model`` (or the target of a relation) holds integers."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        return False
+    target: Field[Any, Any] = getattr(field, "target_field", field) if field.is_relation else field
+    return target.get_internal_type() in _INTEGER_FIELDS
+
+
 def reject_unknown(arguments: Mapping[str, Any], allowed: Iterable[str]) -> None:
     unknown = sorted(set(arguments) - set(allowed))
     if unknown:

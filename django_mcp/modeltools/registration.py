@@ -12,9 +12,10 @@ from django.core.exceptions import ObjectDoesNotExist
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.listen.watch import pk_of, unwatch, watch
 from django_mcp.modeltools import writes
-from django_mcp.modeltools.arguments import instance_signature
+from django_mcp.modeltools.arguments import instance_signature, is_integer_field
 from django_mcp.modeltools.definitions import permission_check
 from django_mcp.modeltools.drf_permissions import checks_objects
+from django_mcp.protocol.uritemplate import is_integer_text
 from django_mcp.server.context import Context
 
 if TYPE_CHECKING:
@@ -55,10 +56,20 @@ def register_resources(tools: ModelTools) -> None:
             f"{type(tools).__qualname__}.resource_uri must contain {{{key}}}, the lookup argument"
         )
     action = row_action(tools)
+    integer_key = is_integer_field(tools.model, key)
+
+    def row_of(variables: Mapping[str, str], ctx: Context) -> Model:
+        """The row the URI names. An integer key is ASCII digits only: the field's
+        ``to_python`` (``int()``) would also read ``1_000``, `` 7``, ``+7`` or ``\u0667``,
+        and many URIs would name one row."""
+        value = variables.get(key)
+        if integer_key and value is not None and not is_integer_text(value):
+            raise ToolError(f"{key}: not an integer")
+        return tools.get_object(variables, ctx)
 
     def read_instance(ctx: Context, **variables: str) -> Any:
         try:  # a missing or malformed key is "resource not found", not a tool error
-            instance = tools.get_object(variables, ctx)
+            instance = row_of(variables, ctx)
         except ToolError as exc:
             raise ObjectDoesNotExist(str(exc)) from exc
         context = tools._serializer_context(ctx)  # as the get tool gives it
@@ -70,7 +81,7 @@ def register_resources(tools: ModelTools) -> None:
         if ctx is None:
             return False
         try:
-            tools.get_object(variables, ctx)
+            row_of(variables, ctx)
         except (ToolError, ObjectDoesNotExist):
             return False
         return True

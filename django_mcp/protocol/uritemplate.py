@@ -26,6 +26,8 @@ from urllib.parse import parse_qsl, unquote
 
 _EXPRESSION = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_.,%*:]+)\}")
 _VARNAME = re.compile(r"\A[A-Za-z0-9_]+\Z")
+#: An integer as a URI spells it: ASCII digits, an optional leading minus, nothing else.
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 class InvalidTemplate(ValueError):
@@ -64,6 +66,13 @@ class URITemplate:
         if any("\x00" in value for value in values.values()):
             return None
         return values
+
+
+def is_integer_text(value: str) -> bool:
+    """Whether ``value`` is an integer variable's only spelling: ASCII digits with an
+    optional leading ``-``. ``int()`` also reads ``1_000``, `` 7``, ``+7`` and non-ASCII
+    digits such as ``\\u0667``, which would make many URIs name one resource."""
+    return _INTEGER.fullmatch(value) is not None
 
 
 def is_template(uri: str) -> bool:

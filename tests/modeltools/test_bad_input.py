@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import pytest
 from django.urls import include, path
@@ -71,6 +72,25 @@ def test_an_instance_that_exists_is_read(client: Client) -> None:
     result = result_of(mcp_post(client, "resources/read", {"uri": f"authors://{author.pk}"}))
 
     assert '"Ada"' in result["contents"][0]["text"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "spelling", ["0_{pk}", "%20{pk}", "{pk}%20", "%2B{pk}", "{pk}.0", "{arabic}"]
+)
+def test_an_integer_key_is_ascii_digits_only(client: Client, spelling: str) -> None:
+    """server/resources.mdx, "Resource Templates" and "Security Considerations": servers
+    MUST validate resource URIs. An integer key is ASCII digits; the spellings the
+    field's ``to_python`` (``int()``) would also read as the row's key -- digit
+    separators, spaces, a plus sign, non-ASCII digits -- are not found, so one row is not
+    named by many URIs."""
+    author = Author.objects.create(name="Ada")
+    arabic = "".join(chr(0x660 + int(digit)) for digit in str(author.pk))
+    uri = "authors://" + spelling.format(pk=author.pk, arabic=quote(arabic))
+
+    error = assert_error(mcp_post(client, "resources/read", {"uri": uri}), 200, -32602)
+
+    assert error["data"] == {"uri": uri}
 
 
 def tool_error(response: Any) -> str:
