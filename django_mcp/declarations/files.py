@@ -5,7 +5,8 @@
 Paths are resolved (following symlinks) and must stay inside the resolved root, so
 ``../`` sequences, absolute paths, NUL bytes and symlinks pointing outside are all
 refused as "not found" (server/resources.mdx, "Security Considerations": servers MUST
-validate all resource URIs). A file over ``RESOURCE_FILE_MAX_BYTES`` is refused with
+validate all resource URIs), and so is a file that is gone, unreadable or no longer a
+regular file when it is opened. A file over ``RESOURCE_FILE_MAX_BYTES`` is refused with
 :class:`ResourceTooLarge` before it is read, and never more than the limit plus one byte is
 read, so one large file cannot exhaust a worker's memory.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+import stat
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -71,10 +73,28 @@ def read_bounded(handle: IO[bytes], uri: str, size: int | None) -> bytes:
 
 
 def file_contents(path: Path, uri: str, mime_type: str | None = None) -> ResourceContents:
-    """Contents of a file: text for text types (UTF-8), a blob otherwise."""
-    with path.open("rb") as handle:
-        data = read_bounded(handle, uri, os.fstat(handle.fileno()).st_size)
-    return bytes_contents(data, path.name, uri, mime_type)
+    """Contents of a file: text for text types (UTF-8), a blob otherwise. A file that is
+    gone, unreadable or no longer a regular file when it is opened (it changed after the
+    path was checked) is not found."""
+    try:
+        # Non-blocking: a FIFO swapped in would otherwise hold the worker until a writer came.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:  # deleted, a dangling link, permission denied, ...
+        raise ResourceNotFound(uri) from exc
+    return opened_contents(fd, path.name, uri, mime_type)
+
+
+def opened_contents(
+    fd: int, filename: str, uri: str, mime_type: str | None = None
+) -> ResourceContents:
+    """Contents of the open file ``fd`` (closed here), which must be a regular file."""
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):  # a directory, FIFO or device by now
+        os.close(fd)
+        raise ResourceNotFound(uri)
+    with os.fdopen(fd, "rb") as handle:
+        data = read_bounded(handle, uri, status.st_size)
+    return bytes_contents(data, filename, uri, mime_type)
 
 
 def bytes_contents(
