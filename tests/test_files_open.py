@@ -93,3 +93,60 @@ def test_a_file_gone_or_unreadable_at_open_is_not_found(
     error = assert_error(read_resource(client, uri), 200, errors.INVALID_PARAMS)
 
     assert error["data"] == {"uri": uri}
+
+
+@pytest.fixture
+def links(root: Path) -> Path:
+    """Symlinks in root: to a file outside, to a directory outside, to a file inside."""
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "key.txt").write_text("KEY", encoding="utf-8")
+    os.symlink(root.parent / "secret.txt", root / "leak.txt")
+    os.symlink(outside, root / "door")
+    os.symlink(root / "readme.txt", root / "alias.txt")
+    return root
+
+
+@pytest.mark.parametrize("uri", ["files://leak.txt", "files://door/key.txt"])
+def test_a_symlink_swapped_in_after_the_check_is_refused_at_open(
+    client: Client, unchecked: Path, links: Path, uri: str
+) -> None:
+    """server/resources.mdx, "Security Considerations": a symlink that leads out of the
+    root, there when the file is opened though the check approved the path (a race), is
+    refused by the open itself: every component is opened below the root's descriptor
+    without following symlinks. Not found, and nothing of the file outside."""
+    response = read_resource(client, uri)
+
+    error = assert_error(response, 200, errors.INVALID_PARAMS)
+    assert error["data"] == {"uri": uri}
+    assert b"SECRET" not in response.content
+    assert b"KEY" not in response.content
+
+
+def test_a_dot_dot_approved_by_the_check_is_refused_at_open(
+    client: Client, mcp_site: MCPSite, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """server/resources.mdx, "Security Considerations": the open walks only names below
+    the root, so even a ``..`` the check let through does not leave it."""
+    monkeypatch.setattr(
+        files_module, "safe_path", lambda base, relative: base.resolve() / "../secret.txt"
+    )
+    directory_resource(mcp_site, "files://{+path}", root)
+
+    response = read_resource(client, "files://readme.txt")
+
+    assert_error(response, 200, errors.INVALID_PARAMS)
+    assert b"SECRET" not in response.content
+
+
+def test_a_symlink_inside_the_root_is_followed_through_the_checked_path(
+    client: Client, mcp_site: MCPSite, links: Path
+) -> None:
+    """server/resources.mdx, "Security Considerations": a symlink that stays inside the
+    root is still served, because the check resolves it and the open walks the resolved
+    path, which has no symlink to follow."""
+    directory_resource(mcp_site, "files://{+path}", links)
+
+    (item,) = result_of(read_resource(client, "files://alias.txt"))["contents"]
+
+    assert (item["uri"], item["text"]) == ("files://alias.txt", "hello")

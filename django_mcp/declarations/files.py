@@ -5,10 +5,13 @@
 Paths are resolved (following symlinks) and must stay inside the resolved root, so
 ``../`` sequences, absolute paths, NUL bytes and symlinks pointing outside are all
 refused as "not found" (server/resources.mdx, "Security Considerations": servers MUST
-validate all resource URIs), and so is a file that is gone, unreadable or no longer a
-regular file when it is opened. A file over ``RESOURCE_FILE_MAX_BYTES`` is refused with
-:class:`ResourceTooLarge` before it is read, and never more than the limit plus one byte is
-read, so one large file cannot exhaust a worker's memory.
+validate all resource URIs). The resolved path is then opened component by component
+below the root's descriptor without following symlinks (:func:`open_below`), so a symlink
+swapped in after the check cannot lead out of the root; a symlink that stays inside is
+served because the check resolved it. A file that is gone, unreadable or no longer a
+regular file when it is opened is not found too. A file over ``RESOURCE_FILE_MAX_BYTES``
+is refused with :class:`ResourceTooLarge` before it is read, and never more than the limit
+plus one byte is read, so one large file cannot exhaust a worker's memory.
 """
 
 from __future__ import annotations
@@ -72,16 +75,26 @@ def read_bounded(handle: IO[bytes], uri: str, size: int | None) -> bytes:
     return data
 
 
-def file_contents(path: Path, uri: str, mime_type: str | None = None) -> ResourceContents:
-    """Contents of a file: text for text types (UTF-8), a blob otherwise. A file that is
-    gone, unreadable or no longer a regular file when it is opened (it changed after the
-    path was checked) is not found."""
+def open_below(base: Path, target: Path) -> int:
+    """A read-only descriptor of ``target``, a path below the directory ``base``, opened one
+    component at a time relative to the descriptor of the one before (``dir_fd``), none of
+    them followed if it is a symlink (``O_NOFOLLOW``). A symlink put in place of any
+    component after the path was checked (a race) fails the open instead of leading out
+    of ``base``; so does a ``..``. Raises ``OSError`` or ``ValueError``."""
+    parts = target.relative_to(base).parts
+    if not parts or any(part in ("", ".", "..") or os.sep in part for part in parts):
+        raise ValueError(f"{target} is not a path below {base}")
+    nofollow = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
+        for part in parts[:-1]:
+            inner = os.open(part, nofollow | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
         # Non-blocking: a FIFO swapped in would otherwise hold the worker until a writer came.
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:  # deleted, a dangling link, permission denied, ...
-        raise ResourceNotFound(uri) from exc
-    return opened_contents(fd, path.name, uri, mime_type)
+        return os.open(parts[-1], nofollow | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 def opened_contents(
@@ -147,12 +160,19 @@ def directory_resource(
         )
 
     def read_file(path: str) -> ResourceContents:
+        uri = expand(path)
         found = None
         if not (top_level_only and ("/" in path or "\\" in path)):
             found = safe_path(root_path, path)
         if found is None:
-            raise ResourceNotFound(expand(path))
-        return file_contents(found, expand(path))
+            raise ResourceNotFound(uri)
+        try:
+            # The checked path is resolved: it has no symlink left to follow, so one found
+            # when it is opened was put there since, and is refused.
+            fd = open_below(root_path.resolve(), found)
+        except (OSError, ValueError) as exc:  # gone, unreadable, a symlink or ".." by now
+            raise ResourceNotFound(uri) from exc
+        return opened_contents(fd, found.name, uri)
 
     read_file.__qualname__ = f"directory_resource[{root_path}]"
     site.resource(
