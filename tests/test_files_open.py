@@ -150,3 +150,27 @@ def test_a_symlink_inside_the_root_is_followed_through_the_checked_path(
     (item,) = result_of(read_resource(client, "files://alias.txt"))["contents"]
 
     assert (item["uri"], item["text"]) == ("files://alias.txt", "hello")
+
+
+def test_without_dir_fd_the_checked_path_is_opened_directly(
+    client: Client, mcp_site: MCPSite, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """server/resources.mdx, "Reading Resources": where ``os.open`` takes no ``dir_fd``
+    (Windows), the checked path is opened as it is, so files are still served (the
+    component-by-component open is a POSIX defence on top of the check)."""
+    real_open = os.open
+
+    def windows_open(path: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        if dir_fd is not None:
+            raise NotImplementedError("dir_fd unavailable on this platform")
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", windows_open)
+    monkeypatch.setattr(os, "supports_dir_fd", set())
+    for flag in ("O_NOFOLLOW", "O_DIRECTORY", "O_CLOEXEC", "O_NONBLOCK"):
+        monkeypatch.delattr(os, flag)
+    directory_resource(mcp_site, "files://{+path}", root)
+
+    (item,) = result_of(read_resource(client, "files://notes/today.md"))["contents"]
+
+    assert item["text"] == "# Today\n"

@@ -84,6 +84,8 @@ def open_below(base: Path, target: Path) -> int:
     parts = target.relative_to(base).parts
     if not parts or any(part in ("", ".", "..") or os.sep in part for part in parts):
         raise ValueError(f"{target} is not a path below {base}")
+    if os.open not in os.supports_dir_fd:  # Windows: no dir_fd, the check alone guards
+        return os.open(target, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     nofollow = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
