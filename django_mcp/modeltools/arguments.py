@@ -6,12 +6,15 @@ model these are tool execution errors it can correct, not protocol errors.
 
 from __future__ import annotations
 
+import datetime
 import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.models import Field, Model
+from django.utils import timezone
 
 from django_mcp.exceptions import ToolError
 from django_mcp.server.context import Context
@@ -75,12 +78,27 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
         converted = target.to_python(value)
         if kind in _NUMERIC_FIELDS:  # the column's range: beyond it the database fails
             target.run_validators(converted)
+        if kind == "DateTimeField":
+            _in_utc(name, converted)
     except ValidationError as exc:
         raise ToolError(f"{name}: {' '.join(str(m) for m in exc.messages)}") from exc
     except (TypeError, ValueError, OverflowError, ArithmeticError) as exc:
         # to_python of a date called with a number, say: a wrong value, not our failure.
         raise ToolError(f"{name}: {type(value).__name__} is not a valid value") from exc
     return converted
+
+
+def _in_utc(name: str, value: Any) -> None:
+    """Refuse a datetime with no UTC instant Python can hold (``9999-12-31T23:59-01:00``):
+    Django converts an aware value to UTC for the query (SQLite raised OverflowError)."""
+    if not isinstance(value, datetime.datetime) or not settings.USE_TZ:
+        return
+    try:
+        if timezone.is_naive(value):  # as Django's DateTimeField reads it
+            value = timezone.make_aware(value, timezone.get_default_timezone())
+        value.astimezone(datetime.UTC)
+    except OverflowError as exc:
+        raise ToolError(f"{name}: must be a date and time between years 1 and 9999 in UTC") from exc
 
 
 def integer(

@@ -1,0 +1,102 @@
+"""Values a column cannot hold, given to ModelTools: a tool error naming the argument,
+never -32603.
+
+server/tools.mdx, "Error Handling": an input the server cannot act on is a tool
+execution error (``isError: true``) the model can correct. A filter or a write whose
+value the database refuses (a datetime with no UTC instant, an address PostgreSQL cannot
+read as ``inet``, a NUL PostgreSQL refuses in any text) failed in the database instead,
+and was answered as an internal error. The bookshop has no such columns, so the module
+serves the package's own request log on a site of its own at ``/mcp``.
+"""
+
+# ModelTools options are class attributes read once, like ModelAdmin's.
+# ruff: noqa: RUF012
+
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.urls import path
+from django.utils import timezone
+
+import django_mcp
+from django_mcp.requestlog.models import RequestLog
+from django_mcp.sites import MCPSite
+from tests.helpers import call_tool, result_of
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+site = MCPSite(name="modeltools-hostile-values")
+
+
+@django_mcp.register(RequestLog, site=site)
+class LogTools(django_mcp.ModelTools):
+    """A datetime, an address and a text column, filtered and written."""
+
+    fields = ["id", "started_at", "site", "outcome", "http_status", "duration_ms", "params"]
+    actions = ("list", "create", "update")
+    list_filter = ("started_at", "remote_addr", "params")
+    permission_required = None
+
+
+urlpatterns = [path("mcp", site.urls)]
+
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
+
+
+def tool_error(response: Any) -> str:
+    result = result_of(response)
+    assert result.get("isError") is True, result
+    text: str = result["content"][0]["text"]
+    return text
+
+
+def a_log_row() -> RequestLog:
+    return RequestLog.objects.create(
+        started_at=timezone.now(),
+        site="default",
+        outcome="ok",
+        http_status=200,
+        duration_ms=1.0,
+        remote_addr="192.0.2.1",
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "9999-12-31T23:59:59-01:00",  # past datetime.max once in UTC
+        "0001-01-01T00:30:00+01:00",  # before datetime.min once in UTC
+    ],
+)
+def test_a_datetime_filter_with_no_utc_instant_is_a_tool_error(client: Client, value: str) -> None:
+    """A datetime Django must convert to UTC for the query, and Python cannot (SQLite
+    raised OverflowError, answered -32603)."""
+    a_log_row()
+    message = tool_error(call_tool(client, "requestlog_list", {"started_at": value}))
+
+    assert message == "started_at: must be a date and time between years 1 and 9999 in UTC"
+
+
+def test_a_datetime_filter_in_range_still_filters(client: Client) -> None:
+    row = a_log_row()
+    at = row.started_at.astimezone(datetime.timezone(datetime.timedelta(hours=2))).isoformat()
+    found = result_of(call_tool(client, "requestlog_list", {"started_at": at}))
+
+    assert [r["id"] for r in found["structuredContent"]["results"]] == [row.pk]
+
+
+def test_a_naive_datetime_filter_read_in_a_zone_west_of_utc_is_checked_too(
+    client: Client, settings: Any
+) -> None:
+    """Django reads a naive datetime in the default time zone, then converts it to UTC:
+    the last hour of 9999 in New York has no UTC instant either."""
+    settings.TIME_ZONE = "America/New_York"
+    a_log_row()
+    arguments = {"started_at": "9999-12-31T23:00:00"}
+    message = tool_error(call_tool(client, "requestlog_list", arguments))
+
+    assert message == "started_at: must be a date and time between years 1 and 9999 in UTC"
