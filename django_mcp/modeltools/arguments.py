@@ -34,8 +34,10 @@ _INTEGER_FIELDS: Final = frozenset(
     }
 )
 
-#: Field types whose values the column bounds: a value past them fails in the database.
-_NUMERIC_FIELDS: Final = _INTEGER_FIELDS | {"DecimalField"}
+#: Field types whose validators the database enforces: a number past the column's range,
+#: or an address PostgreSQL cannot cast to ``inet``, fails in the database. ``to_python``
+#: of an address checks only IPv6 ones.
+_VALIDATED_FIELDS: Final = _INTEGER_FIELDS | {"DecimalField", "GenericIPAddressField"}
 
 
 def is_integer_field(model: type[Model], name: str) -> bool:
@@ -76,7 +78,7 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
         raise ToolError(f"{name}: must be a whole number")
     try:
         converted = target.to_python(value)
-        if kind in _NUMERIC_FIELDS:  # the column's range: beyond it the database fails
+        if kind in _VALIDATED_FIELDS:  # what the column refuses, the database fails on
             target.run_validators(converted)
         if kind == "DateTimeField":
             _in_utc(name, converted)

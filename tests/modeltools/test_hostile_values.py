@@ -100,3 +100,22 @@ def test_a_naive_datetime_filter_read_in_a_zone_west_of_utc_is_checked_too(
     message = tool_error(call_tool(client, "requestlog_list", arguments))
 
     assert message == "started_at: must be a date and time between years 1 and 9999 in UTC"
+
+
+@pytest.mark.parametrize("value", ["not-an-ip", "999.1.1.1", "1.2.3"])
+def test_an_address_filter_that_is_no_address_is_a_tool_error(client: Client, value: str) -> None:
+    """A GenericIPAddressField's value is cast to ``inet`` on PostgreSQL, which fails on
+    anything but an address (-32603); SQLite merely found nothing."""
+    a_log_row()
+    message = tool_error(call_tool(client, "requestlog_list", {"remote_addr": value}))
+
+    assert message == "remote_addr: Enter a valid IPv4 or IPv6 address."
+
+
+@pytest.mark.parametrize("value", ["192.0.2.1", "::ffff:192.0.2.1"])
+def test_an_address_filter_still_filters(client: Client, value: str) -> None:
+    row = a_log_row()
+    found = result_of(call_tool(client, "requestlog_list", {"remote_addr": value}))
+
+    expected = [row.pk] if value == "192.0.2.1" else []
+    assert [r["id"] for r in found["structuredContent"]["results"]] == expected
