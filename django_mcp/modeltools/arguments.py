@@ -136,6 +136,36 @@ def refuse_nul(name: str, value: str) -> None:
         raise ToolError(f"{name}: must not contain NUL characters")
 
 
+def check_valid(serializer: Any, verbose_name: Any) -> None:
+    """Refuse a write's input: what the serializer finds invalid, naming each field, and
+    a NUL character anywhere in the validated data -- a ``JSONField``'s string, key or
+    value however deep, which DRF's ``CharField`` check does not see and PostgreSQL's
+    ``jsonb`` refuses (it refuses NUL in any text)."""
+    if not serializer.is_valid():
+        raise ToolError(f"Invalid {verbose_name}: {serializer_errors(serializer.errors)}")
+    names = {field.source: name for name, field in serializer.fields.items()}
+    for source, value in serializer.validated_data.items():
+        if _holds_nul(value):
+            refuse_nul(names.get(source, source), "\x00")
+
+
+def _holds_nul(value: Any) -> bool:
+    """Whether a NUL is in ``value`` or any string, key or item within it (walked without
+    recursion: a deep JSON value must not exhaust the stack)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, Mapping):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return False
+
+
 def writable(serializer: Any) -> list[str]:
     """The fields a write may set: what the input schema lists (read-only ones are not)."""
     return [name for name, field in serializer.fields.items() if not field.read_only]

@@ -334,10 +334,7 @@ class ModelTools:
         )
         args.reject_unknown(arguments, args.writable(serializer))
         with transaction.atomic(using=writes.write_database(self.model)):
-            if not serializer.is_valid():
-                raise ToolError(
-                    f"Invalid {self.opts.verbose_name}: {args.serializer_errors(serializer.errors)}"
-                )
+            args.check_valid(serializer, self.opts.verbose_name)
             with writes.refused_as_tool_error(self.opts.verbose_name):
                 self.perform_create(serializer, ctx)
         return serializer.data
@@ -352,11 +349,7 @@ class ModelTools:
                 serializer = self.get_serializer_class()(
                     instance, data=changes, partial=True, context=self._serializer_context(ctx)
                 )
-                if not serializer.is_valid():
-                    raise ToolError(
-                        f"Invalid {self.opts.verbose_name}: "
-                        f"{args.serializer_errors(serializer.errors)}"
-                    )
+                args.check_valid(serializer, self.opts.verbose_name)
                 refused = writes.refused_as_tool_error(self.opts.verbose_name)
                 with writes.updates_only(instance), refused:
                     self.perform_update(serializer, ctx)

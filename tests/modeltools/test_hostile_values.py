@@ -6,7 +6,7 @@ execution error (``isError: true``) the model can correct. A filter or a write w
 value the database refuses (a datetime with no UTC instant, an address PostgreSQL cannot
 read as ``inet``, a NUL PostgreSQL refuses in any text) failed in the database instead,
 and was answered as an internal error. The bookshop has no such columns, so the module
-serves the package's own request log on a site of its own at ``/mcp``.
+serves the package's own request log and task rows on a site of its own at ``/mcp``.
 """
 
 # ModelTools options are class attributes read once, like ModelAdmin's.
@@ -24,6 +24,7 @@ from django.utils import timezone
 import django_mcp
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.sites import MCPSite
+from django_mcp.tasks.models import MCPTask
 from tests.helpers import call_tool, result_of
 
 if TYPE_CHECKING:
@@ -39,6 +40,15 @@ class LogTools(django_mcp.ModelTools):
     fields = ["id", "started_at", "site", "outcome", "http_status", "duration_ms", "params"]
     actions = ("list", "create", "update")
     list_filter = ("started_at", "remote_addr", "params")
+    permission_required = None
+
+
+@django_mcp.register(MCPTask, site=site)
+class TaskTools(django_mcp.ModelTools):
+    """A JSON column, written."""
+
+    fields = ["id", "site", "owner", "tool", "arguments", "created_at", "last_updated_at"]
+    actions = ("create", "update")
     permission_required = None
 
 
@@ -119,3 +129,62 @@ def test_an_address_filter_still_filters(client: Client, value: str) -> None:
 
     expected = [row.pk] if value == "192.0.2.1" else []
     assert [r["id"] for r in found["structuredContent"]["results"]] == expected
+
+
+def a_task(**changes: Any) -> dict[str, Any]:
+    now = timezone.now().isoformat()
+    fields = {"site": "default", "owner": "user:1", "tool": "add"}
+    return {**fields, "created_at": now, "last_updated_at": now, **changes}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"text": "a\x00b"}, {"a\x00": 1}, ["ok", {"deep": ["\x00"]}], "\x00"],
+)
+def test_a_nul_in_a_json_value_is_a_tool_error_on_create_and_update(
+    client: Client, value: Any
+) -> None:
+    """PostgreSQL's jsonb refuses the NUL character (``\\u0000``) in any string, key or
+    value, however deep: the write failed in the database (-32603). It is refused first, on
+    every database, and nothing is written."""
+    created = tool_error(call_tool(client, "mcptask_create", a_task(arguments=value)))
+    task = MCPTask.objects.create(**a_task(arguments={"kept": True}))
+    updated = tool_error(call_tool(client, "mcptask_update", {"id": task.pk, "arguments": value}))
+
+    assert created == updated == "arguments: must not contain NUL characters"
+    assert list(MCPTask.objects.values_list("arguments", flat=True)) == [{"kept": True}]
+
+
+def test_a_json_value_without_nul_is_written(client: Client) -> None:
+    value = {"text": "a\\u0000b", "list": [1, "two"]}  # an escaped backslash is no NUL
+    created = result_of(call_tool(client, "mcptask_create", a_task(arguments=value)))
+
+    assert created.get("isError") is None, created
+    assert MCPTask.objects.get().arguments == value
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "name"),
+    [
+        ("mcptask_create", a_task(owner="user:\x00"), "owner"),
+        ("requestlog_create", {"params": "a\x00b"}, "params"),
+    ],
+)
+def test_a_nul_in_a_text_value_is_a_tool_error(
+    client: Client, tool: str, arguments: dict[str, Any], name: str
+) -> None:
+    """PostgreSQL refuses NUL in ``varchar`` and ``text`` too; DRF's ``CharField`` refuses
+    it first, naming the field."""
+    log = {"started_at": timezone.now().isoformat(), "site": "s", "outcome": "ok"}
+    if tool == "requestlog_create":
+        arguments = {**log, "http_status": 200, "duration_ms": 1.0, **arguments}
+    message = tool_error(call_tool(client, tool, arguments))
+
+    assert message.endswith(f"{name}: Null characters are not allowed."), message
+
+
+def test_a_nul_in_a_text_filter_is_a_tool_error(client: Client) -> None:
+    """PostgreSQL refuses NUL in a text parameter, so in a filter on a text column."""
+    message = tool_error(call_tool(client, "requestlog_list", {"params": "a\x00b"}))
+
+    assert message == "params: must not contain NUL characters"
