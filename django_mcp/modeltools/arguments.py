@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.models import Field, Model
 from django.utils import timezone
+from django.utils.duration import duration_microseconds
 
 from django_mcp.exceptions import ToolError
 from django_mcp.server.context import Context
@@ -82,6 +83,8 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
             target.run_validators(converted)
         if kind == "DateTimeField":
             _in_utc(name, converted)
+        if kind == "DurationField":
+            _in_microseconds(name, converted)
     except ValidationError as exc:
         raise ToolError(f"{name}: {' '.join(str(m) for m in exc.messages)}") from exc
     except (TypeError, ValueError, OverflowError, ArithmeticError) as exc:
@@ -101,6 +104,21 @@ def _in_utc(name: str, value: Any) -> None:
         value.astimezone(datetime.UTC)
     except OverflowError as exc:
         raise ToolError(f"{name}: must be a date and time between years 1 and 9999 in UTC") from exc
+
+
+#: A duration where the database has no interval type is a 64-bit count of microseconds.
+_MICROSECONDS: Final = 2**63
+_DAYS: Final = _MICROSECONDS // (86_400 * 10**6)
+
+
+def _in_microseconds(name: str, value: Any) -> None:
+    """Refuse a duration past what a 64-bit count of microseconds holds (``timedelta``
+    reaches 999,999,999 days): SQLite raised OverflowError in the query. The bound is the
+    same on PostgreSQL, whose ``interval`` is wider, so a filter means the same anywhere."""
+    if isinstance(value, datetime.timedelta) and not (
+        -_MICROSECONDS <= duration_microseconds(value) < _MICROSECONDS
+    ):
+        raise ToolError(f"{name}: must be between -{_DAYS} and {_DAYS} days")
 
 
 def integer(

@@ -18,10 +18,13 @@ import datetime
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.db import models
 from django.urls import path
 from django.utils import timezone
 
 import django_mcp
+from django_mcp.exceptions import ToolError
+from django_mcp.modeltools.arguments import field_value
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.sites import MCPSite
 from django_mcp.tasks.models import MCPTask
@@ -188,3 +191,35 @@ def test_a_nul_in_a_text_filter_is_a_tool_error(client: Client) -> None:
     message = tool_error(call_tool(client, "requestlog_list", {"params": "a\x00b"}))
 
     assert message == "params: must not contain NUL characters"
+
+
+class Timed(models.Model):
+    """A duration column (none of the project's models has one); abstract: never a table."""
+
+    took = models.DurationField()
+
+    class Meta:
+        app_label = "books"
+        abstract = True
+
+
+@pytest.mark.parametrize(
+    "value", ["999999999 days", "P999999999D", "-999999999 days", "106751992 00:00:00"]
+)
+def test_a_duration_filter_past_64_bit_microseconds_is_a_tool_error(value: str) -> None:
+    """Without an interval type (SQLite, MySQL, Oracle), Django stores a duration as a
+    64-bit count of microseconds; ``timedelta`` holds 999,999,999 days, so a filter of
+    that many made SQLite raise OverflowError in the query (-32603). The conversion of a
+    filter value refuses it, naming the argument (tested on the conversion: the test
+    project has no duration column to call a tool on)."""
+    with pytest.raises(ToolError) as refused:
+        field_value(Timed, "took", value)
+
+    assert str(refused.value) == "took: must be between -106751991 and 106751991 days"
+
+
+@pytest.mark.parametrize(
+    ("value", "days"), [("106751991 00:00:00", 106751991), ("-106751991 days", -106751991)]
+)
+def test_a_duration_filter_within_range_is_converted(value: str, days: int) -> None:
+    assert field_value(Timed, "took", value) == datetime.timedelta(days=days)
