@@ -15,7 +15,7 @@ from django_mcp.modeltools import writes
 from django_mcp.modeltools.arguments import instance_signature, is_integer_field
 from django_mcp.modeltools.definitions import permission_check
 from django_mcp.modeltools.drf_permissions import checks_objects
-from django_mcp.protocol.uritemplate import is_integer_text
+from django_mcp.protocol.uritemplate import expand, is_integer_text
 from django_mcp.server.context import Context
 
 if TYPE_CHECKING:
@@ -119,9 +119,11 @@ def register_resources(tools: ModelTools) -> None:
         row_visible=row_visible_by_pk if scopes_rows(tools) else None,
     )(read_instance)
     field = tools.opts.pk.name if tools.lookup_field == "pk" else tools.lookup_field
+    # A row's URI is the template's expansion, percent-encoded as a client expands it:
+    # "AC/DC 100%" is announced as AC%2FDC%20100%25, the URI read and subscribed to.
     tools._watcher = watch(
         tools.model,
-        uri=lambda obj: template.replace("{" + key + "}", str(getattr(obj, field))),
+        uri=lambda obj: expand(template, {key: str(getattr(obj, field))}),
         site=tools.site,
     )
 

@@ -1,4 +1,5 @@
-"""Matching URIs against RFC 6570 URI templates (the ``uriTemplate`` of resource templates).
+"""Matching URIs against RFC 6570 URI templates (the ``uriTemplate`` of resource templates),
+and expanding them (:func:`expand`).
 
 The server needs the reverse of expansion: given a concrete URI from ``resources/read``,
 find the template it came from and the value of each variable. Supported operators: simple
@@ -22,7 +23,9 @@ are refused when the template is declared.
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, unquote
+from collections.abc import Mapping
+from typing import Final
+from urllib.parse import parse_qsl, quote, unquote
 
 _EXPRESSION = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_.,%*:]+)\}")
 _VARNAME = re.compile(r"\A[A-Za-z0-9_]+\Z")
@@ -73,6 +76,61 @@ def is_integer_text(value: str) -> bool:
     optional leading ``-``. ``int()`` also reads ``1_000``, `` 7``, ``+7`` and non-ASCII
     digits such as ``\\u0667``, which would make many URIs name one resource."""
     return _INTEGER.fullmatch(value) is not None
+
+
+def expand(template: str, values: Mapping[str, str]) -> str:
+    """``template`` with its variables replaced by ``values``, as RFC 6570 (section 3.2)
+    expands them, for the operators :class:`URITemplate` matches: simple ``{var}``
+    percent-encodes every character but the unreserved ones (so ``AC/DC 100%`` is
+    ``AC%2FDC%20100%25``), ``{+var}`` and ``{#var}`` keep reserved characters and
+    percent-encoded triplets. A variable without a value expands to nothing. The URI a
+    resource is read at is this expansion, so a URI the server announces must be too."""
+
+    def expression(match: re.Match[str]) -> str:
+        operator, names = match.group(1), match.group(2).split(",")
+        defined = [(name, values[name]) for name in names if name in values]
+        if not defined:
+            return ""
+        first, separator = _EXPANSION[operator]
+        parts = []
+        for name, value in defined:
+            encoded = _encode(value, reserved=operator in ("+", "#"))
+            if operator in (";", "?", "&"):
+                encoded = f"{name}={encoded}" if encoded or operator != ";" else name
+            parts.append(encoded)
+        return first + separator.join(parts)
+
+    return _EXPRESSION.sub(expression, template)
+
+
+#: Each operator's first character and separator between values (RFC 6570, appendix A).
+_EXPANSION: Final = {
+    "": ("", ","),
+    "+": ("", ","),
+    "#": ("#", ","),
+    ".": (".", "."),
+    "/": ("/", "/"),
+    ";": (";", ";"),
+    "?": ("?", "&"),
+    "&": ("&", "&"),
+}
+#: RFC 3986's reserved characters, which ``{+var}`` and ``{#var}`` leave as they are.
+_RESERVED: Final = ":/?#[]@!$&'()*+,;="
+_TRIPLET: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def _encode(value: str, *, reserved: bool) -> str:
+    """``value`` percent-encoded (UTF-8): all but unreserved characters, or, with
+    ``reserved``, all but unreserved and reserved ones and existing triplets."""
+    if not reserved:
+        return quote(value, safe="")
+    pieces, position = [], 0
+    for triplet in _TRIPLET.finditer(value):
+        pieces.append(quote(value[position : triplet.start()], safe=_RESERVED))
+        pieces.append(triplet.group())
+        position = triplet.end()
+    pieces.append(quote(value[position:], safe=_RESERVED))
+    return "".join(pieces)
 
 
 def is_template(uri: str) -> bool:

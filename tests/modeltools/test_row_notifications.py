@@ -251,3 +251,28 @@ def test_another_models_watch_announcing_a_row_uri_still_reaches_who_sees_that_r
         response.close()
         unwatch(Author, receiver)
     assert first["params"]["uri"] == "lbooks://2222222222222", first
+
+
+def test_a_rows_change_is_announced_at_the_uri_its_template_expands_to(client: Client) -> None:
+    """basic/utilities/subscriptions.mdx: a subscriber to a resource's URI hears of its
+    changes. The URI of a row is the template's RFC 6570 expansion, where a simple
+    ``{isbn}`` percent-encodes every reserved character: ``AC/DC 100%`` is
+    ``ebooks://AC%2FDC%20100%25``, which ``resources/read`` answers. The change was
+    announced as ``ebooks://AC/DC 100%``, which no subscriber to that URI (nor to the
+    template, which it does not match) heard."""
+    author = Author.objects.create(name="Ada")
+    book = Book.objects.create(isbn="AC/DC 100%", title="Loud", author=author)
+    uri = "ebooks://AC%2FDC%20100%25"
+    read = mcp_post(client, "resources/read", {"uri": uri}, path="/every/mcp").json()
+    assert '"Loud"' in read["result"]["contents"][0]["text"], read
+    for subscription in (uri, "ebooks://{isbn}"):
+        response = listen(client, subscription, path="/every/mcp")
+        chunks = iter(response.streaming_content)
+        try:
+            next(chunks)  # the acknowledgement
+            book.save()
+            changed = next_message(chunks, within=10)
+        finally:
+            response.close()
+        assert changed["method"] == "notifications/resources/updated"
+        assert changed["params"]["uri"] == uri, (subscription, changed)

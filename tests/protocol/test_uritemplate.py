@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate
+from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate, expand
 
 #: Three reserved expansions: a backtracking matcher tries every split (cubic time).
 REPO = "repo://{+owner}/{+name}/{+path}"
@@ -77,3 +77,52 @@ def test_pathological_uris_match_in_linear_time(uri: str) -> None:
     The per-test timeout is the guard: a super-linear matcher cannot finish in it."""
     for _ in range(20):
         URITemplate(REPO).match(uri)
+
+
+#: RFC 6570 section 3.2's example values.
+VALUES = {
+    "var": "value",
+    "hello": "Hello World!",
+    "path": "/foo/bar",
+    "empty": "",
+    "x": "1024",
+    "y": "768",
+    "half": "50%",
+    "key": "AC/DC 100%",
+}
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("{var}", "value"),
+        ("{hello}", "Hello%20World%21"),
+        ("{half}", "50%25"),
+        ("{+half}", "50%25"),
+        ("{+path}/here", "/foo/bar/here"),
+        ("{+hello}", "Hello%20World!"),
+        ("{+key}", "AC/DC%20100%25"),
+        ("{+encoded}", "a%20b%2Fc"),
+        ("X{#path}", "X#/foo/bar"),
+        ("X{.var}", "X.value"),
+        ("{/var,x}/here", "/value/1024/here"),
+        ("{;x,y,empty}", ";x=1024;y=768;empty"),
+        ("{?x,y,empty}", "?x=1024&y=768&empty="),
+        ("?fixed=yes{&x}", "?fixed=yes&x=1024"),
+        ("{undef}{?undef}", ""),
+        ("books://{key}", "books://AC%2FDC%20100%25"),
+        ("u://{u}", "u://%C3%A9t%C3%A9"),
+    ],
+)
+def test_expands_as_rfc_6570_section_3_2(template: str, expected: str) -> None:
+    """RFC 6570 section 3.2's examples, and a key with a slash, a space and a percent
+    sign: the URI a resource is read at, which an announced change must name exactly."""
+    values = {**VALUES, "encoded": "a%20b%2Fc", "u": "été"}
+    assert expand(template, values) == expected
+
+
+@pytest.mark.parametrize("key", ["AC/DC 100%", "a?b#c&d", "%2F", "été", " "])
+def test_a_simple_expansion_matches_back_to_its_value(key: str) -> None:
+    assert URITemplate("books://{isbn}").match(expand("books://{isbn}", {"isbn": key})) == {
+        "isbn": key
+    }
