@@ -158,13 +158,15 @@ def check_valid(serializer: Any, verbose_name: Any) -> None:
     """Refuse a write's input: what the serializer finds invalid, naming each field, and
     a NUL character anywhere in the validated data -- a ``JSONField``'s string, key or
     value however deep, which DRF's ``CharField`` check does not see and PostgreSQL's
-    ``jsonb`` refuses (it refuses NUL in any text)."""
+    ``jsonb`` refuses (it refuses NUL in any text) -- and a duration a filter could not
+    name either (:func:`_in_microseconds`)."""
     if not serializer.is_valid():
         raise ToolError(f"Invalid {verbose_name}: {serializer_errors(serializer.errors)}")
     names = {field.source: name for name, field in serializer.fields.items()}
     for source, value in serializer.validated_data.items():
         if _holds_nul(value):
             refuse_nul(names.get(source, source), "\x00")
+        _in_microseconds(names.get(source, source), value)  # DRF bounds no duration
 
 
 def _holds_nul(value: Any) -> bool:

@@ -21,10 +21,11 @@ import pytest
 from django.db import models
 from django.urls import path
 from django.utils import timezone
+from rest_framework import serializers
 
 import django_mcp
 from django_mcp.exceptions import ToolError
-from django_mcp.modeltools.arguments import field_value
+from django_mcp.modeltools.arguments import check_valid, field_value
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.sites import MCPSite
 from django_mcp.tasks.models import MCPTask
@@ -223,3 +224,20 @@ def test_a_duration_filter_past_64_bit_microseconds_is_a_tool_error(value: str) 
 )
 def test_a_duration_filter_within_range_is_converted(value: str, days: int) -> None:
     assert field_value(Timed, "took", value) == datetime.timedelta(days=days)
+
+
+def test_a_duration_written_past_64_bit_microseconds_is_a_tool_error() -> None:
+    """DRF's ``DurationField`` bounds nothing unless told to, so ``create`` and ``update``
+    would save 999,999,999 days, and SQLite raise OverflowError (-32603). The check of a
+    write's validated data refuses it as a filter is refused (tested on that check: the
+    test project has no duration column to write)."""
+
+    class TimedSerializer(serializers.Serializer[Any]):
+        took = serializers.DurationField()
+
+    serializer = TimedSerializer(data={"took": "999999999 days"})
+    with pytest.raises(ToolError) as refused:
+        check_valid(serializer, "timing")
+
+    assert str(refused.value) == "took: must be between -106751991 and 106751991 days"
+    check_valid(TimedSerializer(data={"took": "106751991 days"}), "timing")  # within
