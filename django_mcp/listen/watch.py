@@ -1,6 +1,6 @@
 """Announce model changes to ``subscriptions/listen`` streams.
 
-``watch(Book, uri=lambda book: f"books://{book.isbn}")`` connects ``post_save`` and
+``watch(Book, uri="books://{isbn}")`` connects ``post_save`` and
 ``post_delete``: once the transaction commits, ``notifications/resources/updated`` goes to
 every stream subscribed to that URI (or to a declared template matching it) whose
 caller may read it, in every process. The event names the row too (its model and primary
@@ -18,6 +18,7 @@ from django.db.models import Model
 from django.db.models.signals import post_delete, post_save
 
 from django_mcp.listen.fanout import notify_row_updated
+from django_mcp.protocol.uritemplate import URITemplate, expand
 
 if TYPE_CHECKING:
     from django_mcp.sites import MCPSite
@@ -26,14 +27,18 @@ if TYPE_CHECKING:
 def watch(
     model: type[Model],
     *,
-    uri: Callable[[Any], str],
+    uri: str | Callable[[Any], str],
     site: MCPSite | None = None,
 ) -> Callable[..., None]:
-    """Publish ``resources/updated`` for ``uri(instance)`` after each committed save or
-    delete of ``model``. Returns the signal receiver (to disconnect it in tests)."""
+    """Publish ``resources/updated`` for the instance's URI after each committed save or
+    delete of ``model``. ``uri`` is a URI template whose variables name the instance's
+    attributes (``"books://{isbn}"``), expanded as RFC 6570 says, percent-encoding and all,
+    so the URI announced is the one a client reads and subscribes to; or a function of
+    the instance. Returns the signal receiver (to disconnect it in tests)."""
+    uri_of = uri if callable(uri) else _expander(uri)
 
     def receiver(sender: type[Model], instance: Model, **kwargs: Any) -> None:
-        target, row = uri(instance), row_of(instance)
+        target, row = uri_of(instance), row_of(instance)
         using = kwargs.get("using") or router.db_for_write(sender)
         transaction.on_commit(lambda: notify_row_updated(target, row, site=site), using=using)
 
@@ -41,6 +46,17 @@ def watch(
     post_save.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":save")
     post_delete.connect(receiver, sender=model, weak=False, dispatch_uid=uid + ":delete")
     return receiver
+
+
+def _expander(template: str) -> Callable[[Any], str]:
+    """The URI of an instance under ``template``, each variable its attribute's value
+    (checked now: a template the matcher cannot read is refused at ``watch`` time)."""
+    names = URITemplate(template).variables
+
+    def uri_of(instance: Any) -> str:
+        return expand(template, {name: str(getattr(instance, name)) for name in names})
+
+    return uri_of
 
 
 def row_of(instance: Model) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from django.test.utils import isolate_apps
 import django_mcp
 from django_mcp.listen import watch as watch_module
 from django_mcp.listen.watch import pk_of, row_of, unwatch, watch
+from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate
 from django_mcp.sites import MCPSite
 from django_mcp.sites import site as default_site
 from testproject.books.models import Author, Book
@@ -96,6 +97,30 @@ def test_unwatch_stops_the_announcements(published: list[Any]):
 
     people = [uri for uri, _ in published if uri.startswith("people://")]
     assert len(people) == 1
+
+
+def test_a_template_uri_is_expanded_percent_encoded_from_the_instance(published: list[Any]):
+    """basic/patterns/subscriptions.mdx: the URI announced must be the URI a client reads
+    and subscribes to. ``watch(Model, uri="people://{name}")`` expands the template as RFC
+    6570 does (section 3.2.2: a simple variable percent-encodes all but unreserved
+    characters), so ``AC/DC 100%`` is announced at the URI that names it, and that URI
+    matches the template back to the same value."""
+    receiver = watch(Author, uri="people://{name}")
+    try:
+        Author.objects.create(name="AC/DC 100%")
+    finally:
+        unwatch(Author, receiver)
+
+    people = [uri for uri, _ in published if uri.startswith("people://")]
+    assert people == ["people://AC%2FDC%20100%25"]
+    assert URITemplate("people://{name}").match(people[0]) == {"name": "AC/DC 100%"}
+
+
+def test_a_template_uri_the_matcher_cannot_read_is_refused_at_watch_time():
+    """A template no client URI could ever match is a mistake to report when the app
+    starts, not a silent watcher that announces URIs nobody can subscribe to."""
+    with pytest.raises(InvalidTemplate):
+        watch(Author, uri="people://{na me}")
 
 
 def test_unregistering_a_model_stops_its_announcements(published: list[Any]):
