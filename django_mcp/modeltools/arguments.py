@@ -82,7 +82,7 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
         if kind in _VALIDATED_FIELDS:  # what the column refuses, the database fails on
             target.run_validators(converted)
         if kind == "DateTimeField":
-            _in_utc(name, converted)
+            converted = _in_utc(name, converted)
         if kind == "DurationField":
             _in_microseconds(name, converted)
     except ValidationError as exc:
@@ -93,17 +93,21 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
     return converted
 
 
-def _in_utc(name: str, value: Any) -> None:
-    """Refuse a datetime with no UTC instant Python can hold (``9999-12-31T23:59-01:00``):
-    Django converts an aware value to UTC for the query (SQLite raised OverflowError)."""
+def _in_utc(name: str, value: Any) -> Any:
+    """``value`` made aware in the default time zone when it is naive (as Django's
+    ``DateTimeField`` would read it, without the ``RuntimeWarning`` it logs for every such
+    query); refused when it has no UTC instant Python can hold
+    (``9999-12-31T23:59-01:00``): Django converts it to UTC for the query (SQLite raised
+    OverflowError)."""
     if not isinstance(value, datetime.datetime) or not settings.USE_TZ:
-        return
+        return value
     try:
-        if timezone.is_naive(value):  # as Django's DateTimeField reads it
+        if timezone.is_naive(value):
             value = timezone.make_aware(value, timezone.get_default_timezone())
         value.astimezone(datetime.UTC)
     except OverflowError as exc:
         raise ToolError(f"{name}: must be a date and time between years 1 and 9999 in UTC") from exc
+    return value
 
 
 #: A duration where the database has no interval type is a 64-bit count of microseconds.

@@ -116,6 +116,22 @@ def test_a_naive_datetime_filter_read_in_a_zone_west_of_utc_is_checked_too(
     assert message == "started_at: must be a date and time between years 1 and 9999 in UTC"
 
 
+def test_a_naive_datetime_filter_is_read_in_the_default_time_zone_without_a_warning(
+    client: Client, settings: Any
+) -> None:
+    """A naive value (``2030-05-01T09:30:00``, or a bare date) means the default time zone,
+    as Django's ``DateTimeField`` reads it; it is made aware before the query, so Django
+    logs no "received a naive datetime" ``RuntimeWarning`` for every such call (this
+    suite turns warnings into errors, so the call failed with -32603 before)."""
+    settings.TIME_ZONE = "Asia/Tokyo"
+    row = a_log_row()
+    row.started_at = datetime.datetime(2030, 5, 1, 0, 30, tzinfo=datetime.UTC)  # 09:30 Tokyo
+    row.save()
+    found = result_of(call_tool(client, "requestlog_list", {"started_at": "2030-05-01T09:30:00"}))
+
+    assert [r["id"] for r in found["structuredContent"]["results"]] == [row.pk]
+
+
 @pytest.mark.parametrize("value", ["not-an-ip", "999.1.1.1", "1.2.3"])
 def test_an_address_filter_that_is_no_address_is_a_tool_error(client: Client, value: str) -> None:
     """A GenericIPAddressField's value is cast to ``inet`` on PostgreSQL, which fails on
