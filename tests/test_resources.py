@@ -334,6 +334,7 @@ def test_template_variables_are_converted_and_percent_decoded(client: Client) ->
     """server/resources.mdx, "Resource Templates": templates follow RFC 6570 (simple,
     reserved and form-style query expansions)."""
     assert result_of(read_resource(client, "orders://41"))["contents"][0]["text"] == "order 42"
+    assert result_of(read_resource(client, "orders://0"))["contents"][0]["text"] == "order 1"
     searched = result_of(read_resource(client, "search://books?q=le%20guin&limit=3"))
     assert searched["contents"][0] == {
         "uri": "search://books?q=le%20guin&limit=3",
@@ -433,6 +434,8 @@ NOT_CANONICAL_INTEGERS = [
     "orders://41.0",  # a whole float
     "orders://%D9%A4%D9%A1",  # Arabic-Indic digits
     "orders://%EF%BC%94%EF%BC%91",  # fullwidth digits
+    "orders://041",  # a leading zero
+    "orders://-0",  # minus zero, which is 0
     "search://books?q=x&limit=1_0",  # a query variable
 ]
 
@@ -440,10 +443,10 @@ NOT_CANONICAL_INTEGERS = [
 @pytest.mark.parametrize("uri", NOT_CANONICAL_INTEGERS)
 def test_an_int_variable_accepts_only_ascii_digits(client: Client, uri: str) -> None:
     """server/resources.mdx, "Resource Templates" and "Security Considerations": servers
-    MUST validate resource URIs. A variable typed int is ASCII digits with an optional
-    leading minus and nothing else; the other spellings int() would accept (``1_000``,
-    `` 7``, ``+7``, ``7.0``, non-ASCII digits) are not found, so one resource is not named
-    by many URIs."""
+    MUST validate resource URIs. A variable typed int is spelled as ``str(int)`` spells
+    it: ASCII digits without leading zeros and an optional leading minus; the other
+    spellings int() would accept (``041``, ``-0``, ``1_000``, `` 7``, ``+7``, ``7.0``,
+    non-ASCII digits) are not found, so one resource is not named by many URIs."""
     error = assert_error(read_resource(client, uri), 200, errors.INVALID_PARAMS)
 
     assert error["data"] == {"uri": uri}
@@ -454,6 +457,7 @@ def test_an_int_variable_reads_ascii_digits_and_a_minus(client: Client) -> None:
     convert."""
     assert result_of(read_resource(client, "orders://-2"))["contents"][0]["text"] == "order -1"
     assert result_of(read_resource(client, "orders://41"))["contents"][0]["text"] == "order 42"
+    assert result_of(read_resource(client, "orders://0"))["contents"][0]["text"] == "order 1"
     limited = result_of(read_resource(client, "search://books?q=x&limit=10"))
     assert limited["contents"][0]["text"] == "x:10"
 

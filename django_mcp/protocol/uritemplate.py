@@ -29,8 +29,8 @@ from urllib.parse import parse_qsl, quote, unquote
 
 _EXPRESSION = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_.,%*:]+)\}")
 _VARNAME = re.compile(r"\A[A-Za-z0-9_]+\Z")
-#: An integer as a URI spells it: ASCII digits, an optional leading minus, nothing else.
-_INTEGER = re.compile(r"-?[0-9]+")
+#: An integer as ``str(int)`` spells it: ASCII digits, no leading zero, an optional minus.
+_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 
 
 class InvalidTemplate(ValueError):
@@ -72,9 +72,10 @@ class URITemplate:
 
 
 def is_integer_text(value: str) -> bool:
-    """Whether ``value`` is an integer variable's only spelling: ASCII digits with an
-    optional leading ``-``. ``int()`` also reads ``1_000``, `` 7``, ``+7`` and non-ASCII
-    digits such as ``\\u0667``, which would make many URIs name one resource."""
+    """Whether ``value`` is an integer variable's only spelling, the one ``str(int)``
+    gives: ASCII digits without leading zeros, an optional leading ``-`` (never ``-0``).
+    ``int()`` also reads ``007``, ``1_000``, `` 7``, ``+7`` and non-ASCII digits such as
+    ``\\u0667``, which would make many URIs name one resource."""
     return _INTEGER.fullmatch(value) is not None
 
 

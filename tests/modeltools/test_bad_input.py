@@ -76,14 +76,14 @@ def test_an_instance_that_exists_is_read(client: Client) -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "spelling", ["0_{pk}", "%20{pk}", "{pk}%20", "%2B{pk}", "{pk}.0", "{arabic}"]
+    "spelling", ["0_{pk}", "0{pk}", "%20{pk}", "{pk}%20", "%2B{pk}", "{pk}.0", "{arabic}"]
 )
 def test_an_integer_key_is_ascii_digits_only(client: Client, spelling: str) -> None:
     """server/resources.mdx, "Resource Templates" and "Security Considerations": servers
-    MUST validate resource URIs. An integer key is ASCII digits; the spellings the
-    field's ``to_python`` (``int()``) would also read as the row's key -- digit
-    separators, spaces, a plus sign, non-ASCII digits -- are not found, so one row is not
-    named by many URIs."""
+    MUST validate resource URIs. An integer key is spelled as ``str(int)`` spells it; the
+    spellings the field's ``to_python`` (``int()``) would also read as the row's key -- a
+    leading zero, digit separators, spaces, a plus sign, non-ASCII digits -- are not
+    found, so one row is not named by many URIs."""
     author = Author.objects.create(name="Ada")
     arabic = "".join(chr(0x660 + int(digit)) for digit in str(author.pk))
     uri = "authors://" + spelling.format(pk=author.pk, arabic=quote(arabic))
