@@ -77,6 +77,8 @@ def field_value(model: type[Model], name: str, value: Any) -> Any:
         raise ToolError(f"{name}: must not be a boolean")
     if isinstance(value, float) and kind in _INTEGER_FIELDS and not value.is_integer():
         raise ToolError(f"{name}: must be a whole number")
+    if isinstance(value, str) and kind in _INTEGER_FIELDS:  # the schema says integer
+        raise ToolError(f"{name}: must be an integer, not a string")
     try:
         converted = target.to_python(value)
         if kind in _VALIDATED_FIELDS:  # what the column refuses, the database fails on

@@ -63,8 +63,10 @@ def register_resources(tools: ModelTools) -> None:
         ``to_python`` (``int()``) would also read ``1_000``, `` 7``, ``+7`` or ``\u0667``,
         and many URIs would name one row."""
         value = variables.get(key)
-        if integer_key and value is not None and not is_integer_text(value):
-            raise ToolError(f"{key}: not an integer")
+        if integer_key and value is not None:
+            if not is_integer_text(value):
+                raise ToolError(f"{key}: not an integer")
+            return tools.get_object({**variables, key: int(value)}, ctx)
         return tools.get_object(variables, ctx)
 
     def read_instance(ctx: Context, **variables: str) -> Any:

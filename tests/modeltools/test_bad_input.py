@@ -132,13 +132,23 @@ def test_a_nul_in_a_lookup_is_a_tool_error(client: Client) -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("value", "message"),
-    [(True, "id: must not be a boolean"), (1.5, "id: must be a whole number")],
+    [
+        (True, "id: must not be a boolean"),
+        (1.5, "id: must be a whole number"),
+        ("1", "id: must be an integer, not a string"),
+        ("1_0", "id: must be an integer, not a string"),
+        (" 1", "id: must be an integer, not a string"),
+    ],
 )
 def test_a_lookup_the_schema_does_not_allow_finds_no_row(
     client: Client, value: Any, message: str
 ) -> None:
-    """The lookup's schema says integer; Django's ``to_python`` would read ``true`` and
-    ``1.5`` as 1 and return a row the model never named."""
+    """server/tools.mdx, "Error Handling": arguments that do not fit the input schema are
+    a tool execution error. The lookup's schema says integer; Django's ``to_python``
+    would read ``true``, ``1.5``, ``"1"``, ``"1_0"`` and ``" 1"`` as a row's key and return
+    a row the model never named (as a ``@tool`` validates strictly, a string is no
+    integer)."""
+    Author.objects.create(pk=10, name="Ten")  # the row "1_0" would name
     Author.objects.create(pk=1, name="Ursula K. Le Guin")  # the row 1.5 and true would name
 
     assert tool_error(call_tool(client, "author_get", {"id": value})) == message

@@ -43,7 +43,7 @@ class LogTools(django_mcp.ModelTools):
 
     fields = ["id", "started_at", "site", "outcome", "http_status", "duration_ms", "params"]
     actions = ("list", "create", "update")
-    list_filter = ("started_at", "remote_addr", "params")
+    list_filter = ("started_at", "remote_addr", "params", "http_status")
     permission_required = None
 
 
@@ -128,6 +128,19 @@ def test_a_naive_datetime_filter_is_read_in_the_default_time_zone_without_a_warn
     row.started_at = datetime.datetime(2030, 5, 1, 0, 30, tzinfo=datetime.UTC)  # 09:30 Tokyo
     row.save()
     found = result_of(call_tool(client, "requestlog_list", {"started_at": "2030-05-01T09:30:00"}))
+
+    assert [r["id"] for r in found["structuredContent"]["results"]] == [row.pk]
+
+
+def test_an_integer_filter_given_a_string_is_a_tool_error(client: Client) -> None:
+    """server/tools.mdx, "Error Handling": the filter's schema says integer, so ``"200"``
+    (or ``"2_00"``, which ``int()`` reads as 200) is an argument error, as a ``@tool``
+    validating strictly says; the number filters."""
+    row = a_log_row()
+    for text in ("200", "2_00"):
+        message = tool_error(call_tool(client, "requestlog_list", {"http_status": text}))
+        assert message == "http_status: must be an integer, not a string"
+    found = result_of(call_tool(client, "requestlog_list", {"http_status": 200}))
 
     assert [r["id"] for r in found["structuredContent"]["results"]] == [row.pk]
 
