@@ -150,7 +150,7 @@ def authorize(
         return built[0]
 
     try:
-        with outage.database_needed():  # a permission check or a task's tool may need it
+        with outage.DATABASE_NEEDED:  # a permission check or a task's tool may need it
             missing = missing_scopes(exchange.site, admission, context)
     except errors.InternalError as error:
         exchange.reply = reply = Reply(admission.request.id, error=error)

@@ -34,7 +34,7 @@ from django_mcp.server.handlers.listen import LISTEN_CAPABILITY
 from django_mcp.server.handlers.tasks import TASKS_CAPABILITY
 from django_mcp.server.handlers.tools import acall_tool
 from django_mcp.server.input_rounds import InputRequired, input_required_result
-from django_mcp.server.outage import database_needed
+from django_mcp.server.outage import DATABASE_NEEDED
 from django_mcp.server.tasking import listen_filter, supports_tasks
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class SiteCatalogue:
                 revision=revision,
                 request=self.request,
             )
-            with database_needed():  # a permission check may query a database that is down
+            with DATABASE_NEEDED:  # a permission check may query a database that is down
                 spec = site.get_tool(name, context)
         return None if spec is None else spec.header_params
 

@@ -12,7 +12,7 @@ have been refused with 403. So:
   gives None when it cannot be known (the request log then records no user; a handler
   that needs the caller meets the same error again inside dispatch, where the exception
   handler answers -32603);
-- :func:`database_needed` turns a database error during admission into
+- :data:`DATABASE_NEEDED` turns a database error during admission into
   :class:`~django_mcp.protocol.errors.InternalError`, which admission answers as -32603
   with the request's id (HTTP 200, per ``STATUS_BY_ERROR``).
 
@@ -22,9 +22,8 @@ The error text, which names the database server, is logged, never sent.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final
 
 from django.db import DatabaseError
 
@@ -55,13 +54,30 @@ def resolved_user(request: HttpRequest | Any) -> AbstractBaseUser | AnonymousUse
     return user
 
 
-@contextmanager
-def database_needed() -> Iterator[None]:
-    """Raise :class:`InternalError` (its text names no server) for a database error."""
-    try:
-        yield
-    except DatabaseError as exc:
-        logger.error(
-            "django-mcp could not reach the database: %s", type(exc).__name__, exc_info=exc
-        )
-        raise InternalError() from exc
+class _DatabaseNeeded:
+    """Raise :class:`InternalError` (its text names no server) for a database error.
+
+    A class, used through its one instance :data:`DATABASE_NEEDED`: it holds no state (so
+    it is reentrant and shared by threads), and entering it starts no generator, which a
+    ``@contextmanager`` would build on every request."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if isinstance(exc, DatabaseError):
+            logger.error(
+                "django-mcp could not reach the database: %s", type(exc).__name__, exc_info=exc
+            )
+            raise InternalError() from exc
+
+
+#: ``with DATABASE_NEEDED:`` around what may query a database that is down.
+DATABASE_NEEDED: Final = _DatabaseNeeded()
