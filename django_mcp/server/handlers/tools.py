@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django_mcp.conf import mcp_settings
 from django_mcp.declarations import content
 from django_mcp.exceptions import ToolError
 from django_mcp.protocol import methods
@@ -42,10 +43,15 @@ def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> di
     arguments = params.get("arguments") or {}
     try:
         limits.check_argument_size(spec.name, arguments)
-        if tasking.runs_as_task(spec, arguments, context):
+        # A tool declared without task support (task=None) never runs as a task, so
+        # runs_as_task is not asked; for an optional or a required one it always is.
+        if spec.task is not None and tasking.runs_as_task(spec, arguments, context):
             return tasking.start(spec, arguments, context)
-        with limits.time_limit(spec.name, context):
+        if mcp_settings.TOOL_TIMEOUT is None:  # no limit: no context manager to enter
             value = spec.call(arguments, context)
+        else:
+            with limits.time_limit(spec.name, context):
+                value = spec.call(arguments, context)
     except (ToolError, limits.LimitExceeded) as exc:
         return error_result(str(exc))
     return spec.result(value)
