@@ -77,8 +77,14 @@ def _anonymous_user_class() -> type[AnonymousUser]:
 
 
 def has_credentials(request: HttpRequest) -> bool:
-    """Whether any authenticator may find credentials in ``request`` (no database)."""
-    return any(auth.has_credentials(request) for auth in authenticators())
+    """Whether any authenticator may find credentials in ``request`` (no database).
+
+    A loop, not ``any()`` over a generator: every request asks, and for an anonymous one
+    (no authenticator says yes) the generator would be built and run to its end."""
+    for auth in authenticators():  # noqa: SIM110 - no generator (see above)
+        if auth.has_credentials(request):
+            return True
+    return False
 
 
 def authenticate(request: HttpRequest) -> Caller:
