@@ -211,12 +211,15 @@ class ToolSpec(Declaration):
         if self.hand_schema is not None:
             self.hand_schema.validate(self.name, arguments)
             return invoke.accepted_kwargs(self.func, dict(arguments))
+        return self._kwargs_from_json(_ARGUMENTS_ENCODE(arguments))
+
+    def _kwargs_from_json(self, encoded: str) -> dict[str, Any]:
+        """The keyword arguments the argument model validates from ``encoded`` (the
+        arguments as JSON text)."""
         try:
             # The model's core validator itself: model_validate_json adds a check of its
             # options per call (about a third of the validation's cost here).
-            model = self.arguments_model.__pydantic_validator__.validate_json(
-                _ARGUMENTS_ENCODE(arguments), strict=True
-            )
+            model = self.arguments_model.__pydantic_validator__.validate_json(encoded, strict=True)
         except ValidationError as exc:
             raise ToolError(
                 f"Invalid arguments for tool {self.name}: {describe_errors(exc)}"
@@ -231,10 +234,38 @@ class ToolSpec(Declaration):
         Invalid arguments raise :class:`ToolError` naming each field: they are tool
         execution errors the model can correct, not protocol errors (server/tools.mdx).
         """
-        kwargs = self.call_kwargs(arguments, context)
+        return self._run(self.call_kwargs(arguments, context), context)
+
+    def call_encoded(self, arguments: Mapping[str, Any], context: Any, encoded: str | None) -> Any:
+        """:meth:`call`, validating ``encoded`` instead of encoding ``arguments`` again:
+        the JSON text of these very ``arguments`` that the size check wrote, when it reads
+        as what validation would write (see
+        :func:`~django_mcp.server.limits.check_argument_size`); None: :meth:`call`.
+
+        Only this class's own steps take it: a spec with a hand-written schema, or of a
+        subclass that overrides :meth:`call`, :meth:`call_kwargs` or :meth:`kwargs_for`,
+        is called through :meth:`call`."""
+        if encoded is None or self.hand_schema is not None or not self._own_steps:
+            return self.call(arguments, context)
+        kwargs = self._kwargs_from_json(encoded)
+        for name in self.signature.context_params:
+            kwargs[name] = context
+        return self._run(kwargs, context)
+
+    def _run(self, kwargs: dict[str, Any], context: Any) -> Any:
         if not self.is_coroutine:  # what invoke.call does for a def, without its call
             return self.func(**kwargs)
         return invoke.call(self.func, _context=context, _coroutine=True, **kwargs)
+
+    #: Whether the class calls through ToolSpec's own steps (see :meth:`call_encoded`).
+    _own_steps: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._own_steps = all(
+            getattr(cls, step) is getattr(ToolSpec, step)
+            for step in ("call", "call_kwargs", "kwargs_for")
+        )
 
     async def acall(self, arguments: Mapping[str, Any], context: Any) -> Any:
         """:meth:`call` for an ``async def`` tool, awaited in the running task (the native

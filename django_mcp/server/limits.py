@@ -36,16 +36,31 @@ class LimitExceeded(Exception):
     """A tool call went over a limit; the message says which, for the model to read."""
 
 
-def check_argument_size(name: str, arguments: Mapping[str, Any]) -> None:
-    """Refuse arguments whose JSON is over ``MAX_TOOL_ARGUMENT_BYTES``, before validation."""
+def check_argument_size(name: str, arguments: Mapping[str, Any]) -> str | None:
+    """Refuse arguments whose JSON is over ``MAX_TOOL_ARGUMENT_BYTES``, before validation.
+
+    Gives the JSON text it measured when validation may read it in place of its own
+    encoding of the same ``arguments`` (:meth:`ToolSpec.call_encoded
+    <django_mcp.declarations.tools.ToolSpec.call_encoded>`), else None (no limit set).
+    That holds when the text is ASCII and holds no ``NaN`` or ``Infinity``: then it
+    differs from what validation writes (``ensure_ascii``, the default separators) only
+    by the blanks after ``,`` and ``:``, which JSON ignores; any other character may be
+    written differently (a lone surrogate raw here, escaped there), and a text a parser
+    might refuse would be refused naming a column, which the blanks move.
+    """
     limit = mcp_settings.MAX_TOOL_ARGUMENT_BYTES
     if limit is None:
-        return
-    size = len(_COMPACT(arguments).encode("utf-8", "surrogatepass"))
+        return None
+    text = _COMPACT(arguments)
+    ascii_only = text.isascii()
+    size = len(text) if ascii_only else len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
         raise LimitExceeded(
             f"The arguments of tool {name} are too large ({size} bytes; the limit is {limit})."
         )
+    if ascii_only and "NaN" not in text and "Infinity" not in text:
+        return text
+    return None
 
 
 def time_limit(name: str, context: Context) -> contextlib.AbstractContextManager[None]:

@@ -42,16 +42,16 @@ def call_tool(server: MCPServer, params: dict[str, Any], context: Context) -> di
     spec = tool_of(server, params, context)
     arguments = params.get("arguments") or {}
     try:
-        limits.check_argument_size(spec.name, arguments)
+        encoded = limits.check_argument_size(spec.name, arguments)  # these arguments' JSON
         # A tool declared without task support (task=None) never runs as a task, so
         # runs_as_task is not asked; for an optional or a required one it always is.
         if spec.task is not None and tasking.runs_as_task(spec, arguments, context):
             return tasking.start(spec, arguments, context)
         if mcp_settings.TOOL_TIMEOUT is None:  # no limit: no context manager to enter
-            value = spec.call(arguments, context)
+            value = spec.call_encoded(arguments, context, encoded)
         else:
             with limits.time_limit(spec.name, context):
-                value = spec.call(arguments, context)
+                value = spec.call_encoded(arguments, context, encoded)
     except (ToolError, limits.LimitExceeded) as exc:
         return error_result(str(exc))
     return spec.result(value)
