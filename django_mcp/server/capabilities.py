@@ -46,9 +46,20 @@ def _has_completions(site: MCPSite) -> bool:
     return False
 
 
+#: The site asked about last and what was derived for it: a project serves one site, or
+#: a few, so this answers most requests without the table's lookup (which builds a weak
+#: reference to hash the key). The reference is weak too: it keeps no site alive.
+_last: tuple[weakref.ref[MCPSite], tuple[int, bool, dict[str, Any]]] | None = None
+
+
 def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
+    global _last
+    last = _last  # one read: another thread may replace it (never in part)
+    if last is not None and last[0]() is site and last[1][0] == site.generation:
+        return last[1]
     cached = _derived.get(site)
     if cached is not None and cached[0] == site.generation:
+        _last = (weakref.ref(site), cached)
         return cached
     registry = site.registry
     listen = channel_layer() is not None
@@ -64,6 +75,7 @@ def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
     if supports_tasks(site):  # an empty object means support (ext-tasks tasks.md)
         capabilities["extensions"] = {TASKS_EXTENSION: {}}
     derived = _derived[site] = (site.generation, listen, capabilities)
+    _last = (weakref.ref(site), derived)
     return derived
 
 
