@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse, HttpResponseBase
     from django.urls import ResolverMatch
 
-    from django_mcp.server.dispatch import Reply
+    from django_mcp.protocol.admission import Admitted
+    from django_mcp.server.context import Emitter
+    from django_mcp.server.dispatch import MCPServer, Reply
 
 logger = logging.getLogger("django_mcp")
 
@@ -72,8 +74,11 @@ def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseB
     return view
 
 
-def handle_in_savepoint(request: HttpRequest, handle: Callable[[], Reply]) -> Reply:
-    """``handle()`` (the dispatch of an admitted request, inside the view) in a savepoint
+def handle_in_savepoint(
+    request: HttpRequest, server: MCPServer, admitted: Admitted, emit: Emitter | None = None
+) -> Reply:
+    """``server.handle(admitted, request=request, emit=emit)`` (the dispatch of an admitted
+    request, inside the view; the arguments, not a closure built per request) in a savepoint
     of each transaction ``ATOMIC_REQUESTS`` opened for the view, rolled back when the
     reply answers a failure, so that what the handler wrote before it failed is undone.
 
@@ -91,11 +96,11 @@ def handle_in_savepoint(request: HttpRequest, handle: Callable[[], Reply]) -> Re
     """
     aliases = atomic_databases(getattr(request.resolver_match, "func", None))
     if not aliases:
-        return handle()
+        return server.handle(admitted, request=request, emit=emit)
     with contextlib.ExitStack() as savepoints:
         for alias in aliases:
             savepoints.enter_context(transaction.atomic(using=alias))
-        reply = handle()
+        reply = server.handle(admitted, request=request, emit=emit)
         if reply.error is not None or failed_result(reply.result):
             for alias in aliases:
                 transaction.set_rollback(True, using=alias)

@@ -114,9 +114,8 @@ def buffered(
 ) -> tuple[Reply, list[dict[str, Any]]]:
     """Run the handler here, collecting its notifications (the WSGI path)."""
     notes: list[dict[str, Any]] = []
-    reply = handle_in_savepoint(  # this runs in the view, in its transaction
-        request, lambda: server.handle(admitted, request=request, emit=notes.append)
-    )
+    # This runs in the view, in its transaction.
+    reply = handle_in_savepoint(request, server, admitted, notes.append)
     return reply, notes
 
 

@@ -112,9 +112,7 @@ class MCPView(View):
         streaming = listen or wants_stream(admission, request)
         exchange.streamed = streaming  # a streamed reply is not known when the log is written
         if not streaming:  # the usual case: one reply, rendered now
-            exchange.reply = reply = handle_in_savepoint(
-                request, lambda: server.handle(admission, request=request)
-            )
+            exchange.reply = reply = handle_in_savepoint(request, server, admission)
             return self.render(reply)
 
         def render(reply: Reply | None) -> HttpResponse:
