@@ -19,17 +19,21 @@ the per-site ``DJANGO_MCP`` settings, in about the same number of lines.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final
 
 from django.core.cache import BaseCache, caches
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
-from django_mcp.conf import mcp_settings
+from django_mcp.conf import SETTINGS_NAME, mcp_settings
 
 #: The settings that hold a limit, per kind of identity.
 LIMIT_SETTINGS: Final = {
@@ -73,14 +77,25 @@ def is_rate(value: object) -> bool:
     return True
 
 
-def configured_limits() -> dict[str, Rate]:
-    """The limits in force, by kind of identity (empty when rate limiting is off)."""
+@functools.cache
+def configured_limits() -> Mapping[str, Rate]:
+    """The limits in force, by kind of identity (empty when rate limiting is off).
+
+    Read once per settings change (every request asks): kept until ``setting_changed``
+    for ``DJANGO_MCP``, which is when :data:`mcp_settings` reads its values again. A
+    setting that is not a rate raises ``ValueError`` on every call (none is kept)."""
     limits: dict[str, Rate] = {}
     for kind, setting in LIMIT_SETTINGS.items():
         value = getattr(mcp_settings, setting)
         if value is not None:
             limits[kind] = parse_rate(value)
-    return limits
+    return MappingProxyType(limits)  # shared by every request: read-only
+
+
+@receiver(setting_changed)
+def _forget_limits(*, setting: str, **kwargs: object) -> None:
+    if setting == SETTINGS_NAME:
+        configured_limits.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +133,7 @@ def hit(
     user: str | None,
     credential: str | None,
     ip: str | None,
-    limits: dict[str, Rate] | None = None,
+    limits: Mapping[str, Rate] | None = None,
     cache: BaseCache | None = None,
     clock: Callable[[], float] | None = None,
 ) -> Exceeded | None:

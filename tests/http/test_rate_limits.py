@@ -330,3 +330,16 @@ def test_requests_are_counted_in_the_wall_clocks_windows(client, site, monkeypat
         assert error["data"] == {"retryAfter": 30}
         clock.now = 660.0
         result_of(mcp_post(client, "tools/list", id=4))
+
+
+def test_the_limits_in_force_follow_every_settings_change() -> None:
+    """Read once per settings change (every request asks), and again after each one."""
+    assert dict(ratelimit.configured_limits()) == {}
+    with override_mcp(RATE_LIMIT_IP="5/m", RATE_LIMIT_USER="10/30s"):
+        assert dict(ratelimit.configured_limits()) == {
+            "user": ratelimit.Rate(10, 30),
+            "ip": ratelimit.Rate(5, 60),
+        }
+        with override_mcp(RATE_LIMIT_IP=None):
+            assert dict(ratelimit.configured_limits()) == {"user": ratelimit.Rate(10, 30)}
+    assert dict(ratelimit.configured_limits()) == {}
