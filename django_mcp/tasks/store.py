@@ -298,8 +298,16 @@ def should_stop(task_id: str) -> bool:
     return not live().filter(pk=task_id, cancel_requested=False).exists()
 
 
-def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
+def answer(
+    task_id: str,
+    responses: Mapping[str, Any],
+    check: Callable[[str, Any, Any], None] | None = None,
+) -> bool:
     """Record the answers to outstanding requests; keys not outstanding are ignored.
+
+    ``check(key, request, answer)`` is called for each answer recorded, with the row
+    locked, and may raise to refuse them all: only then is what is outstanding known, as
+    a worker may ask between a caller's read of the task and this write.
 
     Returns True when this answered the last outstanding request, so the task goes back
     to ``working`` and must be run again. A partial answer keeps ``input_required`` with
@@ -313,6 +321,9 @@ def answer(task_id: str, responses: Mapping[str, Any]) -> bool:
         answered = {key: value for key, value in responses.items() if key in outstanding}
         if not answered:
             return False
+        for key, value in answered.items():
+            if check is not None:
+                check(key, outstanding[key], value)
         for key in answered:
             del outstanding[key]
         task.input_responses = {**task.input_responses, **answered}

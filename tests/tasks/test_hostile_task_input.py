@@ -146,3 +146,31 @@ def test_an_unpaired_surrogate_in_the_meta_of_a_task_is_refused_naming_it(client
         "params._meta.x-note holds an unpaired UTF-16 surrogate, which a task cannot keep"
     )
     assert not MCPTask.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [{"name": 5, "confirm": True}, {"name": "n\x00", "confirm": True}],
+    ids=["wrong-shape", "nul"],
+)
+def test_an_answer_to_a_request_made_after_the_update_read_the_task_is_checked_too(
+    client, monkeypatch, content
+):
+    """tasks.md, "Task Update Requests" and basic/patterns/mrtr.mdx: an answer is checked
+    against the request it answers. The keys a task asks for are the tool's (``first``
+    here), so a client may send answers while the task still runs; the worker may ask
+    between the update's read and its write. Those answers were stored unchecked: a wrong
+    one failed the task when it resumed, and a NUL was -32603 on PostgreSQL."""
+    from django_mcp.server import tasking
+
+    task_id = start(client, "multi_input")["taskId"]
+    before = MCPTask.objects.get(pk=task_id)  # as the update read it: nothing outstanding
+    run_worker()  # the worker asks for "first" and "second" meanwhile
+    monkeypatch.setattr(tasking, "lookup", lambda *args, **kwargs: before)
+    answers = {"first": {"action": "accept", "content": content}, "second": {"action": "decline"}}
+    response = tasks_call(client, "tasks/update", task_id, inputResponses=answers)
+    monkeypatch.undo()
+    assert_error(response, 200, -32602)
+    polled = get(client, task_id)
+    assert polled["status"] == "input_required"
+    assert set(polled["inputRequests"]) == {"first", "second"}

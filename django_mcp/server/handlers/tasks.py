@@ -42,21 +42,26 @@ def update_task(server: MCPServer, params: dict[str, Any], context: Context) -> 
     responses = params.get("inputResponses", {})
     if not isinstance(responses, Mapping):
         raise InvalidParams("params.inputResponses must be an object")
-    outstanding = [key for key in responses if key in task.input_requests]
-    for key in outstanding:
-        if not isinstance(responses[key], Mapping):
+    answered: list[str] = []
+
+    def check(key: str, asked: Any, response: Any) -> None:
+        # Checked against what is outstanding with the row locked, not as the task was
+        # read above: a worker may have asked meanwhile, and a client may know the keys.
+        if not isinstance(response, Mapping):
             raise InvalidParams(f"inputResponses.{key} must be an object", data={"key": key})
         # An answer of the wrong shape is refused now, as in a synchronous round, rather
         # than failing the task when it resumes.
-        shape = shape_of(task.input_requests[key])
+        shape = shape_of(asked)
         if shape is not None:
-            shape.parse(key, responses[key])
-        store.require_storable(responses[key], f"params.inputResponses.{key}")
+            shape.parse(key, response)
+        store.require_storable(response, f"params.inputResponses.{key}")
+        answered.append(key)
+
     with transaction.atomic():
-        resumed = store.answer(task.id, responses)
+        resumed = store.answer(task.id, responses, check)
         if resumed:
             tasking.enqueue(task.id)
-    if outstanding:
+    if answered:
         tasking.announce(task.id)
     return {}
 
