@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal, get_args
 
 from pydantic import ValidationError
 
@@ -23,6 +23,7 @@ from django_mcp.exceptions import InvalidDeclaration
 from django_mcp.protocol.errors import InvalidParams
 
 Role = Literal["user", "assistant"]
+ROLES: Final = get_args(Role)
 PROMPT_OPTIONS: Final = option_names(PromptOptions)
 
 
@@ -32,6 +33,18 @@ class Message:
 
     role: Role
     content: content.ContentBlock | str
+
+    def __post_init__(self) -> None:
+        # Checked here, where a prompt builds it: the schema's PromptMessage has only these
+        # roles (no "system") and one content block, and what reaches the wire is not
+        # checked again.
+        if self.role not in ROLES:
+            raise TypeError(f"A PromptMessage role is 'user' or 'assistant', not {self.role!r}")
+        if not isinstance(self.content, (str, *content.CONTENT_TYPES)):
+            raise TypeError(
+                "A PromptMessage holds one content block or a str, not "
+                f"{type(self.content).__name__}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {"role": self.role, "content": content.to_blocks(self.content)[0]}
