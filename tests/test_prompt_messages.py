@@ -60,3 +60,20 @@ def test_good_messages_still_pass(client: Client, mcp_site: MCPSite) -> None:
 
     result = mcp_post(client, "prompts/get", {"name": "good"}).json()["result"]
     assert [m["role"] for m in result["messages"]] == ["assistant", "user"]
+
+
+TEXTS = {"none": None, "number": 5, "bytes": b"x"}
+
+
+@pytest.mark.parametrize("value", TEXTS.values(), ids=TEXTS.keys())
+def test_a_text_block_of_no_string_is_refused_where_it_is_built(
+    client: Client, mcp_site: MCPSite, value: Any
+) -> None:
+    """server/prompts.mdx, "Text Content": ``text`` is a string. ``Text(None)`` used to go
+    out as ``{"type": "text", "text": null}``, which the schema refuses; now the prompt
+    fails: -32603 ("Error Handling")."""
+    with pytest.raises(TypeError):
+        Text(value)
+    mcp_site.prompt(name="bad")(lambda: Text(value))
+
+    assert_error(mcp_post(client, "prompts/get", {"name": "bad"}), 200, errors.INTERNAL_ERROR)

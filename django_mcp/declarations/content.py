@@ -76,6 +76,11 @@ class Text(_Block):
 
     text: str
 
+    def __post_init__(self) -> None:
+        # The schema's TextContent.text is a string; nothing checks the block again later.
+        if not isinstance(self.text, str):
+            raise TypeError(f"Text content holds a str, not {type(self.text).__name__}")
+
     def to_dict(self) -> dict[str, Any]:
         return self._finish({"type": "text", "text": self.text})
 
