@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Audience = Literal["user", "assistant"]
+#: Binary data as a block takes it: bytes-like (base64-encoded when sent) or base64 text.
+Binary = bytes | bytearray | memoryview | str
 
 
 @dataclass(frozen=True)
@@ -85,16 +87,38 @@ class Text(_Block):
         return self._finish({"type": "text", "text": self.text})
 
 
-def _b64(data: bytes | str) -> str:
+def _b64(data: Binary) -> str:
     return data if isinstance(data, str) else base64.b64encode(data).decode("ascii")
+
+
+def _require(block: object, **kinds: tuple[type, ...]) -> None:
+    """Raise ``TypeError`` unless each named attribute of ``block`` is of one of its
+    ``kinds`` (``type(None)`` among them for an optional one). The schema says what
+    each field holds, and nothing checks a block again before it is sent, so a wrong
+    value is refused where it is built, named, rather than sent for a client to refuse."""
+    for name, allowed in kinds.items():
+        value = getattr(block, name)
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            raise TypeError(
+                f"{type(block).__name__}.{name} may not be {type(value).__name__}: "
+                f"it holds {' or '.join(kind.__name__ for kind in allowed)}"
+            )
+
+
+_BINARY: tuple[type, ...] = (bytes, bytearray, memoryview, str)
+_MEDIA: dict[str, tuple[type, ...]] = {"data": _BINARY, "mime_type": (str,)}
+_NONE = type(None)
 
 
 @dataclass(frozen=True)
 class Image(_Block):
     """An image: raw bytes (or base64 text) and its MIME type."""
 
-    data: bytes | str
+    data: Binary
     mime_type: str = "image/png"
+
+    def __post_init__(self) -> None:
+        _require(self, **_MEDIA)
 
     def to_dict(self) -> dict[str, Any]:
         return self._finish({"type": "image", "data": _b64(self.data), "mimeType": self.mime_type})
@@ -104,8 +128,11 @@ class Image(_Block):
 class Audio(_Block):
     """Audio: raw bytes (or base64 text) and its MIME type."""
 
-    data: bytes | str
+    data: Binary
     mime_type: str = "audio/wav"
+
+    def __post_init__(self) -> None:
+        _require(self, **_MEDIA)
 
     def to_dict(self) -> dict[str, Any]:
         return self._finish({"type": "audio", "data": _b64(self.data), "mimeType": self.mime_type})
@@ -121,6 +148,11 @@ class ResourceLink(_Block):
     description: str | None = None
     mime_type: str | None = None
     size: int | None = None
+
+    def __post_init__(self) -> None:
+        optional = (str, _NONE)
+        _require(self, uri=(str,), name=(str,), title=optional, description=optional)
+        _require(self, mime_type=optional, size=(int, _NONE))
 
     def to_dict(self) -> dict[str, Any]:
         block: dict[str, Any] = {"type": "resource_link", "uri": self.uri, "name": self.name}
@@ -141,13 +173,15 @@ class ResourceContents:
 
     uri: str
     text: str | None = None
-    blob: bytes | str | None = None
+    blob: Binary | None = None
     mime_type: str | None = None
     meta: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if (self.text is None) == (self.blob is None):
             raise ValueError("ResourceContents needs exactly one of text or blob")
+        _require(self, uri=(str,), text=(str, _NONE), blob=(*_BINARY, _NONE))
+        _require(self, mime_type=(str, _NONE))
 
     def to_dict(self) -> dict[str, Any]:
         item: dict[str, Any] = {"uri": self.uri}
@@ -168,6 +202,9 @@ class EmbeddedResource(_Block):
     """A resource's contents embedded in the result."""
 
     resource: ResourceContents
+
+    def __post_init__(self) -> None:
+        _require(self, resource=(ResourceContents,))
 
     def to_dict(self) -> dict[str, Any]:
         return self._finish({"type": "resource", "resource": self.resource.to_dict()})
