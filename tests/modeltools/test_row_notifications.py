@@ -29,7 +29,7 @@ from tests.helpers import mcp_post
 from tests.streams import sse
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from django.db.models import QuerySet
 
@@ -123,6 +123,18 @@ def listen(client: Client, template: str, path: str = "/mcp") -> Any:
     return response
 
 
+def first_message_after(response: Any, act: Callable[[], object]) -> dict[str, Any]:
+    """The first message ``response``'s stream sends after its acknowledgement once
+    ``act()`` has run; the stream is closed after."""
+    chunks = iter(response.streaming_content)
+    try:
+        next(chunks)  # the acknowledgement
+        act()
+        return next_message(chunks, within=10)
+    finally:
+        response.close()
+
+
 def test_an_unscoped_rows_deletion_still_reaches_its_listeners(client: Client) -> None:
     """A class that scopes no rows checks no row: its deletions are announced (a read
     then answers "not found"), as basic/utilities/subscriptions.mdx has a changed resource
@@ -131,13 +143,7 @@ def test_an_unscoped_rows_deletion_still_reaches_its_listeners(client: Client) -
     author = Author.objects.create(name="Ada")
     book = Book.objects.create(isbn="3333333333333", title="Gone soon", author=author)
     response = listen(client, "ebooks://{isbn}", path="/every/mcp")
-    chunks = iter(response.streaming_content)
-    try:
-        next(chunks)  # the acknowledgement
-        book.delete()
-        deleted = next_message(chunks, within=10)
-    finally:
-        response.close()
+    deleted = first_message_after(response, book.delete)
     assert deleted["method"] == "notifications/resources/updated"
     assert deleted["params"]["uri"] == "ebooks://3333333333333"
 
@@ -267,12 +273,6 @@ def test_a_rows_change_is_announced_at_the_uri_its_template_expands_to(client: C
     assert '"Loud"' in read["result"]["contents"][0]["text"], read
     for subscription in (uri, "ebooks://{isbn}"):
         response = listen(client, subscription, path="/every/mcp")
-        chunks = iter(response.streaming_content)
-        try:
-            next(chunks)  # the acknowledgement
-            book.save()
-            changed = next_message(chunks, within=10)
-        finally:
-            response.close()
+        changed = first_message_after(response, book.save)
         assert changed["method"] == "notifications/resources/updated"
         assert changed["params"]["uri"] == uri, (subscription, changed)
