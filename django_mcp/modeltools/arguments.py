@@ -100,9 +100,18 @@ def _in_utc(name: str, value: Any) -> Any:
     ``DateTimeField`` would read it, without the ``RuntimeWarning`` it logs for every such
     query); refused when it has no UTC instant Python can hold
     (``9999-12-31T23:59-01:00``): Django converts it to UTC for the query (SQLite raised
-    OverflowError)."""
-    if not isinstance(value, datetime.datetime) or not settings.USE_TZ:
+    OverflowError). Without ``USE_TZ`` the column holds wall-clock times in ``TIME_ZONE``,
+    and SQLite and MySQL refuse an aware value: it is converted to that zone's wall clock.
+    """
+    if not isinstance(value, datetime.datetime):
         return value
+    if not settings.USE_TZ:
+        if timezone.is_naive(value):
+            return value
+        try:
+            return timezone.make_naive(value, timezone.get_default_timezone())
+        except OverflowError as exc:
+            raise ToolError(f"{name}: must be a date and time between years 1 and 9999") from exc
     try:
         if timezone.is_naive(value):
             value = timezone.make_aware(value, timezone.get_default_timezone())

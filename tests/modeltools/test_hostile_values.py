@@ -132,6 +132,24 @@ def test_a_naive_datetime_filter_is_read_in_the_default_time_zone_without_a_warn
     assert [r["id"] for r in found["structuredContent"]["results"]] == [row.pk]
 
 
+def test_an_aware_datetime_filter_without_use_tz_is_read_as_the_wall_clock(
+    client: Client, settings: Any
+) -> None:
+    """With ``USE_TZ = False`` rows hold wall-clock times in ``TIME_ZONE``, and SQLite and
+    MySQL refuse an aware value in a query (-32603 before); an offset in the filter is
+    converted to that wall clock, so ``10:30+02:00`` finds the row at 09:30 in London."""
+    settings.USE_TZ = False
+    settings.TIME_ZONE = "Europe/London"
+    row = a_log_row()
+    row.started_at = datetime.datetime(2030, 5, 1, 9, 30)  # BST: 08:30 UTC
+    row.save()
+    found = result_of(
+        call_tool(client, "requestlog_list", {"started_at": "2030-05-01T10:30:00+02:00"})
+    )
+
+    assert [r["id"] for r in found["structuredContent"]["results"]] == [row.pk]
+
+
 def test_an_integer_filter_given_a_string_is_a_tool_error(client: Client) -> None:
     """server/tools.mdx, "Error Handling": the filter's schema says integer, so ``"200"``
     (or ``"2_00"``, which ``int()`` reads as 200) is an argument error, as a ``@tool``
