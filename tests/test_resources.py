@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 import pytest
 from django.http import Http404
@@ -460,6 +461,44 @@ def test_an_int_variable_reads_ascii_digits_and_a_minus(client: Client) -> None:
     assert result_of(read_resource(client, "orders://0"))["contents"][0]["text"] == "order 1"
     limited = result_of(read_resource(client, "search://books?q=x&limit=10"))
     assert limited["contents"][0]["text"] == "x:10"
+
+
+CANONICAL_UUID = "0f8fad5b-d9cb-469f-a165-70867728950e"
+#: Each names the same UUID to ``UUID()`` (and to pydantic), so each would be another URI
+#: of the same resource.
+NOT_CANONICAL_UUIDS = [
+    CANONICAL_UUID.upper(),
+    CANONICAL_UUID.replace("-", ""),
+    "%7B" + CANONICAL_UUID + "%7D",  # in braces
+    "urn:uuid:" + CANONICAL_UUID,
+]
+
+
+@pytest.mark.parametrize("spelling", NOT_CANONICAL_UUIDS)
+@pytest.mark.parametrize("optional", [False, True], ids=["UUID", "UUID | None"])
+def test_a_uuid_variable_has_one_spelling(
+    client: Client, mcp_site: MCPSite, spelling: str, optional: bool
+) -> None:
+    """server/resources.mdx, "Resource Templates" and "Security Considerations": servers
+    MUST validate resource URIs. A variable typed ``UUID`` is spelled as ``str(uuid)``
+    spells it, lowercase and hyphenated; uppercase, bare hex, braces or a ``urn:uuid:``
+    prefix are not found, so a client subscribed to one spelling does not miss changes
+    announced at another."""
+
+    def ticket(ticket_id: UUID) -> str:
+        return f"ticket {ticket_id}"
+
+    def maybe(ticket_id: UUID | None = None) -> str:
+        return f"ticket {ticket_id}"
+
+    mcp_site.resource("tickets://{ticket_id}")(maybe if optional else ticket)
+    found = result_of(read_resource(client, f"tickets://{CANONICAL_UUID}"))
+    assert found["contents"][0]["text"] == f"ticket {CANONICAL_UUID}"
+
+    uri = f"tickets://{spelling}"
+    error = assert_error(read_resource(client, uri), 200, errors.INVALID_PARAMS)
+
+    assert error["data"] == {"uri": uri}
 
 
 def test_a_failing_resource_is_an_internal_error(client: Client, settings: Any) -> None:

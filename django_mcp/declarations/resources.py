@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Final, Union, get_args, get_origin
+from uuid import UUID
 
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -32,6 +33,7 @@ from django_mcp.protocol.uritemplate import (
     URITemplate,
     is_integer_text,
     is_template,
+    is_uuid_text,
 )
 
 RESOURCE_OPTIONS: Final = option_names(ResourceOptions)
@@ -81,18 +83,20 @@ class ResourceDeclaration(Declaration):
         return data
 
     @cached_property
-    def integer_variables(self) -> tuple[str, ...]:
-        """The parameters typed ``int`` (or ``int | None``): their values must be ASCII
-        digits, which pydantic's lax conversion would not insist on."""
+    def spelled_variables(self) -> tuple[tuple[str, Callable[[str], bool]], ...]:
+        """The parameters typed ``int`` or ``UUID`` (or either ``| None``), each with the
+        test of its one spelling (``str()``'s), which pydantic's lax conversion would not
+        insist on."""
         fields = self.signature.model.model_fields
-        return tuple(name for name, info in fields.items() if _is_integer(info.annotation))
+        spelled = ((name, _spelling_of(info.annotation)) for name, info in fields.items())
+        return tuple((name, check) for name, check in spelled if check is not None)
 
     def read(self, uri: str, variables: Mapping[str, str], context: Any) -> list[dict[str, Any]]:
         """Call the function for ``uri`` and convert what it returns to contents items."""
         model: type[BaseModel] = self.signature.model
-        for name in self.integer_variables:
-            if name in variables and not is_integer_text(variables[name]):
-                raise ResourceNotFound(uri)  # ``1_000``, `` 7``: another spelling of a number
+        for name, is_spelled in self.spelled_variables:
+            if name in variables and not is_spelled(variables[name]):
+                raise ResourceNotFound(uri)  # ``1_000``, ``+7``: another spelling of a value
         values = model.model_validate(dict(variables))  # lax: URI variables are strings
         kwargs = {name: getattr(values, name) for name in model.model_fields}
         for name in self.signature.context_params:
@@ -247,14 +251,19 @@ def resource_from_options(
     return ResourceSpec(size=options.get("size"), **common)
 
 
-def _is_integer(annotation: Any) -> bool:
-    """Whether ``annotation`` is ``int``, or a union of ``int`` and ``None``."""
-    if annotation is int:
-        return True
+#: The spelling tests of the types whose values ``str()`` spells one way only.
+_SPELLINGS: Final[dict[Any, Callable[[str], bool]]] = {int: is_integer_text, UUID: is_uuid_text}
+
+
+def _spelling_of(annotation: Any) -> Callable[[str], bool] | None:
+    """The spelling test of ``annotation`` (``int``, ``UUID``, or either in a union with
+    ``None``), else None."""
     if get_origin(annotation) in (Union, types.UnionType):
-        members = get_args(annotation)
-        return int in members and all(m is int or m is type(None) for m in members)
-    return False
+        members = [m for m in get_args(annotation) if m is not type(None)]
+        if len(members) != 1:
+            return None
+        annotation = members[0]
+    return _SPELLINGS.get(annotation) if isinstance(annotation, type) else None
 
 
 def _listed(names: list[str]) -> str:

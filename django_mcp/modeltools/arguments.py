@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from django.conf import settings
@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.duration import duration_microseconds
 
 from django_mcp.exceptions import ToolError
+from django_mcp.protocol.uritemplate import is_integer_text, is_uuid_text
 from django_mcp.server.context import Context
 
 #: Django's integer field types (``get_internal_type``), whose ``to_python`` truncates a float.
@@ -41,13 +42,19 @@ _INTEGER_FIELDS: Final = frozenset(
 _VALIDATED_FIELDS: Final = _INTEGER_FIELDS | {"DecimalField", "GenericIPAddressField"}
 
 
-def is_integer_field(model: type[Model], name: str) -> bool:
-    """Whether field ``name`` of ``model`` (or the target of a relation) holds integers."""
+def key_spelling(model: type[Model], name: str) -> Callable[[str], bool] | None:
+    """The test of the one spelling a URI gives the value of field ``name`` (or of the
+    target of a relation), for a field whose ``to_python`` reads several: an integer's
+    (``int()`` reads ``007``, ``1_000``, `` 7``) or a UUID's (``UUID()`` reads uppercase,
+    no hyphens, braces); None for any other field."""
     field = model._meta.get_field(name)
     if not isinstance(field, Field):
-        return False
+        return None
     target: Field[Any, Any] = getattr(field, "target_field", field) if field.is_relation else field
-    return target.get_internal_type() in _INTEGER_FIELDS
+    kind = target.get_internal_type()
+    if kind in _INTEGER_FIELDS:
+        return is_integer_text
+    return is_uuid_text if kind == "UUIDField" else None
 
 
 def reject_unknown(arguments: Mapping[str, Any], allowed: Iterable[str]) -> None:

@@ -12,7 +12,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.listen.watch import pk_of, unwatch, watch
 from django_mcp.modeltools import writes
-from django_mcp.modeltools.arguments import instance_signature, is_integer_field
+from django_mcp.modeltools.arguments import instance_signature, key_spelling
 from django_mcp.modeltools.definitions import permission_check
 from django_mcp.modeltools.drf_permissions import checks_objects
 from django_mcp.protocol.uritemplate import expand, is_integer_text
@@ -56,16 +56,18 @@ def register_resources(tools: ModelTools) -> None:
             f"{type(tools).__qualname__}.resource_uri must contain {{{key}}}, the lookup argument"
         )
     action = row_action(tools)
-    integer_key = is_integer_field(tools.model, key)
+    is_spelled = key_spelling(tools.model, key)
 
     def row_of(variables: Mapping[str, str], ctx: Context) -> Model:
-        """The row the URI names. An integer key is ASCII digits only: the field's
-        ``to_python`` (``int()``) would also read ``1_000``, `` 7``, ``+7`` or ``\u0667``,
-        and many URIs would name one row."""
+        """The row the URI names. An integer or UUID key has one spelling, ``str()``'s:
+        the field's ``to_python`` would also read ``1_000``, `` 7``, ``+7`` or ``\u0667``
+        as a number, and an uppercase UUID, and many URIs would name one row."""
         value = variables.get(key)
-        if integer_key and value is not None:
-            if not is_integer_text(value):
-                raise ToolError(f"{key}: not an integer")
+        if is_spelled is None or value is None:
+            return tools.get_object(variables, ctx)
+        if not is_spelled(value):
+            raise ToolError(f"{key}: not the value's spelling")
+        if is_spelled is is_integer_text:  # the lookup argument's schema says integer
             return tools.get_object({**variables, key: int(value)}, ctx)
         return tools.get_object(variables, ctx)
 

@@ -31,6 +31,8 @@ _EXPRESSION = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_.,%*:]+)\}")
 _VARNAME = re.compile(r"\A[A-Za-z0-9_]+\Z")
 #: An integer as ``str(int)`` spells it: ASCII digits, no leading zero, an optional minus.
 _INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+#: A UUID as ``str(uuid)`` spells it: lowercase hexadecimal in groups of 8-4-4-4-12.
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class InvalidTemplate(ValueError):
@@ -132,6 +134,14 @@ def _encode(value: str, *, reserved: bool) -> str:
         position = triplet.end()
     pieces.append(quote(value[position:], safe=_RESERVED))
     return "".join(pieces)
+
+
+def is_uuid_text(value: str) -> bool:
+    """Whether ``value`` is a UUID variable's only spelling, the one ``str(uuid)`` gives:
+    lowercase, hyphenated. ``UUID()`` also reads uppercase, braces, a ``urn:uuid:``
+    prefix or no hyphens, which would make many URIs name one resource (and a client
+    subscribed to one of them would never hear of a change announced at another)."""
+    return _UUID.fullmatch(value) is not None
 
 
 def is_template(uri: str) -> bool:

@@ -25,7 +25,7 @@ from rest_framework import serializers
 
 import django_mcp
 from django_mcp.exceptions import ToolError
-from django_mcp.modeltools.arguments import check_valid, field_value
+from django_mcp.modeltools.arguments import check_valid, field_value, key_spelling
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.sites import MCPSite
 from django_mcp.tasks.models import MCPTask
@@ -288,3 +288,30 @@ def test_a_duration_written_past_64_bit_microseconds_is_a_tool_error() -> None:
 
     assert str(refused.value) == "took: must be between -106751991 and 106751991 days"
     check_valid(TimedSerializer(data={"took": "106751991 days"}), "timing")  # within
+
+
+class Keyed(models.Model):
+    """A UUID key (none of the project's models has one); abstract: never a table."""
+
+    key = models.UUIDField()
+
+    class Meta:
+        app_label = "books"
+        abstract = True
+
+
+def test_a_uuid_key_in_a_row_uri_has_one_spelling() -> None:
+    """server/resources.mdx, "Security Considerations": a row URI names its key as
+    ``str()`` spells it. ``UUIDField.to_python`` also reads uppercase, bare hex and
+    braces, so a ``resource_uri`` over a UUID key accepts only the lowercase, hyphenated
+    form (and an integer key only ``str(int)``'s)."""
+    is_spelled = key_spelling(Keyed, "key")
+    assert is_spelled is not None
+    canonical = "0f8fad5b-d9cb-469f-a165-70867728950e"
+
+    assert is_spelled(canonical)
+    assert not any(
+        is_spelled(text)
+        for text in (canonical.upper(), canonical.replace("-", ""), "{" + canonical + "}")
+    )
+    assert key_spelling(RequestLog, "site") is None  # a text key: any spelling is its own
