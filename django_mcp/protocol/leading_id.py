@@ -27,12 +27,18 @@ LOOK_BYTES: Final = 64 * 1024
 #: The longest a UTF-8 character can be cut short at the end of the look.
 _MAX_CUT_CHAR: Final = 3
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
+#: The members of a JSON-RPC response, which no request has. A client writes no responses
+#: (basic/transports/stdio.mdx); the id of one it writes anyway is that of a request of the
+#: server's, and an error echoing it would be read as the answer to the client's own
+#: request with that id (one within the size limit is answered with nothing at all).
+_RESPONSE_MEMBERS: Final = frozenset({"result", "error"})
 
 
 def leading_id(prefix: bytes) -> RequestId | None:
     """The top-level ``id`` of the JSON object ``prefix`` begins, when the look at its
     beginning shows it whole and alone; otherwise None. Each member before it is decoded
-    (and skipped) whole, so a nested ``"id"`` is never taken for the request's."""
+    (and skipped) whole, so a nested ``"id"`` is never taken for the request's. A
+    ``result`` or ``error`` member makes it a response, whose id is never echoed."""
     text = _text(prefix[:LOOK_BYTES])
     if text is None:
         return None
@@ -47,6 +53,8 @@ def leading_id(prefix: bytes) -> RequestId | None:
             key, position = STRICT_DECODER.raw_decode(text, _skip(text, position))
             position = _skip(text, position)
             if not isinstance(key, str) or not text.startswith(":", position):
+                return None
+            if key in _RESPONSE_MEMBERS:  # a response's id is the server's, never echoed
                 return None
             value, position = STRICT_DECODER.raw_decode(text, _skip(text, position + 1))
             position = _skip(text, position)

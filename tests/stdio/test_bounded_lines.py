@@ -50,3 +50,17 @@ def test_no_read_asks_for_more_than_the_limit_or_the_discard_chunk():
     stream = CountingStream(b"a" * 1_000_000 + b"\n")
     list(bounded_lines(stream, 100))
     assert 0 < stream.largest <= 64 * 1024
+
+
+def test_an_oversized_response_from_the_client_keeps_no_id():
+    """basic/transports/stdio.mdx: the client MUST NOT write JSON-RPC responses, and a
+    response it writes anyway is never answered under its id (the id is that of a request
+    of the server's, not of the client's: tests/stdio/test_stdio_ids.py). Over the size
+    limit, the look at the line's beginning still took its ``id``, so the refusal echoed
+    it, and the client read it as the answer to its own request with that id, perhaps one
+    still running (basic/index.mdx: an error response carries the id of the request it
+    corresponds to; this one corresponds to none)."""
+    for member in (b'"result":{"resultType":"complete","x":"', b'"error":{"code":1,"message":"'):
+        line = b'{"jsonrpc":"2.0","id":1,' + member + b"y" * 500 + b'"}}\n'
+        stream = CountingStream(line + b"next\n")
+        assert list(bounded_lines(stream, 100)) == [OversizedLine(None), b"next\n"]
