@@ -172,13 +172,20 @@ def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
     if request_id is not None and is_oversized(request_id):
         raise MessageError(InvalidRequest('"id" is too large to echo'))  # so it is not
     notification = not has_id
+    # Marked before the checks that may refuse it first (too deep, a wrong "jsonrpc"): the
+    # id of a response names a request of the server's, never one of the client's, and
+    # stdio must not answer it under that id whatever else is wrong with it.
+    response = "method" not in document and ("result" in document or "error" in document)
     if max_depth is not None and may_nest_deeper(body, max_depth) and nests_deeper(body, max_depth):
         raise _invalid(
-            f"The message nests deeper than {max_depth} levels", request_id, notification
+            f"The message nests deeper than {max_depth} levels",
+            request_id,
+            notification,
+            response=response,
         )
     if document.get("jsonrpc") != JSONRPC_VERSION:
-        raise _invalid('"jsonrpc" must be "2.0"', request_id, notification)
-    if "method" not in document and ("result" in document or "error" in document):
+        raise _invalid('"jsonrpc" must be "2.0"', request_id, notification, response=response)
+    if response:
         error = InvalidRequest("Clients must not send responses")
         raise MessageError(error, request_id, is_response=True)
     method = document.get("method")
@@ -194,9 +201,14 @@ def parse_message(body: bytes, *, max_depth: int | None = None) -> Message:
     return Request(request_id, method, params)
 
 
-def _invalid(message: str, request_id: RequestId | None, notification: bool) -> MessageError:
-    """An invalid request, echoing the id when it could be read."""
-    return MessageError(InvalidRequest(message), request_id, is_notification=notification)
+def _invalid(
+    message: str, request_id: RequestId | None, notification: bool, *, response: bool = False
+) -> MessageError:
+    """An invalid request, echoing the id when it could be read (``response``: the body is
+    a response, see :class:`MessageError`)."""
+    return MessageError(
+        InvalidRequest(message), request_id, is_notification=notification, is_response=response
+    )
 
 
 def dumps(document: Any) -> bytes:

@@ -118,3 +118,30 @@ def test_a_response_from_the_client_is_never_answered(start: Any) -> None:
     assert "result" in answered
     assert rest == []
     assert stderr.count("a JSON-RPC response (id 1) was read from stdin") == 2
+
+
+def test_a_malformed_response_from_the_client_is_never_answered_either(start: Any) -> None:
+    """basic/transports/stdio.mdx: the client MUST NOT write JSON-RPC responses; one it
+    writes anyway is logged and never answered (above), since its id names a request of
+    the server's, not of the client's (basic/index.mdx: an error response carries the id
+    of the request it corresponds to). A response that was also malformed (a wrong
+    ``jsonrpc``, none at all, or nested deeper than the limit) was checked for that first
+    and got -32600 echoing its id, which the client read as the answer to its own request
+    1, still running here."""
+    deep = "[" * 100 + "]" * 100
+    process = start()
+    lines = process.lines()
+    process.send(request(1, "tools/call", WAIT))
+    assert next(lines)["method"] == "notifications/progress"
+    process.send({"jsonrpc": "1.0", "id": 1, "result": {"resultType": "complete"}})
+    process.send({"id": 1, "error": {"code": -32603, "message": "x"}})
+    process.send(f'{{"jsonrpc":"2.0","id":1,"result":{{"x":{deep}}}}}'.encode())
+    process.send(request(2, "server/discover"))
+    answered = next(lines)
+    process.send(cancel(1))
+    rest, stderr = process.finish()
+
+    assert answered["id"] == 2
+    assert "result" in answered
+    assert rest == []
+    assert stderr.count("a JSON-RPC response (id 1) was read from stdin") == 3
