@@ -357,7 +357,10 @@ class StdioServer:
                 logger.info("request %r was cancelled; no response is sent", request_id)
                 return
             self.write(reply.to_message())
-        except Exception:  # a worker must not die silently: the client would wait forever
+        # A worker must not end silently: the client would wait for ever. BaseException
+        # too: ``SystemExit`` from a tool (a wrapped CLI's ``sys.exit()``) stops no process
+        # from a worker thread; the pool would keep it on the future and nothing answered.
+        except BaseException:
             logger.exception("stdio request %r failed", request_id)
             if self.inflight.release(call):
                 self.write(jsonrpc.error_response(InternalError(), request_id))

@@ -91,3 +91,9 @@ def pause(seconds: float) -> str:
     """Hold a worker for ``seconds``, then answer."""
     time.sleep(seconds)
     return "paused"
+
+
+@django_mcp.tool
+def exits() -> str:
+    """Call ``sys.exit``, as a tool that wraps a command-line program's ``main`` may."""
+    sys.exit(3)

@@ -147,6 +147,25 @@ def test_a_child_process_cannot_write_to_the_protocol_stream(start):
     assert "noise from a child process" in stderr
 
 
+def test_a_tool_that_calls_sys_exit_is_answered_and_the_process_serves_on(start):
+    """basic/index.mdx: every request gets a response, with the request's id; over stdio
+    nothing else (no connection to drop) tells the client its request ended. A tool that
+    calls ``sys.exit()`` (a wrapped command-line ``main``, say) raises ``SystemExit``, no
+    ``Exception``: the worker thread swallowed it and wrote nothing, not even to stderr,
+    and the client waited for ever. It is now logged and answered -32603, as any handler
+    that raises is, and the next request is served."""
+    process = start()
+    process.send(request(1, "tools/call", {"name": "exits", "arguments": {}}))
+    process.send(request(2, "server/discover"))
+    lines, stderr = process.finish()
+
+    by_id = {line["id"]: line for line in lines}
+    assert sorted(by_id) == [1, 2]
+    assert by_id[1]["error"]["code"] == -32603
+    assert "result" in by_id[2]
+    assert "SystemExit" in stderr
+
+
 def test_a_cancelled_request_stops_and_gets_no_response(start):
     """basic/patterns/cancellation.mdx: on stdio the client cancels with
     ``notifications/cancelled {requestId}``; the server stops the request and sends
