@@ -641,6 +641,26 @@ def test_once_the_client_closes_stdout_nothing_more_runs(mcp_site: Any, error: O
     assert ran == []
 
 
+def test_the_command_exits_0_without_a_traceback_once_the_client_closed_stdout(start):
+    """basic/transports/stdio.mdx: the client reads the server's stdout, and may close it
+    and stdin to shut the server down ("Shutdown"). Once a write has failed, the server
+    stops (above), and docs/guides/stdio.md promises exit status 0; but the answer that
+    could not be written stayed in the protocol stream's buffer, and the command flushed
+    it again on its way out: ``BrokenPipeError``, a traceback on stderr and status 1."""
+    process = start()
+    assert process.popen.stdout is not None
+    process.popen.stdout.close()  # the client will read nothing more
+    process.send(request(1, "server/discover"))
+    process.close_input()
+    returncode = process.popen.wait(timeout=DEADLINE)
+    assert process.popen.stderr is not None
+    stderr = process.popen.stderr.read().decode()
+
+    assert "stdout was closed by the client" in stderr  # the write did fail
+    assert "Traceback" not in stderr
+    assert returncode == 0
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_listen_cancelled_before_its_stream_opens_writes_nothing(
     mcp_site: Any, monkeypatch: pytest.MonkeyPatch

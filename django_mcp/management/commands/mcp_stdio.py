@@ -124,6 +124,11 @@ def protocol_stdout() -> Iterator[IO[bytes]]:
         yield protocol_out
     finally:
         sys.stdout.flush()  # what was written meanwhile goes to stderr, not the protocol
-        protocol_out.flush()
+        # Once the client closed its end (a write failed and StdioServer stopped), what
+        # that write left in the buffer reaches nobody: flushing it again on the way out
+        # must not end the command with a traceback and status 1.
+        with contextlib.suppress(OSError, ValueError):
+            protocol_out.flush()
         os.dup2(protocol_fd, 1)
-        protocol_out.close()
+        with contextlib.suppress(OSError):
+            protocol_out.close()
