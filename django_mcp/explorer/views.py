@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
@@ -43,6 +43,17 @@ def explorer(request: HttpRequest, admin_site: AdminSite, site_name: str) -> Htt
     return TemplateResponse(request, "django_mcp/explorer/explorer.html", context)
 
 
+def time_label(at: datetime, bucket: str) -> str:
+    """A bucket's label: an hour in the local time, a day as the summaries' UTC day.
+
+    Without ``USE_TZ`` the summaries hold naive wall-clock hours and days of
+    ``TIME_ZONE``, labelled as they stand: ``localtime`` refuses a naive time (the page
+    was a 500) and ``astimezone`` would read it as the process's local time."""
+    if timezone.is_aware(at):
+        at = timezone.localtime(at) if bucket == "hour" else at.astimezone(UTC)
+    return at.strftime("%H:%M" if bucket == "hour" else "%m-%d")
+
+
 def dashboard(request: HttpRequest, admin_site: AdminSite) -> HttpResponse:
     """Requests, errors and latency over a bounded window of the request log."""
     if not request.user.has_perm("django_mcp.view_requestlog"):
@@ -53,13 +64,7 @@ def dashboard(request: HttpRequest, admin_site: AdminSite) -> HttpResponse:
     rows = stats.in_window(since, site_name, bucket)
     timeline = stats.fill(stats.buckets(rows, bucket), since, bucket, now)
     targets = stats.per_target(rows)
-    labels = [
-        # Hours in the local time; days are the summaries' UTC days.
-        timezone.localtime(item.at).strftime("%H:%M")
-        if bucket == "hour"
-        else item.at.astimezone(UTC).strftime("%m-%d")
-        for item in timeline
-    ]
+    labels = [time_label(item.at, bucket) for item in timeline]
     by_calls = [(item.label, float(item.calls)) for item in targets[: stats.TOP]]
     with_p95 = [item for item in targets if item.p95_ms is not None]
     by_p95 = sorted(with_p95, key=lambda item: -(item.p95_ms or 0))[: stats.TOP]

@@ -99,6 +99,24 @@ def test_the_dashboard_draws_the_window_it_is_asked_for(staff: Client):
     assert staff.get(DASHBOARD, {"window": "forever"}).status_code == 200
 
 
+def test_the_dashboard_without_time_zones_labels_the_wall_clock_the_log_holds(
+    staff: Client, settings: Any
+):
+    """``USE_TZ = False``: the summaries hold naive wall-clock hours and days of
+    ``TIME_ZONE``. ``localtime`` refuses a naive time (the 24-hour page was a 500), and
+    ``astimezone`` read one as the process's local time: east of UTC every day was
+    labelled the day before."""
+    settings.USE_TZ = False
+    settings.TIME_ZONE = "Asia/Tokyo"
+    seed(20)
+    now = timezone.now()  # naive, in Tokyo
+    hourly = staff.get(DASHBOARD, {"window": "24h"})
+    assert hourly.status_code == 200
+    assert f">{now:%H}:00</text>" in hourly.content.decode()
+    daily = staff.get(DASHBOARD, {"window": "7d"}).content.decode()
+    assert f">{now:%m-%d}</text>" in daily
+
+
 def test_p95_per_target_is_within_the_histograms_bound_of_the_nearest_rank():
     rows = seed(300)
     durations = sorted(r.duration_ms for r in rows if r.target == "get_book")
