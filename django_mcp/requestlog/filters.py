@@ -109,7 +109,9 @@ def lookup_span(query: Mapping[str, Any]) -> datetime.timedelta | None:
     lower = _moment(query, "started_at__gte") or _moment(query, "started_at__gt")
     if lower is not None:
         upper = _moment(query, "started_at__lte") or _moment(query, "started_at__lt")
-        spans.append((upper or timezone.now()) - lower)
+        # An aware now: the moments are aware, and ``timezone.now()`` is naive without
+        # ``USE_TZ`` (subtracting one from the other was a TypeError, a 500).
+        spans.append((upper or datetime.datetime.now(datetime.UTC)) - lower)
     return min(spans, default=None)
 
 

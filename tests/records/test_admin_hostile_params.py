@@ -9,6 +9,7 @@ replaced), and a search over 50,000 characters (SQLite's ``LIKE`` limit).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from django_mcp.requestlog.models import RequestLog, ServedRevision
+from tests.records.support import log_row
 
 pytestmark = pytest.mark.django_db
 
@@ -146,6 +148,22 @@ def test_lookups_the_filters_do_not_offer_are_refused(staff: Client, query: Any)
 def test_the_declared_filters_still_filter(staff: Client, query: Any) -> None:
     response = staff.get(CHANGELIST, query)
     assert response.status_code == 200
+
+
+def test_a_time_range_without_time_zones_lists_its_rows(staff: Client, settings: Any) -> None:
+    """``USE_TZ = False``: the span check (``is_bounded``) read the lower bound as an aware
+    time and, with no upper bound, took it from the naive ``timezone.now()``, a TypeError:
+    every page given a ``started_at__gte`` or ``__gt`` alone was a 500."""
+    settings.USE_TZ = False
+    log_row(started_at=datetime.datetime(2026, 3, 10, 12), target="in")
+    log_row(started_at=datetime.datetime(2026, 3, 9, 12), target="out")
+    for query in [
+        {"started_at__gte": "2026-03-10"},
+        {"started_at__gt": "2026-03-10 00:00:00"},
+    ]:
+        response = staff.get(CHANGELIST, query)
+        assert response.status_code == 200, query
+        assert [row.target for row in response.context["cl"].result_list] == ["in"]
 
 
 @pytest.mark.parametrize("field", ["outcome__exact", "served_how__exact"])
