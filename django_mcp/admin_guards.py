@@ -15,6 +15,7 @@ import datetime
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist, ValidationError
@@ -97,7 +98,9 @@ def moment(value: str) -> datetime.datetime | None:
     (a date is its midnight, a naive time is in the current time zone), or None unless
     the databases can compare it: its offset within PostgreSQL's range, and within
     :data:`YEARS` once in UTC (a year-1 time with a positive offset is not even in year 1
-    there)."""
+    there). Without ``USE_TZ`` a time with an offset is refused: the columns hold naive
+    times, which SQLite, MySQL and Oracle refuse to compare with an aware one (a 500), and
+    Django's own date filters send none then."""
     value = value.strip()
     try:
         found = parse_datetime(value)
@@ -108,6 +111,8 @@ def moment(value: str) -> datetime.datetime | None:
             found = datetime.datetime.combine(day, datetime.time())
         if timezone.is_naive(found):
             found = timezone.make_aware(found, timezone.get_current_timezone())
+        elif not settings.USE_TZ:
+            return None
         offset = found.utcoffset()
         if offset is None or abs(offset) > MAX_OFFSET:
             return None

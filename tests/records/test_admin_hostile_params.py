@@ -166,6 +166,26 @@ def test_a_time_range_without_time_zones_lists_its_rows(staff: Client, settings:
         assert [row.target for row in response.context["cl"].result_list] == ["in"]
 
 
+@pytest.mark.parametrize(
+    ("url", "query"),
+    [
+        (CHANGELIST, {"started_at__lt": "2026-03-11T00:00:00+02:00"}),
+        (CHANGELIST, {"started_at": "2026-03-10T12:00:00Z"}),
+        (CHANGELIST, {"started_at__gte": "2026-03-10 00:00:00+00:00"}),
+        ("/admin/django_mcp/accesstoken/", {"expires_at__gte": "2026-03-10T00:00:00Z"}),
+    ],
+)
+def test_a_time_with_an_offset_without_time_zones_is_refused(
+    staff: Client, settings: Any, url: str, query: Any
+) -> None:
+    """``USE_TZ = False``: the columns hold naive times, and SQLite (MySQL, Oracle) refuses
+    to compare one with an aware time: a 500. Django's own date filters send no offset
+    then, so an offset is Django's 400 on every database."""
+    settings.USE_TZ = False
+    log_row(started_at=datetime.datetime(2026, 3, 10, 12))
+    assert staff.get(url, query).status_code == 400
+
+
 @pytest.mark.parametrize("field", ["outcome__exact", "served_how__exact"])
 def test_a_field_filter_given_nul_is_refused_not_sent(staff: Client, field: str) -> None:
     """PostgreSQL refuses NUL in a query: a 500 from the list's own filter bar before."""
