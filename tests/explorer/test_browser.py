@@ -232,3 +232,26 @@ def test_a_non_finite_default_breaks_no_form(live_server: Any, explored_site: MC
     text, errors = call_from_the_explorer(live_server, "b_plain", {"name": "ada"})
     assert "hello ada" in text
     assert errors == []
+
+
+def test_an_argument_named_like_an_object_builtin_is_sent(live_server: Any, explored_site: MCPSite):
+    # Only a hand-written schema can name one "__proto__" (Python arguments may not start
+    # with "_"); requiring it makes the server refuse a call that lacks it.
+    schema = {
+        "type": "object",
+        "properties": {"__proto__": {"type": "string"}, "constructor": {"type": "string"}},
+        "required": ["__proto__", "constructor"],
+    }
+
+    @explored_site.tool(input_schema=schema)
+    def odd(constructor: str) -> str:
+        """Arguments whose names a plain JavaScript object treats specially."""
+        return f"constructor={constructor!r}"
+
+    # out["__proto__"] = value on a {} sets its prototype: the argument would vanish.
+    text, errors = call_from_the_explorer(
+        live_server, "odd", {"__proto__": "p", "constructor": "c"}
+    )
+    assert "constructor='c'" in text, text
+    assert '"isError": true' not in text, text
+    assert errors == []

@@ -121,8 +121,15 @@
     });
   }
 
+  /* An object keyed by names that come from data (schemas, server replies): on a {},
+     obj["__proto__"] = v sets the prototype instead of a property, and the key would be
+     lost (and JSON.stringify would not send it). A null-prototype object keeps it. */
+  function record() {
+    return Object.create(null);
+  }
+
   function collect(fields) {
-    var out = {};
+    var out = record();
     fields.forEach(function (f) {
       var value = f.read();
       if (value !== undefined) out[f.name] = value;
@@ -209,7 +216,7 @@
     var box = entry.querySelector(".mcp-input-request");
     box.innerHTML = "";
     box.hidden = false;
-    var readers = {};
+    var readers = record();
     Object.keys(result.inputRequests || {}).forEach(function (key) {
       var request = result.inputRequests[key];
       var part = el("fieldset", { class: "module", "data-input-key": key }, [el("h3", { text: "Input requested: " + request.method + " (" + key + ")" })]);
@@ -234,7 +241,7 @@
     box.appendChild(form);
     answer.addEventListener("click", function (event) {
       event.preventDefault();
-      var responses = {};
+      var responses = record();
       try {
         Object.keys(readers).forEach(function (key) { responses[key] = readers[key](); });
       } catch (error) {
@@ -271,7 +278,7 @@
     if (kind === "tool") {
       fields = objectFields(definition.inputSchema, box);
     } else if (kind === "prompt") {
-      var props = {};
+      var props = record();
       var required = [];
       (definition.arguments || []).forEach(function (arg) {
         props[arg.name] = { type: "string", description: arg.description };
@@ -279,7 +286,7 @@
       });
       fields = objectFields({ properties: props, required: required }, box);
     } else if (kind === "template") {
-      var names = {};
+      var names = record();
       templateNames(definition.uriTemplate).forEach(function (n) { names[n] = { type: "string" }; });
       fields = objectFields({ properties: names, required: Object.keys(names) }, box);
     }
