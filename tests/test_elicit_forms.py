@@ -179,3 +179,50 @@ def test_an_array_field_of_other_items_is_refused_over_http(client: Any, mcp_sit
     error = assert_error(answer([{"x": 1}]), 200, -32602)
     assert error["message"] == "inputResponses.tags.content.tags does not match the form"
     assert result_of(answer(["a", "b"]))["content"][0]["text"] == "a b"
+
+
+BOUNDED = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 2, "maxLength": 5},
+        "age": {"type": "integer", "minimum": 18, "maximum": 120},
+        "picks": {
+            "type": "array",
+            "items": {"enum": ["a", "b", "c"]},
+            "minItems": 1,
+            "maxItems": 2,
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"name": "x"},
+        {"name": "toolong"},
+        {"age": 17},
+        {"age": 121},
+        {"picks": []},
+        {"picks": ["a", "b", "c"]},
+    ],
+)
+def test_a_field_outside_its_bounds_is_refused(content: dict[str, Any]) -> None:
+    """client/elicitation.mdx, "Form Mode Security": servers SHOULD validate that received
+    data matches the requested schema, whose primitives carry ``minLength``/``maxLength``,
+    ``minimum``/``maximum`` and, for multi-select, ``minItems``/``maxItems``
+    ("Requested Schema"). Only types and choices were checked: an age of 17 reached a tool
+    that asked for 18 or more."""
+    with pytest.raises(InvalidParams, match=r"^inputResponses\.k\.content\."):
+        Elicit("?", BOUNDED).parse("k", {"action": "accept", "content": content})
+
+
+def test_a_field_within_its_bounds_is_taken() -> None:
+    content = {"name": "ab", "age": 120, "picks": ["a", "b"]}
+    Elicit("?", BOUNDED).parse("k", {"action": "accept", "content": content})
+
+
+def test_a_huge_integer_is_measured_without_overflow() -> None:
+    """A JSON integer beyond any float is compared as it is, not turned into an error."""
+    with pytest.raises(InvalidParams, match=r"^inputResponses\.k\.content\.age "):
+        Elicit("?", BOUNDED).parse("k", {"action": "accept", "content": {"age": 10**400}})

@@ -106,10 +106,36 @@ def _fits_field(value: Any, field: Mapping[str, Any]) -> bool:
     choices = _choices(field)
     if choices is not None and not _one_of(value, choices):
         return False
+    if not _within_bounds(value, field):
+        return False
     items = field.get("items")
     if isinstance(value, list) and isinstance(items, Mapping):
         return all(_fits_field(item, items) for item in value)
     return True
+
+
+def _within_bounds(value: Any, field: Mapping[str, Any]) -> bool:
+    """Whether ``value`` keeps to the bounds its field declares (client/elicitation.mdx,
+    "Requested Schema": a string's length, a number's value, a multi-select's item count):
+    an age of 17 must not reach a tool that asked for 18 or more. A number is compared as
+    it is (10**400 is no float); a bound that is no number is no bound (the form is the
+    server's own; a boolean is no number)."""
+    measure: int | float
+    if isinstance(value, str):
+        measure, low, high = len(value), "minLength", "maxLength"
+    elif isinstance(value, list):
+        measure, low, high = len(value), "minItems", "maxItems"
+    elif _is_bound(value):
+        measure, low, high = value, "minimum", "maximum"
+    else:
+        return True
+    lower: Any = field.get(low)
+    upper: Any = field.get(high)
+    return not (_is_bound(lower) and measure < lower) and not (_is_bound(upper) and measure > upper)
+
+
+def _is_bound(bound: Any) -> bool:
+    return isinstance(bound, int | float) and not isinstance(bound, bool)
 
 
 def _choices(schema: Mapping[str, Any]) -> list[Any] | None:
