@@ -102,13 +102,24 @@ def test_a_response_from_the_client_is_never_answered(start: Any) -> None:
     of the request it corresponds to). It is now logged to stderr and answers nothing;
     request 1 is unaffected. (Over HTTP the same body still gets 400 and -32600:
     tests/protocol/test_error_codes.py.)"""
+    stderr = _responses_sent_while_request_1_runs(
+        start,
+        {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}},
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}},
+        {"jsonrpc": "2.0", "result": {}},  # no id at all
+    )
+    assert stderr.count("a JSON-RPC response (id 1) was read from stdin") == 2
+
+
+def _responses_sent_while_request_1_runs(start: Any, *responses: dict[str, Any] | bytes) -> str:
+    """Send ``responses`` while request 1 runs, then request 2; assert that only request 2
+    was answered (nothing under id 1, nothing else), and return stderr."""
     process = start()
     lines = process.lines()
     process.send(request(1, "tools/call", WAIT))
     assert next(lines)["method"] == "notifications/progress"
-    process.send({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}})
-    process.send({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}})
-    process.send({"jsonrpc": "2.0", "result": {}})  # no id at all
+    for response in responses:
+        process.send(response)
     process.send(request(2, "server/discover"))
     answered = next(lines)
     process.send(cancel(1))
@@ -117,7 +128,7 @@ def test_a_response_from_the_client_is_never_answered(start: Any) -> None:
     assert answered["id"] == 2
     assert "result" in answered
     assert rest == []
-    assert stderr.count("a JSON-RPC response (id 1) was read from stdin") == 2
+    return str(stderr)
 
 
 def test_a_malformed_response_from_the_client_is_never_answered_either(start: Any) -> None:
@@ -129,19 +140,10 @@ def test_a_malformed_response_from_the_client_is_never_answered_either(start: An
     and got -32600 echoing its id, which the client read as the answer to its own request
     1, still running here."""
     deep = "[" * 100 + "]" * 100
-    process = start()
-    lines = process.lines()
-    process.send(request(1, "tools/call", WAIT))
-    assert next(lines)["method"] == "notifications/progress"
-    process.send({"jsonrpc": "1.0", "id": 1, "result": {"resultType": "complete"}})
-    process.send({"id": 1, "error": {"code": -32603, "message": "x"}})
-    process.send(f'{{"jsonrpc":"2.0","id":1,"result":{{"x":{deep}}}}}'.encode())
-    process.send(request(2, "server/discover"))
-    answered = next(lines)
-    process.send(cancel(1))
-    rest, stderr = process.finish()
-
-    assert answered["id"] == 2
-    assert "result" in answered
-    assert rest == []
+    stderr = _responses_sent_while_request_1_runs(
+        start,
+        {"jsonrpc": "1.0", "id": 1, "result": {"resultType": "complete"}},
+        {"id": 1, "error": {"code": -32603, "message": "x"}},
+        f'{{"jsonrpc":"2.0","id":1,"result":{{"x":{deep}}}}}'.encode(),
+    )
     assert stderr.count("a JSON-RPC response (id 1) was read from stdin") == 3
