@@ -125,17 +125,15 @@ def _within_bounds(value: Any, field: Mapping[str, Any]) -> bool:
         measure, low, high = len(value), "minLength", "maxLength"
     elif isinstance(value, list):
         measure, low, high = len(value), "minItems", "maxItems"
-    elif _is_bound(value):
+    elif _fits_type(value, "number"):
         measure, low, high = value, "minimum", "maximum"
     else:
         return True
     lower: Any = field.get(low)
     upper: Any = field.get(high)
-    return not (_is_bound(lower) and measure < lower) and not (_is_bound(upper) and measure > upper)
-
-
-def _is_bound(bound: Any) -> bool:
-    return isinstance(bound, int | float) and not isinstance(bound, bool)
+    below = _fits_type(lower, "number") and measure < lower
+    above = _fits_type(upper, "number") and measure > upper
+    return not (below or above)
 
 
 def _choices(schema: Mapping[str, Any]) -> list[Any] | None:
