@@ -135,12 +135,17 @@ class Inputs:
         meta: RequestMeta,
         earlier: Mapping[str, Any],
         current: Mapping[str, Any],
+        *,
+        earlier_taken: bool = False,
     ) -> None:
         self.binding = binding
         self.meta = meta
         self.earlier = dict(earlier)
         self.current = dict(current)
         self.used: set[str] = set()  # keys of ``current`` the handler asked for
+        #: Whether every earlier answer was parsed by the question asked under its key (a
+        #: sealed state's were; a task's stored answers were only checked for their shape).
+        self.earlier_taken = earlier_taken
 
     @classmethod
     def from_params(
@@ -154,17 +159,34 @@ class Inputs:
         earlier: Mapping[str, Any] = {}
         if state is not None:
             earlier = load_state(state, binding, max_age)
-        return cls(binding, meta, earlier, responses)
+        return cls(binding, meta, earlier, responses, earlier_taken=True)
 
     def answer(self, key: str, request: InputRequest) -> tuple[bool, Any]:
         """``(True, parsed answer)`` when ``key`` was answered, else ``(False, None)``."""
         if key in self.earlier:  # answered in an earlier round: final
-            return True, request.parse(key, self.earlier[key])
+            return True, self._parse(key, request, self.earlier[key], self.earlier_taken)
         if key in self.current:
-            value = request.parse(key, self.current[key])
+            value = self._parse(key, request, self.current[key], key in self.used)
             self.used.add(key)
             return True, value
         return False, None
+
+    @staticmethod
+    def _parse(key: str, request: InputRequest, value: Any, taken: bool) -> Any:
+        """``value`` parsed as the answer to ``request``. An answer already ``taken`` (it
+        fitted the question first asked under ``key``) that does not fit this one means
+        the handler asked another question under the same key: the server's error
+        (-32603, logged), not the client's, which answered what it was asked."""
+        try:
+            return request.parse(key, value)
+        except InvalidParams as exc:
+            if not taken:
+                raise
+            raise RuntimeError(
+                f"The handler asked {key!r} again as a {request.method} request that the "
+                "answer to its first question under that key does not fit: ask a new "
+                "question under a new key"
+            ) from exc
 
     def collect(self, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
         """Answers for every key, or raise :class:`InputRequired` for the missing ones.
