@@ -110,3 +110,83 @@ def test_the_same_question_asked_twice_under_one_key_gets_the_one_answer(
     response = call(client, "twice", {"x": ADA})
 
     assert result_of(response)["content"][0]["text"] == "{'name': 'Ada'} {'name': 'Ada'}"
+
+
+# -- sampling results (schema.json, CreateMessageResult) ---------------------------------------
+
+PARIS = {"role": "assistant", "model": "m", "content": {"type": "text", "text": "Paris."}}
+
+
+def tool_result(*blocks: Any, **extra: Any) -> dict[str, Any]:
+    return {"type": "tool_result", "toolUseId": "1", "content": list(blocks), **extra}
+
+
+@pytest.fixture
+def sampler(mcp_site: MCPSite) -> str:
+    @mcp_site.tool
+    def sampler(ctx: Context) -> str:
+        return str(ctx.sample("Capital of France?", key="q")["model"])
+
+    return "sampler"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"stopReason": 5},
+        {"stopReason": None},
+        {"content": tool_result(5)},
+        {"content": tool_result("Paris.")},
+        {"content": tool_result({"type": "nope"})},
+        {"content": tool_result({"type": "text"})},
+        {"content": tool_result({"type": "image", "data": "eA=="})},
+        {"content": tool_result({"type": "resource_link", "uri": "file:///a"})},
+        {"content": tool_result({"type": "resource", "resource": {"uri": "file:///a"}})},
+        {"content": tool_result({"type": "resource", "resource": "file:///a"})},
+        {"content": tool_result({"type": "resource", "resource": {"text": "x"}})},
+        {"content": tool_result({"type": "tool_use", "id": "1", "name": "f", "input": {}})},
+        {"content": tool_result(isError="yes")},
+        {"content": [tool_result(), tool_result(7)]},
+    ],
+    ids=repr,
+)
+def test_a_sampling_result_with_a_mistyped_member_is_invalid_params(
+    client: Any, sampler: str, broken: dict[str, Any]
+) -> None:
+    """schema.json, ``CreateMessageResult``: ``stopReason`` is a string (an open one:
+    client/sampling.mdx lists standard values, others allowed); a ``ToolResultContent``'s
+    ``content`` is an array of ``ContentBlock`` (text, image, audio, resource link or
+    embedded resource, each with its required members) and its ``isError`` a boolean.
+    Only the outer blocks were checked: ``stopReason: 5`` or a tool result holding ``[5]``
+    reached the tool as the answer."""
+    response = call(client, sampler, {"q": {**PARIS, **broken}})
+
+    assert_error(response, 200, -32602)
+
+
+@pytest.mark.parametrize(
+    "fine",
+    [
+        {"stopReason": "endTurn"},
+        {"stopReason": "provider-specific"},
+        {
+            "content": tool_result(
+                {"type": "text", "text": "ok"},
+                {"type": "image", "data": "eA==", "mimeType": "image/png"},
+                {"type": "audio", "data": "eA==", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///a", "name": "a"},
+                {"type": "resource", "resource": {"uri": "file:///a", "text": "x"}},
+                {"type": "resource", "resource": {"uri": "file:///b", "blob": "eA=="}},
+                isError=False,
+            )
+        },
+    ],
+    ids=repr,
+)
+def test_a_well_typed_sampling_result_is_an_answer(
+    client: Any, sampler: str, fine: dict[str, Any]
+) -> None:
+    """The same checks take every shape schema.json allows."""
+    response = call(client, sampler, {"q": {**PARIS, **fine}})
+
+    assert result_of(response)["content"][0]["text"] == "m"

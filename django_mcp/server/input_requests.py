@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from django_mcp.declarations.signature import json_schema
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.protocol.meta import RequestMeta
+from django_mcp.protocol.sampling import is_create_message_result
 
 ElicitAction = Literal["accept", "decline", "cancel"]
 
@@ -274,47 +275,15 @@ class Sample(InputRequest):
         return meta.has_capability("sampling")
 
     def parse(self, key: str, value: Any) -> dict[str, Any]:
-        """A ``CreateMessageResult``: a string ``model``, a ``role`` and ``content`` that is
-        a sampling content block or a list of them; anything else would reach the handler
-        as the answer and fail there (``result["content"]["text"]`` of a number)."""
-        if not (
-            isinstance(value, Mapping)
-            and isinstance(value.get("model"), str)
-            and value.get("role") in ("assistant", "user")
-            and _is_sampling_content(value.get("content"))
-        ):
+        """A ``CreateMessageResult``, every member the schema types checked, nested blocks
+        included (:func:`~django_mcp.protocol.sampling.is_create_message_result`);
+        anything else would reach the handler as the answer and fail there
+        (``result["content"]["text"]`` of a number)."""
+        if not is_create_message_result(value):
             raise InvalidParams(
                 f"inputResponses.{key} must be a sampling result", data={"key": key}
             )
         return dict(value)
-
-
-#: Each sampling content block's ``type`` and its required members with their JSON types
-#: (schema.json: TextContent, ImageContent, AudioContent, ToolUseContent,
-#: ToolResultContent).
-_SAMPLING_BLOCKS: dict[str, dict[str, type]] = {
-    "text": {"text": str},
-    "image": {"data": str, "mimeType": str},
-    "audio": {"data": str, "mimeType": str},
-    "tool_use": {"id": str, "name": str, "input": dict},
-    "tool_result": {"toolUseId": str, "content": list},
-}
-
-
-def _is_sampling_content(content: Any) -> bool:
-    """Whether ``content`` is one sampling content block or a list of them."""
-    blocks = content if isinstance(content, list) else [content]
-    return all(_is_sampling_block(block) for block in blocks)
-
-
-def _is_sampling_block(block: Any) -> bool:
-    """An object of a known ``type`` with its required members (``type`` may be any JSON
-    value: an unhashable one is no key to look up)."""
-    kind = block.get("type") if isinstance(block, Mapping) else None
-    members = _SAMPLING_BLOCKS.get(kind) if isinstance(kind, str) else None
-    return members is not None and all(
-        isinstance(block.get(name), member) for name, member in members.items()
-    )
 
 
 @dataclass(frozen=True)
