@@ -54,7 +54,7 @@ def test_a_task_answer_that_does_not_fill_the_form_is_refused_and_the_task_waits
 @pytest.mark.parametrize(
     "content",
     [
-        {"age": 25, "score": 88, "status": "inactive", "ok": False, "extra": [1]},
+        {"age": 25, "score": 88, "status": "inactive", "ok": False, "extra": ["x"]},
         {"age": 25, "score": 88.5, "status": "active", "ok": True},
     ],
 )

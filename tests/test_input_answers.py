@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from django_mcp import Context
 from django_mcp.sites import MCPSite
@@ -190,3 +191,56 @@ def test_a_well_typed_sampling_result_is_an_answer(
     response = call(client, sampler, {"q": {**PARIS, **fine}})
 
     assert result_of(response)["content"][0]["text"] == "m"
+
+
+# -- elicitation content outside the form (schema.json, ElicitResult) ---------------------------
+
+
+class Seat(BaseModel):
+    row: int
+
+
+@pytest.fixture
+def forms(mcp_site: MCPSite) -> tuple[str, str]:
+    """A tool with a ``{name: str}`` form and one with a pydantic form; each returns the
+    accepted content as it got it."""
+
+    @mcp_site.tool
+    def plain_form(ctx: Context) -> str:
+        return repr(ctx.elicit("Name?", {"name": str}, key="x").content)
+
+    @mcp_site.tool
+    def model_form(ctx: Context) -> str:
+        return repr(ctx.elicit("Row?", Seat, key="x").content)
+
+    return "plain_form", "model_form"
+
+
+@pytest.mark.parametrize("extra", [{"q": 1}, [{"q": 1}], [1, 2], None, [[["deep"]]]], ids=repr)
+@pytest.mark.parametrize("which", [0, 1], ids=["dict form", "pydantic form"])
+def test_accepted_content_outside_the_form_must_still_be_form_values(
+    client: Any, forms: tuple[str, str], extra: Any, which: int
+) -> None:
+    """schema.json, ``ElicitResult.content``: an object whose values are strings,
+    numbers, booleans or arrays of strings (client/elicitation.mdx: the form is flat, "no
+    nesting"); basic/patterns/mrtr.mdx: malformed data gets a JSON-RPC error. A field the
+    form does not name is the handler's to use, but it was handed any JSON at all (an
+    object, a nested list, null) in ``content``."""
+    content = {"name": "Ada", "row": 3, "other": extra}
+
+    response = call(client, forms[which], {"x": {"action": "accept", "content": content}})
+
+    error = assert_error(response, 200, -32602)
+    assert error["message"] == "inputResponses.x.content.other is not a form value"
+
+
+def test_accepted_content_outside_the_form_of_form_values_reaches_the_handler(
+    client: Any, forms: tuple[str, str]
+) -> None:
+    """Fields the form does not name stay the handler's to check, when they are values a
+    form could hold."""
+    content = {"name": "Ada", "row": 3, "a": "s", "b": 1.5, "c": True, "d": ["x", "y"]}
+
+    for name in forms:
+        response = call(client, name, {"x": {"action": "accept", "content": content}})
+        assert result_of(response)["content"][0]["text"] == repr(content)

@@ -170,6 +170,25 @@ def _check_form(key: str, content: Mapping[str, Any], schema: Mapping[str, Any])
             )
 
 
+def _check_unnamed(key: str, content: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
+    """-32602 unless each field the form does not name holds a value a form can (schema.json,
+    ``ElicitResult.content``: a string, number, boolean or array of strings; the form is
+    flat). Such fields are the handler's to check, but as form values, not as any JSON."""
+    properties = schema.get("properties")
+    named = properties if isinstance(properties, Mapping) else {}
+    for name, value in content.items():
+        if name not in named and not _is_form_value(value):
+            raise InvalidParams(
+                f"inputResponses.{key}.content.{name} is not a form value", data={"key": key}
+            )
+
+
+def _is_form_value(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(isinstance(item, str) for item in value)
+    return isinstance(value, str | bool) or _fits_type(value, "number")
+
+
 @dataclass(frozen=True)
 class Elicit(InputRequest):
     """Ask the user to fill a form (``elicitation/create``, form mode)."""
@@ -210,6 +229,7 @@ class Elicit(InputRequest):
             )
         data = None
         if value["action"] == "accept":
+            _check_unnamed(key, content or {}, requested_schema(self.schema or {}))
             if isinstance(self.schema, type) and issubclass(self.schema, BaseModel):
                 try:
                     data = self.schema.model_validate(content or {})
