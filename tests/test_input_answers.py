@@ -244,3 +244,49 @@ def test_accepted_content_outside_the_form_of_form_values_reaches_the_handler(
     for name in forms:
         response = call(client, name, {"x": {"action": "accept", "content": content}})
         assert result_of(response)["content"][0]["text"] == repr(content)
+
+
+# -- answers asked before a task (ext-tasks; docs/guides/tasks.md, task_inputs) -------------------
+
+
+@pytest.mark.parametrize(
+    "override",
+    [{"action": "accept", "content": {"name": "us"}}, 5, {"action": "maybe"}],
+    ids=["another answer", "a number", "no action"],
+)
+def test_a_task_keeps_the_sealed_answer_to_a_question_asked_before_it(
+    client: Any, mcp_site: MCPSite, override: Any
+) -> None:
+    """basic/patterns/mrtr.mdx and docs/guides/input-requests.md: an answer carried in the
+    ``requestState`` is final while the state is used. For ``task_inputs`` the task was
+    created with this round's raw ``inputResponses`` over the sealed answers: a retry
+    could replace a taken answer with another one, or with one never checked at all (the
+    task then failed on it in the worker)."""
+    from django_mcp.server.input_requests import Elicit
+    from tests.tasks.support import declaring, get, run_worker
+
+    asks = {"region": Elicit("Region?", {"name": str}), "size": Elicit("Size?", {"n": int})}
+
+    @mcp_site.tool(task="required", task_inputs=asks)
+    def migrate(ctx: Context) -> str:
+        answers = ctx.request_input(asks)
+        return f"{answers['region'].content['name']} x{answers['size'].content['n']}"
+
+    def round_(responses: Any = None, state: str | None = None) -> Any:
+        params: dict[str, Any] = {"name": "migrate", "arguments": {}}
+        if responses is not None:
+            params["inputResponses"] = responses
+        if state is not None:
+            params["requestState"] = state
+        return result_of(mcp_post(client, "tools/call", params, meta=declaring()))
+
+    first = round_()
+    eu = {"action": "accept", "content": {"name": "eu"}}
+    second = round_({"region": eu}, first["requestState"])
+    assert set(second["inputRequests"]) == {"size"}
+    two = {"action": "accept", "content": {"n": 2}}
+
+    created = round_({"region": override, "size": two}, second["requestState"])
+    run_worker()
+
+    assert get(client, created["taskId"])["result"]["content"][0]["text"] == "eu x2"

@@ -116,10 +116,13 @@ def start(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> dic
 
 
 def pre_task_answers(requests: Mapping[str, Any], context: Context) -> dict[str, Any]:
-    """The raw answers to ``requests``, or ``input_required`` (a synchronous round)."""
+    """The raw answers to ``requests``, or ``input_required`` (a synchronous round): the
+    ones :meth:`~django_mcp.server.input_rounds.Inputs.collect` took, so a sealed earlier
+    answer wins over this round's for the same key (it is final, and this round's was
+    never checked)."""
     context.request_input(requests)  # raises InputRequired until every key is answered
     assert context.inputs is not None
-    received = {**context.inputs.earlier, **context.inputs.current}
+    received = {**context.inputs.current, **context.inputs.earlier}
     return {key: received[key] for key in requests}
 
 
