@@ -237,7 +237,12 @@ def load_state(state: Any, binding: Binding, max_age: int) -> dict[str, Any]:
 _STATE_ERRORS: Final = {
     "expired": "requestState has expired; start the request again",
     "tampered": "requestState failed its integrity check",
-    "foreign": "requestState belongs to another request or caller",
+    # The keyed hint matched no key held now: another request's state, or one sealed under
+    # a secret since dropped from SECRET_KEY_FALLBACKS (the hint cannot tell which).
+    "foreign": (
+        "requestState belongs to another request or caller, or was sealed under a secret "
+        "this server no longer holds"
+    ),
 }
 
 

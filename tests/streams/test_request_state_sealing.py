@@ -108,6 +108,32 @@ def test_the_refusals_say_why(client: Client) -> None:
         return error_of(response)
 
     assert retry({"topic": "a"}, tampered)["message"] == "requestState failed its integrity check"
-    assert retry({"topic": "b"}, state)["message"] == (
-        "requestState belongs to another request or caller"
+    assert retry({"topic": "b"}, state)["message"] == FOREIGN
+
+
+#: The refusal of a state whose keyed hint matches no current key: for another request, or
+#: under a secret the server no longer holds (the hint cannot tell which).
+FOREIGN = (
+    "requestState belongs to another request or caller, or was sealed under a secret "
+    "this server no longer holds"
+)
+
+
+def test_a_state_under_a_dropped_secret_says_the_secret_may_be_why(
+    client: Client, settings: Any
+) -> None:
+    """docs/guides/input-requests.md lists the refusals: a state sealed under a secret
+    that is neither ``SECRET_KEY`` nor in ``SECRET_KEY_FALLBACKS`` was documented as
+    failing the integrity check, but was refused as "belongs to another request or
+    caller", sending whoever rotated the key after a binding bug. The message now names
+    both causes it cannot tell apart."""
+    state = first_state(client)
+    settings.SECRET_KEY = "a-new-secret-key-for-rotation-tests"
+    settings.SECRET_KEY_FALLBACKS = []
+
+    response = tool(
+        client, "test_input_required_result_elicitation", responses={"user_name": ADA}, state=state
     )
+
+    assert_error(response, 200, -32602)
+    assert error_of(response)["message"] == FOREIGN
