@@ -65,6 +65,10 @@ def unseal(token: str, binding: bytes, max_age: float) -> dict[str, Any]:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError) as exc:
         raise StateError("tampered") from exc
+    if base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=") != token:
+        # The decoder skips what is outside its alphabet and ignores a last character's
+        # unused bits: a state spelled otherwise than sealed is not the string we sent.
+        raise StateError("tampered")
     header = 1 + _HINT_BYTES + _NONCE_BYTES
     if len(raw) <= header or raw[:1] != _VERSION:
         raise StateError("tampered")

@@ -540,16 +540,33 @@ def _flip(state: str) -> str:
         _flip,
         lambda s: s[:-1] + ("A" if s[-1] != "A" else "B"),
         lambda s: s + "x",
+        lambda s: s[:8] + "...." + s[8:],
+        lambda s: s[:8] + "\n\n\n\n" + s[8:],
+        lambda s: s + "==",
         lambda s: "not-a-state",
         lambda s: "",
         lambda s: 12345,
         lambda s: {"state": s},
     ],
-    ids=["payload", "signature", "appended", "garbage", "empty", "number", "object"],
+    ids=[
+        "payload",
+        "signature",
+        "appended",
+        "dots",
+        "newlines",
+        "padded",
+        "garbage",
+        "empty",
+        "number",
+        "object",
+    ],
 )
 def test_a_tampered_request_state_is_invalid_params(client: Client, tamper: Any):
     """basic/patterns/mrtr.mdx: protect the state's integrity and "reject state that fails
-    verification" (-32602, our choice of code)."""
+    verification" (-32602, our choice of code). The client echoes "the exact string": one
+    spelled otherwise is refused even when base64 would read the same bytes from it (the
+    decoder skipped characters outside its alphabet, so ``....`` inserted was accepted,
+    and a change to the last character's unused bits passed as no change)."""
     state = first_state(client)
 
     response = answer_name(client, tamper(state))
