@@ -69,7 +69,7 @@ def inputs_for(
     target = str(params.get(field))
     binding = Binding(principal, method, target, arguments or {}, context.site.name)
     return Inputs.from_params(
-        params, binding, context.meta, int(mcp_settings.REQUEST_STATE_MAX_AGE)
+        params, binding, context.meta, float(mcp_settings.REQUEST_STATE_MAX_AGE)
     )
 
 
@@ -149,7 +149,7 @@ class Inputs:
 
     @classmethod
     def from_params(
-        cls, params: Mapping[str, Any], binding: Binding, meta: RequestMeta, max_age: int
+        cls, params: Mapping[str, Any], binding: Binding, meta: RequestMeta, max_age: float
     ) -> Inputs:
         """Verify ``requestState`` and read ``inputResponses``; -32602 on anything wrong."""
         responses = params.get("inputResponses", {})
@@ -223,7 +223,7 @@ def dump_state(answers: Mapping[str, Any], binding: Binding) -> str:
     return sealing.seal({"a": dict(answers)}, binding.as_bytes())
 
 
-def load_state(state: Any, binding: Binding, max_age: int) -> dict[str, Any]:
+def load_state(state: Any, binding: Binding, max_age: float) -> dict[str, Any]:
     if not isinstance(state, str):
         raise InvalidParams("params.requestState must be a string")
     try:

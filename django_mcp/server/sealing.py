@@ -52,7 +52,9 @@ def seal(payload: dict[str, Any], binding: bytes) -> str:
     """Encrypt ``payload`` (JSON) under the current key, bound to ``binding``."""
     key = _derive(_secrets()[0])
     nonce = os.urandom(_NONCE_BYTES)
-    plaintext = json.dumps({"t": int(time.time()), "p": payload}, separators=(",", ":"))
+    # The issue time to the microsecond: a lifetime is "a positive number of seconds", and
+    # a whole-second time would take up to a second off it.
+    plaintext = json.dumps({"t": round(time.time(), 6), "p": payload}, separators=(",", ":"))
     sealed = AESGCM(key).encrypt(nonce, plaintext.encode("utf-8"), binding)
     token = _VERSION + _hint(key, binding) + nonce + sealed
     return base64.urlsafe_b64encode(token).decode("ascii").rstrip("=")
@@ -90,8 +92,11 @@ def _checked(plaintext: bytes, max_age: float) -> dict[str, Any]:
     document = json.loads(plaintext)
     if not isinstance(document, dict) or not isinstance(document.get("p"), dict):
         raise StateError("tampered")
-    issued = document.get("t")
-    if not isinstance(issued, int) or time.time() - issued > max_age:
+    issued: Any = document.get("t")
+    # A float; whole seconds in a state sealed before the issue time had a fraction.
+    if isinstance(issued, bool) or not isinstance(issued, int | float):
+        raise StateError("expired")
+    if time.time() - issued > max_age:
         raise StateError("expired")
     payload: dict[str, Any] = document["p"]
     return payload

@@ -594,6 +594,21 @@ def test_a_request_state_within_its_lifetime_is_accepted(
     assert text(response) == "Hello, Ada!"
 
 
+def test_a_fractional_lifetime_is_kept_to_the_fraction(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+):
+    """``REQUEST_STATE_MAX_AGE`` is "a positive number of seconds" (check E004 takes 1.5):
+    it was cut to whole seconds, and the issue time too, so a state with a lifetime of
+    1.5 s was refused 1.2 s after it was issued (and one of 0.5 s always)."""
+    with override_mcp(REQUEST_STATE_MAX_AGE=1.5):
+        state = first_state(client)
+        later = time.time() + 1.2
+        monkeypatch.setattr(sealing, "time", SimpleNamespace(time=lambda: later))
+        response = answer_name(client, state)
+
+    assert text(response) == "Hello, Ada!"
+
+
 @pytest.mark.django_db
 def test_a_request_state_replayed_by_another_user_is_invalid_params(django_user_model: Any):
     """basic/patterns/mrtr.mdx: bind "the authenticated principal" into the state; a state
