@@ -291,10 +291,12 @@ class StdioServer:
 
         A stream that raises (its channel layer down as it opens, say) is answered as a
         request whose handler raises, with -32603 (unless it was answered or cancelled
-        already): the client must not wait for ever on a thread that ended silently."""
+        already): the client must not wait for ever on a thread that ended silently. So is
+        one that raises ``SystemExit`` or any other ``BaseException``, as in :meth:`run`:
+        on a thread of its own it stops no process, and the pool would keep it unseen."""
         try:
             self._stream(admitted, request, call)
-        except Exception:
+        except BaseException:
             logger.exception("stdio listen stream %r failed", admitted.request.id)
             if self.inflight.holds(call) and self.inflight.release(call):
                 self.write(jsonrpc.error_response(InternalError(), admitted.request.id))
