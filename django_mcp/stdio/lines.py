@@ -5,10 +5,19 @@ A line over the limit is read no further than that: its rest is discarded up to 
 newline, so one endless line cannot take the process's memory. It stands as an
 :class:`OversizedLine`, with the ``id`` its beginning shows (:func:`leading_id`), which
 :mod:`.transport` answers with ``RequestTooLarge``.
+
+The command reads stdin through a :class:`StoppableInput`: SIGTERM ends the input (as
+closing stdin does) by making it read as ended, not by raising an exception in the thread
+that reads it, which would come out wherever that thread is: in the middle of a line just
+read, or of a request waiting for a worker, which would then never be answered.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import select
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Final, final
 
@@ -17,6 +26,8 @@ from django_mcp.protocol.leading_id import leading_id
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from _typeshed import WriteableBuffer
 
 #: How much of an over-long line's rest is read (and dropped) at a time.
 _DISCARD_CHUNK: Final = 64 * 1024
@@ -56,3 +67,54 @@ def _content_length(line: bytes) -> int:
     if line.endswith(b"\r\n"):
         return len(line) - 2
     return len(line) - 1 if line.endswith(b"\n") else len(line)
+
+
+class StoppableInput(io.RawIOBase):
+    """A file descriptor read as a raw stream (wrap it in ``io.BufferedReader``) that reads
+    as ended once :meth:`stop` is called, even while a read waits for the client.
+
+    :meth:`stop` is meant for a signal handler: it sets a flag and writes a byte to a pipe
+    of its own, which wakes a read waiting (``poll``) on the descriptor and that pipe; no
+    exception, so no line already read is lost. What the buffer holds already is still
+    read; nothing more is taken from the descriptor. Where ``select.poll`` is missing
+    (Windows, which has no SIGTERM to catch), reads go straight to the descriptor.
+    """
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._stopped = False
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        self._poll = select.poll() if hasattr(select, "poll") else None
+        if self._poll is not None:
+            self._poll.register(fd, select.POLLIN)
+            self._poll.register(self._wake_r, select.POLLIN)
+
+    def readable(self) -> bool:
+        return True
+
+    def stop(self) -> None:
+        """Read no more: safe in a signal handler (no lock is taken)."""
+        self._stopped = True
+        with contextlib.suppress(OSError):  # the pipe is full: a read is woken already
+            os.write(self._wake_w, b"\0")
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        """Wait until the descriptor has data (or ends), or :meth:`stop` is called."""
+        if self._poll is not None and not self._stopped:
+            self._poll.poll()  # a signal handler runs in it (PEP 475), then it goes on
+        if self._stopped:
+            return 0
+        view = memoryview(buffer).cast("B")
+        data = os.read(self._fd, len(view))
+        view[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        """Close the descriptor and the wake-up pipe."""
+        if not self.closed:
+            for fd in (self._fd, self._wake_r, self._wake_w):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        super().close()

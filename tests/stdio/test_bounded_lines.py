@@ -4,8 +4,10 @@ newline-delimited), which never holds more than the size limit of one line."""
 from __future__ import annotations
 
 import io
+import os
+import threading
 
-from django_mcp.stdio.lines import OversizedLine, bounded_lines
+from django_mcp.stdio.lines import OversizedLine, StoppableInput, bounded_lines
 
 
 class CountingStream(io.BytesIO):
@@ -64,3 +66,24 @@ def test_an_oversized_response_from_the_client_keeps_no_id():
         line = b'{"jsonrpc":"2.0","id":1,' + member + b"y" * 500 + b'"}}\n'
         stream = CountingStream(line + b"next\n")
         assert list(bounded_lines(stream, 100)) == [OversizedLine(None), b"next\n"]
+
+
+def test_a_stopped_input_reads_as_ended_even_while_a_read_waits() -> None:
+    """SIGTERM ends the command's input as closing stdin does, by :meth:`stop` (which a
+    signal handler calls) rather than an exception: a read waiting for the client's next
+    line returns the end of the input, and the lines read before it are all there."""
+    read_end, write_end = os.pipe()
+    stream = io.BufferedReader(StoppableInput(read_end))
+    try:
+        os.write(write_end, b"first\n")
+        lines = bounded_lines(stream, 100)
+        assert next(lines) == b"first\n"
+        timer = threading.Timer(0.2, stream.raw.stop)
+        timer.start()
+        assert list(lines) == []  # it waited for more, then read as ended
+        timer.join()
+        os.write(write_end, b"later\n")
+        assert stream.readline() == b""  # nothing more is taken from the descriptor
+    finally:
+        stream.close()
+        os.close(write_end)

@@ -4,7 +4,9 @@ settings let 2 requests wait for the 8 workers (``STDIO_MAX_QUEUED_REQUESTS``)."
 from __future__ import annotations
 
 import json
+import signal
 import threading
+import time
 from typing import Any
 
 from tests.stdio.support import DEADLINE, request
@@ -52,3 +54,27 @@ def test_a_client_that_writes_faster_than_it_is_served_is_held_back_not_dropped(
     assert sorted(line["id"] for line in rest) == list(range(1, HELD + 1))
     assert {line["result"]["content"][0]["text"] for line in rest} == {"paused"}
     assert json.dumps(rest).count('"error"') == 0
+
+
+def test_sigterm_while_a_request_waits_for_room_answers_it(start: Any) -> None:
+    """basic/index.mdx: every request gets a response, with its id; basic/transports/
+    stdio.mdx, "Shutdown": SIGTERM ends the input as closing stdin does, and what was read
+    is still answered. With 8 requests running and 2 waiting, the request read next waits
+    for room on the thread that reads stdin; SIGTERM raised its exception there, out of
+    that wait: the request, read and known by its id, was never run nor answered, and
+    the client waited for it for ever. It is now queued once there is room and answered
+    like the others; nothing after it is read."""
+    process = start()
+    lines = process.lines()
+    process.send(request(0, "server/discover"))
+    assert next(lines)["id"] == 0  # the process is up and reading
+    for request_id in range(1, HELD + 1):
+        process.send(
+            request(request_id, "tools/call", {"name": "pause", "arguments": {"seconds": 3}})
+        )
+    time.sleep(1.5)  # every line is read: the last request waits for room
+    process.popen.send_signal(signal.SIGTERM)
+    rest, _ = process.finish()
+
+    assert sorted(line["id"] for line in rest) == list(range(1, HELD + 1))
+    assert {line["result"]["content"][0]["text"] for line in rest} == {"paused"}

@@ -15,26 +15,24 @@ client's messages. The caller is ``--user``, else ``$DJANGO_MCP_USER``, else ano
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
-import threading
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any
 
 from django.core.management.base import BaseCommand
 
 from django_mcp.cli.identity import USER_ENVIRONMENT, resolve_user, site_named
 from django_mcp.conf import mcp_settings
 from django_mcp.server.dispatch import MCPServer
-from django_mcp.stdio.lines import bounded_lines
+from django_mcp.stdio.lines import StoppableInput, bounded_lines
 from django_mcp.stdio.transport import StdioServer
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterator
     from types import FrameType
-
-T = TypeVar("T")
 
 
 class Command(BaseCommand):
@@ -53,55 +51,44 @@ class Command(BaseCommand):
             protocol_stdin() as protocol_in,
             protocol_stdout() as protocol_out,
             contextlib.redirect_stdout(sys.stderr),
-            contextlib.suppress(StopServing),
-            stopped_by_sigterm() as input_ended,
+            stopped_by_sigterm(protocol_in.raw),
         ):
             server = StdioServer(MCPServer(site), protocol_out, user=user)
-            lines = bounded_lines(protocol_in, int(mcp_settings.MAX_REQUEST_BYTES))
-            server.serve(until_the_end(lines, input_ended))
-
-
-class StopServing(BaseException):
-    """SIGTERM: stop reading input, as at its end. A ``BaseException``, as
-    ``KeyboardInterrupt`` is: no handler's ``except Exception`` may swallow it."""
+            server.serve(bounded_lines(protocol_in, int(mcp_settings.MAX_REQUEST_BYTES)))
 
 
 @contextlib.contextmanager
-def stopped_by_sigterm() -> Iterator[threading.Event]:
+def stopped_by_sigterm(protocol_in: StoppableInput) -> Iterator[None]:
     """Within the block, SIGTERM ends the input the way closing stdin does
     (basic/transports/stdio.mdx, "Shutdown": the client closes stdin, then sends SIGTERM
-    to a server that does not exit): requests in progress finish and are answered, and
-    open listen streams end with their result, instead of the process dying with them
-    unanswered. Once the input has ended (the event yielded is set), there is no input
-    left to end: SIGTERM interrupts nothing, or it would break off the wait for those
-    requests. A second SIGTERM, or SIGKILL, still stops the process at once."""
-    input_ended = threading.Event()
+    to a server that does not exit): every request read is still answered (one waiting
+    for room in the queue too), requests in progress finish, and open listen streams end
+    with their result, instead of the process dying with them unanswered. It raises
+    nothing: an exception would come out wherever the thread that reads stdin is, a line
+    just read or a request waiting for room with it, which would never be answered; the
+    input reads as ended instead (:class:`~django_mcp.stdio.lines.StoppableInput`), and
+    once it has ended SIGTERM changes nothing. A second SIGTERM, or SIGKILL, still stops
+    the process at once."""
 
     def stop(number: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGTERM, previous)  # a second SIGTERM: the usual handling
-        if not input_ended.is_set():
-            raise StopServing
+        protocol_in.stop()
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
-        yield input_ended
+        yield
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def until_the_end(lines: Iterable[T], ended: threading.Event) -> Iterator[T]:
-    """``lines``, then ``ended`` is set: the input is over."""
-    yield from lines
-    ended.set()
-
-
 @contextlib.contextmanager
-def protocol_stdin() -> Iterator[IO[bytes]]:
-    """A binary file on a duplicate of fd 0, the protocol's only way to stdin; meanwhile
-    fd 0 is ``os.devnull``, so a child process a tool starts (or ``input()``) reads an
-    empty input instead of taking the client's messages. On exit fd 0 is the pipe again."""
+def protocol_stdin() -> Iterator[io.BufferedReader[StoppableInput]]:
+    """A binary file on a duplicate of fd 0, the protocol's only way to stdin (which
+    SIGTERM can end: :func:`stopped_by_sigterm`); meanwhile fd 0 is ``os.devnull``, so a
+    child process a tool starts (or ``input()``) reads an empty input instead of taking
+    the client's messages. On exit fd 0 is the pipe again."""
     protocol_fd = os.dup(0)
-    protocol_in = os.fdopen(protocol_fd, "rb")
+    protocol_in = io.BufferedReader(StoppableInput(protocol_fd))
     empty = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(empty, 0)
