@@ -15,9 +15,10 @@ server's (docs/adr/0002-validate-once.md); this module only maps the outcomes to
   the id of the request it corresponds to, and this one corresponds to none). HTTP
   answers the same message with 400 and -32600 with the id: there every POST gets an
   answer of its own, which no other request's answer can be mistaken for.
-- An exception out of admission (a custom permission check with a bug, say) is logged
-  and answered as one out of a handler, -32603 with the request's id; the next line is
-  served as usual.
+- An exception out of admission (a custom permission check with a bug, or one calling
+  ``sys.exit()``, say) is logged and answered as one out of a handler, -32603 with the
+  request's id; the next line is served as usual. Only ``KeyboardInterrupt`` stops the
+  process.
 - ``NotificationAccepted``: nothing is written; ``notifications/cancelled`` cancels the
   in-flight request it names (the stdio way to cancel, basic/patterns/cancellation.mdx).
 - ``Admitted``: the request is known by its id until it is answered or cancelled
@@ -191,7 +192,12 @@ class StdioServer:
                     admission,
                     lambda: self.server.context_for(admission, request=request),
                 )
-        except Exception:  # a custom permission check with a bug, say: one request fails
+        except KeyboardInterrupt:  # Ctrl-C: the process is meant to stop
+            raise
+        # A custom permission check with a bug, say: one request fails. ``SystemExit``
+        # too (a check that calls ``sys.exit()``): here, on the thread that reads stdin,
+        # it would end the whole process, with this request and every later one unanswered.
+        except BaseException:
             logger.exception("stdio admission failed")
             self.refuse_failed(line)
             return

@@ -97,3 +97,17 @@ def pause(seconds: float) -> str:
 def exits() -> str:
     """Call ``sys.exit``, as a tool that wraps a command-line program's ``main`` may."""
     sys.exit(3)
+
+
+def exits_when_called(ctx: Context) -> bool:
+    """A permission check that calls ``sys.exit`` when the tool is called (a buggy one
+    that wraps a command-line check, say); listing the tools sees it allow."""
+    if ctx.method == "tools/call":
+        sys.exit(4)
+    return True
+
+
+@django_mcp.tool(permission=exits_when_called)
+def checked_by_exit() -> str:
+    """Guarded by a permission check that exits."""
+    return "never"

@@ -166,6 +166,24 @@ def test_a_tool_that_calls_sys_exit_is_answered_and_the_process_serves_on(start)
     assert "SystemExit" in stderr
 
 
+def test_a_permission_check_that_calls_sys_exit_is_answered_and_the_process_serves_on(start):
+    """basic/index.mdx: every request gets a response, with the request's id. A custom
+    permission check runs as the line is admitted, on the thread that reads stdin, where
+    only ``Exception`` was caught: one that calls ``sys.exit()`` ended the whole process
+    (the request unanswered, every later one unread). It is now logged and answered
+    -32603, as a tool that calls ``sys.exit()`` is, and the next request is served."""
+    process = start()
+    process.send(request(1, "tools/call", {"name": "checked_by_exit", "arguments": {}}))
+    process.send(request(2, "server/discover"))
+    lines, stderr = process.finish()
+
+    by_id = {line["id"]: line for line in lines}
+    assert sorted(by_id) == [1, 2]
+    assert by_id[1]["error"]["code"] == -32603
+    assert "result" in by_id[2]
+    assert "SystemExit" in stderr
+
+
 def test_a_cancelled_request_stops_and_gets_no_response(start):
     """basic/patterns/cancellation.mdx: on stdio the client cancels with
     ``notifications/cancelled {requestId}``; the server stops the request and sends
