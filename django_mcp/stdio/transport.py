@@ -150,17 +150,23 @@ class StdioServer:
             self._pool.shutdown(wait=True)
             self._listen_pool.shutdown(wait=True)
 
-    def write(self, message: dict[str, Any]) -> None:
+    def write(self, message: dict[str, Any], *, during: Call | None = None) -> None:
         """One message, one line (compact JSON never contains a raw newline)."""
-        self.write_line(jsonrpc.dumps(message))
+        self.write_line(jsonrpc.dumps(message), during=during)
 
-    def write_line(self, data: bytes) -> None:
+    def write_line(self, data: bytes, *, during: Call | None = None) -> None:
         """Write one line; once the client has closed its end of stdout (a broken pipe),
         nothing more can be answered: every request in flight is cancelled, queued ones
         never run, and the server stops reading (:meth:`serve`), instead of running
-        requests whose answers go nowhere and dying at the next write with a traceback."""
+        requests whose answers go nowhere and dying at the next write with a traceback.
+
+        A notification of a request (``during``) is written only while that request is in
+        flight (basic/patterns/progress.mdx: only for an active request), never after its
+        response nor once it is cancelled: a thread its tool left behind may still hold
+        its Context. Asked under the write lock, and the id is released before the response
+        is written (which takes that lock too), so none can slip in after the response."""
         with self._write_lock:
-            if self._output_gone:
+            if self._output_gone or (during is not None and not self.inflight.holds(during)):
                 return
             try:
                 self.output.write(data + b"\n")
@@ -335,9 +341,12 @@ class StdioServer:
                     return
                 if chunk.startswith(_DATA):  # one event, one message; comments are skipped
                     line = chunk[len(_DATA) :].strip()
-                    if _is_response(line) and not self.inflight.release(call):
-                        return  # its result: the id is free once the client reads it
-                    self.write_line(line)
+                    if not _is_response(line):
+                        self.write_line(line, during=call)  # none once it is cancelled
+                    elif self.inflight.release(call):
+                        self.write_line(line)  # its result: the id is free once read
+                    else:
+                        return
             if listener.dropped and self.inflight.release(call):
                 # No connection to drop here: the request is answered.
                 self.write(jsonrpc.error_response(InternalError(LISTEN_DROPPED), request_id))
@@ -354,7 +363,7 @@ class StdioServer:
 
         def emit(note: dict[str, Any]) -> None:
             if not self._cancelled(call):
-                self.write(jsonrpc.notification(note["method"], note.get("params")))
+                self.write(jsonrpc.notification(note["method"], note.get("params")), during=call)
 
         close_old_connections()
         try:

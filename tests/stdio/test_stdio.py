@@ -27,7 +27,6 @@ from mcp import Client, StdioServerParameters
 from django_mcp import Context
 from django_mcp.server.dispatch import MCPServer
 from django_mcp.stdio import transport
-from django_mcp.stdio.inflight import Call
 from django_mcp.stdio.transport import StdioServer
 from django_mcp.tasks.models import MCPTask
 from tests.helpers import mcp_body
@@ -322,7 +321,9 @@ def test_a_listen_stream_acts_for_the_processs_user(mcp_site, django_user_model,
     body = json.dumps(mcp_body("subscriptions/listen", params, id=5, meta=declaring()))
     admitted = server.admit(body.encode(), None, request=stdio.request)
 
-    call = Call(5, stream=threading.Event())
+    call = stdio.inflight.admit(5)  # in flight, as StdioServer.start makes it
+    assert call is not None
+    call.stream = threading.Event()
     worker = threading.Thread(target=stdio._stream, args=(admitted, None, call))
     worker.start()
     deadline = time.monotonic() + DEADLINE

@@ -189,7 +189,6 @@ def test_over_stdio_a_dropped_stream_answers_its_request_with_an_error(monkeypat
     from django.contrib.auth.models import AnonymousUser
 
     from django_mcp.server.dispatch import MCPServer
-    from django_mcp.stdio.inflight import Call
     from django_mcp.stdio.transport import LISTEN_DROPPED, StdioServer
     from tests.helpers import mcp_body
 
@@ -204,8 +203,11 @@ def test_over_stdio_a_dropped_stream_answers_its_request_with_an_error(monkeypat
     admitted = server.admit(json.dumps(body).encode(), None)
     output = io.BytesIO()
 
-    call = Call(7, stream=threading.Event())
-    StdioServer(server, output, user=AnonymousUser())._stream(admitted, None, call)
+    stdio = StdioServer(server, output, user=AnonymousUser())
+    call = stdio.inflight.admit(7)  # in flight, as StdioServer.start makes it
+    assert call is not None
+    call.stream = threading.Event()
+    stdio._stream(admitted, None, call)
 
     acknowledged, answer = [json.loads(line) for line in output.getvalue().splitlines()]
     assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
