@@ -255,3 +255,65 @@ def test_an_argument_named_like_an_object_builtin_is_sent(live_server: Any, expl
     assert "constructor='c'" in text, text
     assert '"isError": true' not in text, text
     assert errors == []
+
+
+def widgets_of(live_server: Any, key: str) -> dict[str, str]:
+    """Each input of the explorer's form for ``key``: its name and what it is ("input:number",
+    "select", "textarea"...), as the page's script built it from the definition."""
+    if not get_user_model().objects.filter(username="admin").exists():
+        get_user_model().objects.create_superuser("admin", "admin@example.com", "secret")
+    with signed_in(live_server) as (tab, _, errors):
+        tab.goto(f"{live_server.url}/admin/django_mcp/explorer/test/")
+        found: dict[str, str] = tab.locator(f'details[data-key="{key}"] .mcp-fields').evaluate(
+            """box => Object.fromEntries(Array.from(box.querySelectorAll("[name]")).map(
+                node => [node.name, node.tagName.toLowerCase() +
+                    (node.tagName === "INPUT" ? ":" + node.type : "")]))"""
+        )
+        assert errors == []
+        return found
+
+
+def test_refs_render_the_definition_they_point_to(live_server: Any, explored_site: MCPSite):
+    """A ``$ref`` renders the ``$defs`` entry it names (JSON Schema 2020-12, as the server
+    validates it): an own entry only, whatever its name (``__proto__``, ``constructor``,
+    ``hasOwnProperty``), through a ``$ref`` chain, and with the JSON Pointer escapes
+    (``~0``, ``~1``, RFC 6901) and URI fragment percent-encoding (RFC 3986) decoded."""
+    schema = {
+        "type": "object",
+        "$defs": {
+            "__proto__": {"type": "integer"},
+            "constructor": {"type": "boolean"},
+            "hasOwnProperty": {"enum": ["a", "b"]},
+            "a/b~c": {"type": "number"},
+            "with space": {"type": "string"},
+            "alias": {"$ref": "#/$defs/__proto__"},
+        },
+        "properties": {
+            "p": {"$ref": "#/$defs/__proto__"},
+            "c": {"$ref": "#/$defs/constructor"},
+            "h": {"$ref": "#/$defs/hasOwnProperty"},
+            "escaped": {"$ref": "#/$defs/a~1b~0c"},
+            "encoded": {"$ref": "#/$defs/with%20space"},
+            "chained": {"$ref": "#/$defs/alias"},
+        },
+        "required": ["p", "c", "h", "escaped", "encoded", "chained"],
+    }
+
+    @explored_site.tool(input_schema=schema)
+    def typed(c: bool, h: str, escaped: float, encoded: str, chained: int) -> str:
+        """Arguments whose schemas all sit behind a $ref."""
+        return f"c={c!r} h={h!r} escaped={escaped!r} encoded={encoded!r} chained={chained!r}"
+
+    assert widgets_of(live_server, "typed") == {
+        "p": "input:number",
+        "c": "input:checkbox",
+        "h": "select",
+        "escaped": "input:number",
+        "encoded": "input:text",
+        "chained": "input:number",
+    }
+    # The server's validator reads the refs alike: a call with the typed values passes it.
+    fill = {"p": "7", "h": '"b"', "escaped": "1.5", "encoded": "x", "chained": "3"}
+    text, errors = call_from_the_explorer(live_server, "typed", fill)
+    assert "c=False h='b' escaped=1.5 encoded='x' chained=3" in text, text
+    assert errors == []

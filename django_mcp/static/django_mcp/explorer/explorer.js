@@ -34,14 +34,33 @@
     return "=?base64?" + btoa(binary) + "?=";
   }
 
-  /* Follow a local $ref and unwrap Optional (anyOf with null) to the schema to render. */
+  /*
+   * The $defs entry a local "#/$defs/<name>" names, or undefined. <name> is a JSON Pointer
+   * token inside a URI fragment: percent-decoded first, then "~1" is "/" and "~0" is "~"
+   * (RFC 6901 sections 4 and 6), as the server's validator reads it. Only an own entry
+   * counts: a bare lookup would find Object.prototype's "constructor" or "toString".
+   */
+  function definitionAt(ref, root) {
+    var defs = root && root.$defs;
+    if (typeof ref !== "string" || ref.indexOf("#/$defs/") !== 0 || !defs || typeof defs !== "object") return undefined;
+    var token;
+    try { token = decodeURIComponent(ref.slice(8)); } catch (e) { return undefined; }
+    if (token.indexOf("/") >= 0) return undefined;  /* deeper than one entry: not followed */
+    token = token.replace(/~1/g, "/").replace(/~0/g, "~");
+    return Object.prototype.hasOwnProperty.call(defs, token) ? defs[token] : undefined;
+  }
+
+  /* Follow local $refs (a chain of them too: the entry's own $ref is kept for the next
+     round, the referring schema's keywords win) and unwrap Optional (anyOf with null) to
+     the schema to render. */
   function resolve(schema, root) {
     var seen = 0;
     while (schema && seen < 10) {
       seen += 1;
-      if (schema.$ref && schema.$ref.indexOf("#/$defs/") === 0) {
-        schema = Object.assign({}, (root.$defs || {})[schema.$ref.slice(8)], schema, { $ref: undefined });
-        delete schema.$ref;
+      if (typeof schema.$ref === "string" && schema.$ref.indexOf("#/$defs/") === 0) {
+        var siblings = Object.assign({}, schema);
+        delete siblings.$ref;
+        schema = Object.assign({}, definitionAt(schema.$ref, root), siblings);
       } else if (schema.anyOf) {
         var others = schema.anyOf.filter(function (s) { return s.type !== "null"; });
         if (others.length !== 1) return schema;
