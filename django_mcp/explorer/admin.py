@@ -28,15 +28,15 @@ INSTALLED = "_django_mcp_explorer"
 
 def urls(admin_site: AdminSite) -> list[URLResolver | URLPattern]:
     wrap = admin_site.admin_view
+    explorer = wrap(partial(views.explorer, admin_site=admin_site))
+    # Which admin site serves it, for the endpoint's browser page (django_mcp.http.browser,
+    # which may not import this module): it asks that site whether the user may use it.
+    setattr(explorer, "mcp_admin_site", admin_site)  # noqa: B010
     return [
         # ``path``, not ``str``: a site's name may hold a slash (``MCPSite(name="a/b")``
         # serves fine), and every admin page reverses this route for each site. The
         # ``explorer/`` prefix keeps it clear of the dashboard and the model pages.
-        path(
-            "django_mcp/explorer/<path:site_name>/",
-            wrap(partial(views.explorer, admin_site=admin_site)),
-            name="django_mcp_explorer",
-        ),
+        path("django_mcp/explorer/<path:site_name>/", explorer, name="django_mcp_explorer"),
         path(
             "django_mcp/dashboard/",
             wrap(partial(views.dashboard, admin_site=admin_site)),

@@ -4,7 +4,8 @@ Someone who pastes the endpoint's URL into a browser should learn what it is, no
 a bare 405. Only a GET whose ``Accept`` prefers ``text/html`` gets the page; everything
 else (MCP clients) still gets 405, since this revision serves no GET stream
 (basic/transports/streamable-http.mdx). The page is not an MCP exchange, so it is not
-recorded in the request log. Staff see a link to the explorer in the admin.
+recorded in the request log. A user who may use an admin site serving the explorer sees a
+link to it (:func:`explorer_link` says which site).
 
 Since the answer to a GET (page or 405) depends on ``Accept`` alone, both carry
 ``Vary: Accept`` (RFC 9110 12.5.5): else a cache (Django's cache middleware, a CDN) keyed
@@ -15,9 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, TypeVar
 
+from django.apps import apps
 from django.core.exceptions import SynchronousOnlyOperation
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 from django.utils.cache import patch_vary_headers
 
 from django_mcp.protocol.revisions import CURRENT_REVISION
@@ -51,17 +53,11 @@ def endpoint_page(request: HttpRequest, site: MCPSite) -> HttpResponse | None:
     """The page for a browser's GET, or None to answer as the protocol says (405)."""
     if not wants_html(request):
         return None
-    explorer = None
-    if _is_staff(request):
-        try:
-            explorer = reverse("admin:django_mcp_explorer", args=[site.name])
-        except NoReverseMatch:
-            explorer = None
     context = {
         "site": site,
         "endpoint": request.build_absolute_uri(request.path),
         "revision": CURRENT_REVISION,
-        "explorer": explorer,
+        "explorer": explorer_link(request, site),
     }
     response = TemplateResponse(request, "django_mcp/endpoint.html", context)
     response["Allow"] = "POST"
@@ -78,11 +74,37 @@ def varies_on_accept(request: HttpRequest, response: HttpResponseT) -> HttpRespo
     return response
 
 
-def _is_staff(request: HttpRequest) -> bool:
-    """Whether the session's user is active staff. Under ASGI this runs on the event loop,
-    where resolving the user (a query) is refused: the page then omits the link."""
-    user = getattr(request, "user", None)
-    try:
-        return bool(user is not None and user.is_active and user.is_staff)
-    except SynchronousOnlyOperation:
-        return False
+def explorer_link(request: HttpRequest, site: MCPSite) -> str | None:
+    """The path of ``site``'s explorer under an admin site the user may use, or None.
+
+    The endpoint cannot know which admin site the visitor came from, and every admin site
+    with the explorer lists every MCP site; so the rule is: among the admin sites routed in
+    the URLconf with the explorer installed, the first whose ``has_permission`` admits the
+    user, the one named "admin" (Django's default instance, ``admin.site``) first, then the
+    others by name. Each name is reversed under its own instance namespace and resolved
+    back, and the admin site asked is the one serving that route (its view carries it as
+    ``mcp_admin_site``): reversing "admin:..." falls back to another instance when no site
+    named "admin" is routed, and an unrouted ``AdminSite`` may share a routed one's name.
+    Under ASGI this runs on the event loop, where resolving the user (a query) is refused:
+    no link then.
+    """
+    if not apps.is_installed("django.contrib.admin"):
+        return None
+    from django.contrib.admin.sites import all_sites
+
+    names = sorted({item.name for item in all_sites}, key=lambda name: (name != "admin", name))
+    for name in names:
+        try:
+            path = reverse(f"{name}:django_mcp_explorer", args=[site.name])
+            match = resolve(path)
+        except (NoReverseMatch, Resolver404):
+            continue
+        admin_site = getattr(match.func, "mcp_admin_site", None)
+        if admin_site is None or match.namespace != name:
+            continue
+        try:
+            if admin_site.has_permission(request):
+                return path
+        except SynchronousOnlyOperation:
+            return None
+    return None

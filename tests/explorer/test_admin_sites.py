@@ -1,0 +1,93 @@
+"""The explorer on more than one ``AdminSite``: which one the endpoint's browser page links."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.contrib import admin
+from django.contrib.admin import AdminSite
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import clear_url_caches, path
+
+from django_mcp.explorer.admin import install
+from django_mcp.sites import MCPSite
+from tests import urls as test_urls
+
+pytestmark = pytest.mark.django_db
+
+HTML = {"HTTP_ACCEPT": "text/html"}
+
+
+@pytest.fixture
+def ops_site(mcp_site: MCPSite) -> Iterator[AdminSite]:
+    """A second admin site, "ops" at /ops/, with the explorer, next to admin.site at
+    /admin/; the ``mcp_site`` "test" at /mcp."""
+    ops = AdminSite(name="ops")
+    install(ops)
+    test_urls.urlpatterns += [path("admin/", admin.site.urls), path("ops/", ops.urls)]
+    clear_url_caches()
+    yield ops
+    clear_url_caches()
+
+
+def clerk(client: Client) -> Client:
+    get_user_model().objects.create_user("clerk", password="secret", is_staff=True)
+    client.login(username="clerk", password="secret")
+    return client
+
+
+def explorer_link(client: Client) -> str | None:
+    page = client.get("/mcp", **HTML)
+    assert page.status_code == 200
+    text = page.content.decode()
+    marker = 'id="mcp-explorer-link" href="'
+    if marker not in text:
+        return None
+    return text.split(marker, 1)[1].split('"', 1)[0]
+
+
+def test_the_page_links_the_explorer_of_an_admin_site_the_user_may_use(
+    client: Client, ops_site: AdminSite, monkeypatch: pytest.MonkeyPatch
+):
+    # admin.site is for superusers here; "ops" for any staff (AdminSite's default).
+    monkeypatch.setattr(admin.site, "has_permission", lambda request: request.user.is_superuser)
+    clerk(client)
+    link = explorer_link(client)
+    assert link == "/ops/django_mcp/explorer/test/"
+    assert client.get(link).status_code == 200
+
+
+def test_the_default_admin_site_comes_first_when_the_user_may_use_both(
+    client: Client, ops_site: AdminSite
+):
+    clerk(client)
+    assert explorer_link(client) == "/admin/django_mcp/explorer/test/"
+
+
+def test_no_link_when_the_user_may_use_no_admin_site(
+    client: Client, ops_site: AdminSite, monkeypatch: pytest.MonkeyPatch
+):
+    for site in (admin.site, ops_site):
+        monkeypatch.setattr(site, "has_permission", lambda request: request.user.is_superuser)
+    clerk(client)
+    assert explorer_link(client) is None
+
+
+def test_an_admin_site_without_the_explorer_is_passed_over(
+    client: Client, mcp_site: MCPSite, monkeypatch: pytest.MonkeyPatch
+):
+    """admin.site is not routed; "ops" (explorer) and "plain" (none) are. Reversing the
+    namespace "admin" falls back to the last routed instance ("plain", no explorer):
+    no link was given, though "ops" has the explorer."""
+    plain = AdminSite(name="plain")
+    ops = AdminSite(name="ops")
+    install(ops)
+    test_urls.urlpatterns += [path("ops/", ops.urls), path("plain/", plain.urls)]
+    clear_url_caches()
+    try:
+        clerk(client)
+        assert explorer_link(client) == "/ops/django_mcp/explorer/test/"
+    finally:
+        clear_url_caches()
