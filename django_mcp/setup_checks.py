@@ -2,7 +2,7 @@
 
 ``checks.py`` checks the ``DJANGO_MCP`` settings and the middleware; these look at what a
 newcomer gets wrong next: no endpoint routed at all, a route that ``APPEND_SLASH`` breaks,
-two served sites under one name,
+two served sites under one name, an admin site whose name breaks the explorer's links,
 a 401 that points at metadata the URLconf does not serve, ``ModelTools`` without Django
 REST framework, parameters without type hints, a return type whose schema cannot be
 built, and a request-log table that was never migrated.
@@ -108,6 +108,43 @@ def check_site_names_are_unique(app_configs: Any, **kwargs: Any) -> list[CheckMe
                     "groups.",
                     hint='Give each MCPSite its own name: MCPSite(name="internal").',
                     id="django_mcp.E014",
+                )
+            )
+    return messages
+
+
+def explorer_admin_sites(patterns: list[URLPattern | URLResolver]) -> Iterator[Any]:
+    """Each ``AdminSite`` the URLconf serves the explorer under (its view carries the site
+    as ``mcp_admin_site``, see ``django_mcp.explorer.admin``)."""
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from explorer_admin_sites(pattern.url_patterns)
+        else:
+            admin_site = getattr(pattern.callback, "mcp_admin_site", None)
+            if admin_site is not None:
+                yield admin_site
+
+
+@register(Tags.urls, Tags.admin)
+def check_explorer_admin_sites(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.E015: an admin site serving the explorer is named with a ":". The name
+    is the admin URLs' instance namespace, and ``reverse()`` reads ":" as a separator, so
+    the explorer's links (on the admin index and in the nav sidebar of every page) name
+    no route: each such page would fail with a 500. Any other name (empty, slashes,
+    spaces) reverses whole."""
+    seen: set[str] = set()
+    messages: list[CheckMessage] = []
+    for admin_site in explorer_admin_sites(get_resolver().url_patterns):
+        name = admin_site.name
+        if ":" in name and name not in seen:
+            seen.add(name)
+            messages.append(
+                Error(
+                    f"The admin site {name!r} serves the MCP explorer, but URL reversing "
+                    "reads its name as namespaces: every admin page listing the explorer "
+                    "would fail.",
+                    hint="Name the AdminSite without ':': AdminSite(name=\"ops_v2\").",
+                    id="django_mcp.E015",
                 )
             )
     return messages

@@ -91,3 +91,46 @@ def test_an_admin_site_without_the_explorer_is_passed_over(
         assert explorer_link(client) == "/ops/django_mcp/explorer/test/"
     finally:
         clear_url_caches()
+
+
+def routed_admin_site(name: str) -> AdminSite:
+    """An admin site named ``name`` with the explorer, routed at /odd/ beside admin.site."""
+    odd = AdminSite(name=name)
+    install(odd)
+    test_urls.urlpatterns += [path("admin/", admin.site.urls), path("odd/", odd.urls)]
+    clear_url_caches()
+    return odd
+
+
+def test_e015_an_explorer_admin_site_whose_name_holds_a_colon(client: Client, mcp_site: MCPSite):
+    """reverse() reads ":" as a namespace separator, so "ops:v2:django_mcp_explorer" names
+    no route: every page of that admin site listing the explorer (its index, and every page
+    with the nav sidebar) failed with a 500 at run time. The check says so at startup."""
+    from django_mcp.setup_checks import check_explorer_admin_sites
+
+    routed_admin_site("ops:v2")
+    try:
+        [message] = check_explorer_admin_sites(None)
+    finally:
+        clear_url_caches()
+    assert message.id == "django_mcp.E015"
+    assert "'ops:v2'" in message.msg
+    assert "':'" in message.hint
+
+
+@pytest.mark.parametrize("name", ["", "ops/v2", "ops v2", "opérations"])
+def test_e015_is_silent_for_names_reversing_reads_whole(
+    client: Client, mcp_site: MCPSite, name: str
+):
+    """An empty name, a slash, a space, non-ASCII: the instance namespace reverses as a
+    whole, and the admin index (which lists the explorer) is served."""
+    from django_mcp.setup_checks import check_explorer_admin_sites
+
+    routed_admin_site(name)
+    try:
+        assert check_explorer_admin_sites(None) == []
+        get_user_model().objects.create_superuser("admin", "a@example.com", "secret")
+        client.login(username="admin", password="secret")
+        assert client.get("/odd/").status_code == 200
+    finally:
+        clear_url_caches()
