@@ -190,9 +190,10 @@ def readable_request(scope: Scope, body: io.BytesIO) -> tuple[ASGIRequest, Excep
     """The request of ``scope``, and the refusal it earns when Django cannot read it.
 
     A query string that is not UTF-8 makes ``ASGIRequest`` raise ``UnicodeDecodeError``,
-    which Django's own handler answers with a 400; a ``Content-Type`` whose charset
-    ``codecs.lookup`` refuses (``charset*=''%00`` decodes to NUL) makes it raise
-    ``ValueError``, which Django's handler lets escape. Here the request is built again
+    which Django's own handler answers with a 400; a ``Content-Type`` with an RFC 2231
+    charset naming no codec (``charset*=bogus''x``) or one ``codecs.lookup`` refuses
+    (``charset*=''%00`` decodes to NUL) makes it raise ``ValueError``, which Django's
+    handler lets escape. Here the request is built again
     without either (an MCP POST reads neither), so that the 400 is answered in the
     protocol's shape and recorded like any refusal, rather than escaping unanswered.
     """

@@ -64,8 +64,9 @@ WSGIApp = Callable[[WSGIEnviron, StartResponse], Iterable[bytes]]
 
 def readable_request(environ: WSGIEnviron) -> tuple[WSGIRequest, Exception | None]:
     """The request of ``environ``, and the refusal it earns when Django cannot read it: a
-    ``Content-Type`` whose charset ``codecs.lookup`` refuses (``charset*=''%00`` decodes
-    to NUL) makes ``WSGIRequest`` raise ``ValueError``, which Django's handler lets escape
+    ``Content-Type`` with an RFC 2231 charset naming no codec (``charset*=bogus''x``) or
+    one ``codecs.lookup`` refuses (``charset*=''%00`` decodes to NUL) makes
+    ``WSGIRequest`` raise ``ValueError``, which Django's handler lets escape
     to the server (a 500 with a traceback, unrecorded). Here the request is built again
     without it, so that a 400 is answered in the protocol's shape and recorded."""
     try:
