@@ -317,3 +317,27 @@ def test_refs_render_the_definition_they_point_to(live_server: Any, explored_sit
     text, errors = call_from_the_explorer(live_server, "typed", fill)
     assert "c=False h='b' escaped=1.5 encoded='x' chained=3" in text, text
     assert errors == []
+
+
+def test_a_schema_keyword_named_proto_is_no_prototype(live_server: Any, explored_site: MCPSite):
+    """JSON Schema ignores a keyword it does not know, "__proto__" too: the server accepts
+    any value for these. Copying such a schema onto a {} (to follow a $ref or unwrap an
+    Optional) made the keyword the copy's prototype, so the form inherited its "type"."""
+    schema = {
+        "type": "object",
+        "$defs": {"Odd": {"__proto__": {"type": "integer"}}},
+        "properties": {
+            "referenced": {"$ref": "#/$defs/Odd"},
+            "optional": {"anyOf": [{"__proto__": {"type": "integer"}}, {"type": "null"}]},
+        },
+    }
+
+    @explored_site.tool(input_schema=schema)
+    def anything(referenced: Any = None, optional: Any = None) -> str:
+        """Arguments of any JSON type."""
+        return f"referenced={referenced!r}"
+
+    assert widgets_of(live_server, "anything") == {
+        "referenced": "textarea",
+        "optional": "textarea",
+    }

@@ -52,22 +52,23 @@
 
   /* Follow local $refs (a chain of them too: the entry's own $ref is kept for the next
      round, the referring schema's keywords win) and unwrap Optional (anyOf with null) to
-     the schema to render. */
+     the schema to render. Copies are record()s: on a {}, a keyword named "__proto__"
+     (which JSON Schema ignores) would become the copy's prototype, its "type" inherited. */
   function resolve(schema, root) {
     var seen = 0;
     while (schema && seen < 10) {
       seen += 1;
       if (typeof schema.$ref === "string" && schema.$ref.indexOf("#/$defs/") === 0) {
-        var siblings = Object.assign({}, schema);
+        var siblings = Object.assign(record(), schema);
         delete siblings.$ref;
-        schema = Object.assign({}, definitionAt(schema.$ref, root), siblings);
+        schema = Object.assign(record(), definitionAt(schema.$ref, root), siblings);
       } else if (schema.anyOf) {
         var others = schema.anyOf.filter(function (s) { return s.type !== "null"; });
         if (others.length !== 1) return schema;
         var nullable = others.length < schema.anyOf.length;
-        schema = Object.assign({}, others[0], { description: schema.description, default: schema.default, nullable: nullable });
+        schema = Object.assign(record(), others[0], { description: schema.description, default: schema.default, nullable: nullable });
       } else if (Array.isArray(schema.type) && schema.type.indexOf("null") >= 0 && schema.type.length === 2) {
-        schema = Object.assign({}, schema, { type: schema.type[0] === "null" ? schema.type[1] : schema.type[0], nullable: true });
+        schema = Object.assign(record(), schema, { type: schema.type[0] === "null" ? schema.type[1] : schema.type[0], nullable: true });
       } else {
         return schema;
       }
