@@ -185,9 +185,10 @@ class StdioServer:
     def receive(self, line: bytes) -> None:
         # Admission may query the database (the caller, permission checks) on this thread,
         # which lives as long as the process: recycle a broken or too old connection
-        # first, as Django does at each HTTP request's start.
-        close_old_connections()
+        # first, as Django does at each HTTP request's start (guarded: a database gone
+        # away fails this request, not the thread that reads stdin).
         try:
+            close_old_connections()
             user, user_gone = self.user.current()
             request = stdio_request(user)
             admission = self.server.admit(line, None, request=request)
@@ -365,8 +366,8 @@ class StdioServer:
             if not self._cancelled(call):
                 self.write(jsonrpc.notification(note["method"], note.get("params")), during=call)
 
-        close_old_connections()
         try:
+            close_old_connections()  # in the guard: a failure here is answered too
             reply = self.server.handle(
                 admitted, request=request or self.request, emit=emit, on_context=on_context
             )
