@@ -620,6 +620,16 @@ def test_a_tampered_cursor_is_invalid_params(client, mcp_site, tamper):
         assert_error(mcp_post(client, "tools/list", {"cursor": forged}), 200, -32602)
 
 
+def test_a_null_cursor_is_invalid_params(client, mcp_site):
+    """schema.json PaginatedRequestParams: ``cursor`` is a string, and
+    server/utilities/pagination.mdx: invalid cursors SHOULD result in -32602. A null was
+    taken as "no cursor" and answered the first page again: a client whose cursor
+    variable went null looped over page one for ever."""
+    _register(mcp_site, ["a", "b", "c"])
+    with override_mcp(PAGE_SIZE=1):
+        assert_error(mcp_post(client, "tools/list", {"cursor": None}), 200, -32602)
+
+
 def test_a_cursor_for_another_method_or_site_is_refused(client, mcp_site):
     """server/utilities/pagination.mdx: a cursor is only meaningful for the listing that
     issued it."""

@@ -155,10 +155,9 @@ class Inputs:
         responses = params.get("inputResponses", {})
         if "inputResponses" in params and not isinstance(responses, Mapping):
             raise InvalidParams("params.inputResponses must be an object")
-        state = params.get("requestState")
         earlier: Mapping[str, Any] = {}
-        if state is not None:
-            earlier = load_state(state, binding, max_age)
+        if "requestState" in params:  # a string (schema.json): null is refused, not absent
+            earlier = load_state(params["requestState"], binding, max_age)
         return cls(binding, meta, earlier, responses, earlier_taken=True)
 
     def answer(self, key: str, request: InputRequest) -> tuple[bool, Any]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.conf import mcp_settings
-from django_mcp.server.pagination import paginate
+from django_mcp.server.pagination import NO_CURSOR, paginate
 
 if TYPE_CHECKING:
     from django_mcp.server.context import Context
@@ -26,7 +26,7 @@ def listing(
     """The result of a list method: ``{key: [...definitions], ttlMs, cacheScope}``."""
     page, next_cursor = paginate(
         specs,
-        params.get("cursor"),
+        params.get("cursor", NO_CURSOR),  # a string (schema.json): null is an invalid one
         site_name=server.site.name,
         method=method,
         page_size=int(mcp_settings.PAGE_SIZE),

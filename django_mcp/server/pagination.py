@@ -52,6 +52,10 @@ def decode_cursor(
     return value[3]
 
 
+#: ``paginate``'s cursor when the request has none (a null cursor is an invalid one).
+NO_CURSOR: Any = object()
+
+
 def paginate(
     items: Sequence[T],
     cursor: Any,
@@ -65,7 +69,7 @@ def paginate(
     """One page of ``items`` and the cursor of the next page, if any."""
     offset = (
         0
-        if cursor is None
+        if cursor is NO_CURSOR
         else decode_cursor(cursor, site_name, method, principal=principal, max_age=max_age)
     )
     end = offset + page_size

@@ -252,12 +252,14 @@ def test_completion_still_works_for_a_good_request(client, site):
         {"requestState": 5},
         {"requestState": "forged"},
         {"requestState": ""},
+        {"requestState": None},
     ],
 )
 def test_malformed_retry_fields_are_invalid_params(client, site, extra):
     """basic/patterns/mrtr.mdx: requestState is attacker-controlled; a state that fails
     verification or malformed InputResponses get a JSON-RPC error (-32602, our choice of
-    code)."""
+    code). schema.json types requestState as a string: null is no state, not "absent"
+    (taken as absent, it silently restarted the rounds the client meant to continue)."""
     response = mcp_post(client, "tools/call", {"name": "one", "arguments": {}, **extra})
     assert_error(response, 200, -32602)
 
