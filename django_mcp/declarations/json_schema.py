@@ -4,6 +4,7 @@ Core 2026-07-28 lets ``Tool.inputSchema`` use any JSON Schema 2020-12 keyword as
 its root is ``type: "object"`` (server/tools.mdx). A declared schema is published
 unchanged (no keyword stripped, no ``$ref`` resolved) and every call is checked against
 it with ``jsonschema``'s 2020-12 validator, so what the model reads is what is enforced.
+Its references are resolved when it is declared, never fetched (:mod:`.schema_refs`).
 ``jsonschema`` is an optional dependency: ``pip install django-mcp[jsonschema]``.
 """
 
@@ -45,8 +46,12 @@ class InputSchema:
             validator_class.check_schema(schema)
         except SchemaError as exc:
             raise InvalidDeclaration(f"{owner}: input_schema is invalid: {exc.message}") from exc
+        from django_mcp.declarations.schema_refs import check_references, offline_registry
+
+        check_references(schema, owner)
         self.schema = dict(schema)
-        self.validator = validator_class(self.schema)
+        # Never the default registry, which fetches a remote $ref over the network.
+        self.validator = validator_class(self.schema, registry=offline_registry())
 
     def validate(self, tool: str, arguments: Mapping[str, Any]) -> None:
         """Raise :class:`ToolError` naming every violation (a tool execution error)."""
