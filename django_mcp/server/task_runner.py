@@ -198,8 +198,28 @@ def run(task_id: str) -> str:
             return announced(task_id, store.cancel(task_id), proto.CANCELLED)
         except Exception as exc:  # the worker's dispatch boundary, as in MCPServer.handle
             return settle(task_id, error=handled(exc, context))
+        except BaseException as exc:  # sys.exit() in the tool, Ctrl-C: the run is over
+            stopped(task_id, exc)
+            raise
     result.setdefault("resultType", "complete")
     return settle(task_id, result=result)
+
+
+#: The error of a run stopped by an exception that is not an ``Exception`` (``%s``: its
+#: type): ``SystemExit`` from ``sys.exit()`` in the tool, ``KeyboardInterrupt``.
+STOPPED = "The task's run was stopped before it finished (%s); start the call again"
+
+
+def stopped(task_id: str, exc: BaseException) -> None:
+    """Fail the task whose run ``exc`` stops, before ``exc`` goes on to the worker. The
+    worker records its job as failed and never runs it again, so without this the task
+    stayed ``working`` with a frozen heartbeat until a poll past ``TASK_WORKER_TIMEOUT``
+    blamed a dead worker (never, with no timeout). Best-effort: a failure here must not
+    replace ``exc``."""
+    try:
+        settle(task_id, error=InternalError(STOPPED % type(exc).__name__))
+    except Exception:
+        logger.exception("Task %s: could not record that its run was stopped", task_id)
 
 
 def handled(exc: Exception, context: TaskContext | None) -> MCPError:

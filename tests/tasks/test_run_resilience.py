@@ -13,11 +13,13 @@ from decimal import Decimal
 
 import pytest
 from django.db import OperationalError
+from django_tasks_db.models import DBTaskResult
 
 from django_mcp import Context
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.server import task_runner
 from django_mcp.tasks import store
+from django_mcp.tasks.models import MCPTask
 from tests.helpers import override_mcp
 from tests.tasks.support import get, run_worker, start
 
@@ -93,3 +95,25 @@ def test_an_error_json_cannot_encode_still_fails_the_task(client, mcp_site, data
     polled = get(client, task_id)
     assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
     assert "could not be stored" in polled["error"]["message"]
+
+
+@pytest.mark.parametrize("stop", [SystemExit(3), KeyboardInterrupt()], ids=repr)
+def test_a_tool_that_exits_fails_the_task_at_once(client, mcp_site, stop):
+    """A tool calling ``sys.exit()`` (or a worker stopped by Ctrl-C mid-run) raised past
+    the run's ``except Exception``: the database worker caught it and marked its job
+    failed, but the task stayed ``working``, its heartbeat frozen, until a poll past
+    ``TASK_WORKER_TIMEOUT`` blamed a dead worker (never, with no timeout). The worker does
+    not run the job again, so the task is ``failed`` now (tasks.md, "Task Execution
+    Errors": a JSON-RPC-level failure), and the exit still propagates to the worker."""
+
+    @mcp_site.tool(task="required")
+    def quitter(ctx: Context) -> str:
+        raise stop
+
+    task_id = start(client, "quitter")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
+    assert type(stop).__name__ in polled["error"]["message"]
+    job = DBTaskResult.objects.get(pk=MCPTask.objects.get(pk=task_id).job_id)
+    assert job.status == "FAILED"  # the worker still saw the exit
