@@ -192,7 +192,9 @@ def run(task_id: str) -> str:
             if changed is None:
                 return settle(task_id, error=InternalError(UNSTORABLE % "input requests"))
             return announced(task_id, changed, proto.INPUT_REQUIRED)
-        except RequestCancelled:  # if it had ended meanwhile, that outcome stays
+        except RequestCancelled as exc:  # if it had ended meanwhile, that outcome stays
+            if not store.should_stop(task_id):  # nobody stopped it: the tool's own failure
+                return settle(task_id, error=handled(exc, context))
             if store.expire(task_id):  # stopped because its TTL passed: failed, saying so
                 return announced(task_id, True, proto.FAILED)
             return announced(task_id, store.cancel(task_id), proto.CANCELLED)

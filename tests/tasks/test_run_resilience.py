@@ -8,6 +8,7 @@ ext-tasks ``specification/draft/tasks.md``: a request that completed with a resu
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from decimal import Decimal
 
@@ -16,6 +17,7 @@ from django.db import OperationalError
 from django_tasks_db.models import DBTaskResult
 
 from django_mcp import Context
+from django_mcp.exceptions import RequestCancelled
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.server import task_runner
 from django_mcp.tasks import store
@@ -117,3 +119,25 @@ def test_a_tool_that_exits_fails_the_task_at_once(client, mcp_site, stop):
     assert type(stop).__name__ in polled["error"]["message"]
     job = DBTaskResult.objects.get(pk=MCPTask.objects.get(pk=task_id).job_id)
     assert job.status == "FAILED"  # the worker still saw the exit
+
+
+def test_a_tool_that_raises_cancelled_unasked_fails_instead_of_cancelling(client, mcp_site):
+    """``cancelled`` is what ``tasks/cancel`` leads to (tasks.md, "Task Cancellation"): a
+    tool whose own code raised ``CancelledError`` (an inner task cancelled under it) or
+    ``RequestCancelled`` with no cancellation asked for was reported ``cancelled``, hiding
+    the failure from a client that never cancelled. It fails (-32603), as any unexpected
+    exception does; a real ``tasks/cancel`` still ends ``cancelled`` (test_worker.py)."""
+
+    @mcp_site.tool(task="required")
+    async def inner_cancelled(ctx: Context) -> str:
+        raise asyncio.CancelledError
+
+    @mcp_site.tool(task="required")
+    def says_cancelled(ctx: Context) -> str:
+        raise RequestCancelled
+
+    for tool in ("inner_cancelled", "says_cancelled"):
+        task_id = start(client, tool)["taskId"]
+        run_worker()
+        polled = get(client, task_id)
+        assert (polled["status"], polled["error"]["code"]) == ("failed", -32603), tool
