@@ -250,7 +250,9 @@ def need_input(task_id: str, requests: Mapping[str, Any]) -> bool:
 
 def set_message(task_id: str, message: str) -> bool:
     """Set the tool's status message; whether it changed (the same message again is no
-    change, so nothing is announced)."""
+    change, so nothing is announced). What no database keeps (NUL, an unpaired surrogate)
+    is dropped from it: refused by the write, it failed a task whose work was fine."""
+    message = _UNSTORABLE.sub("", message)
     changed = (
         MCPTask.objects.filter(pk=task_id, status__in=list(proto.ACTIVE))
         .exclude(status_message=message)

@@ -141,3 +141,22 @@ def test_a_tool_that_raises_cancelled_unasked_fails_instead_of_cancelling(client
         run_worker()
         polled = get(client, task_id)
         assert (polled["status"], polled["error"]["code"]) == ("failed", -32603), tool
+
+
+@pytest.mark.parametrize("text", ["half\x00way", "half\ud800way"], ids=["nul", "surrogate"])
+def test_a_progress_message_no_database_keeps_does_not_fail_the_task(client, mcp_site, text):
+    """A tool's progress message becomes the task's ``statusMessage`` (free text for the
+    user, tasks.md "Task Status"): one holding NUL (which PostgreSQL's text refuses) or an
+    unpaired surrogate (which no database encodes) raised from ``report_progress`` into
+    the tool, failing a task whose work was fine. It is kept without them."""
+
+    @mcp_site.tool(task="required")
+    def chatty(ctx: Context) -> str:
+        ctx.report_progress(1, 2, text)
+        return "done"
+
+    task_id = start(client, "chatty")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert polled["status"] == "completed", polled
+    assert polled["statusMessage"] == "halfway"
