@@ -135,6 +135,20 @@ def test_an_answer_of_the_wrong_shape_is_refused_and_the_task_waits(client, answ
     assert set(get(client, task_id)["inputRequests"]) == {"first", "second"}
 
 
+@pytest.mark.parametrize("responses", ["omitted", None, [], "yes"])
+def test_an_update_without_an_inputresponses_object_is_32602(client, responses):
+    """ext-tasks ``schema/draft/schema.ts``: ``UpdateTaskRequest.params.inputResponses`` is
+    required. A ``tasks/update`` without it was acknowledged as if it had answered nothing;
+    it is -32602 like one whose ``inputResponses`` is no object, and the task waits."""
+    task_id = start(client, "multi_input")["taskId"]
+    run_worker()
+    params = {} if responses == "omitted" else {"inputResponses": responses}
+    response = tasks_call(client, "tasks/update", task_id, **params)
+    error = assert_error(response, 200, -32602)
+    assert "inputResponses" in error["message"]
+    assert get(client, task_id)["status"] == "input_required"
+
+
 def test_an_unpaired_surrogate_in_the_meta_of_a_task_is_refused_naming_it(client):
     """Admission leaves ``_meta`` to its own rules, but a task keeps its ``_meta`` in a JSON
     column, and PostgreSQL's ``jsonb`` refuses an unpaired surrogate (-32603 before)."""

@@ -39,9 +39,9 @@ def update_task(server: MCPServer, params: dict[str, Any], context: Context) -> 
     gone from the very next ``tasks/get``; the last answer resumes the task."""
     proto.require(context.meta)
     task = tasking.lookup(params.get("taskId"), context)
-    responses = params.get("inputResponses", {})
-    if not isinstance(responses, Mapping):
-        raise InvalidParams("params.inputResponses must be an object")
+    responses = params.get("inputResponses")
+    if not isinstance(responses, Mapping):  # required (ext-tasks UpdateTaskRequest)
+        raise InvalidParams("params.inputResponses is required and must be an object")
     answered: list[str] = []
 
     def check(key: str, asked: Any, response: Any) -> None:
