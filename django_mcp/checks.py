@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
@@ -69,6 +69,11 @@ def check_settings(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: The longest ``TASK_TTL_MS``: 100 years. A longer one (10**15 ms is 31,700 years) put
+#: every new task's expiry past year 9999, so each task creation was -32603; use None.
+MAX_TASK_TTL_MS: Final = 100 * 365 * 86_400_000
 
 
 def _is_number(value: Any) -> bool:
@@ -151,8 +156,12 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a positive number of seconds.",
     ),
     "TASK_TTL_MS": (
-        lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v > 0),
-        "Use None (never expires) or a positive number of milliseconds.",
+        lambda v: (
+            v is None
+            or (isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_TASK_TTL_MS)
+        ),
+        "Use None (never expires) or a positive number of milliseconds, at most 100 years "
+        f"({MAX_TASK_TTL_MS:_}): a task's expiry must be a date Python and the database hold.",
     ),
     "TASK_POLL_INTERVAL_MS": (
         lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,

@@ -118,7 +118,7 @@ SETTING_MEANINGS: dict[str, str] = {
     "TASK_BACKEND": "Alias in Django's `TASKS` setting of the backend that runs MCP tasks "
     "(see the tasks guide).",
     "TASK_TTL_MS": "`ttlMs` of new tasks: milliseconds from creation until a task expires and "
-    "`mcp_purge_tasks` may delete it; `None`: never expires.",
+    "`mcp_purge_tasks` may delete it; `None`: never expires. At most 100 years.",
     "TASK_POLL_INTERVAL_MS": "`pollIntervalMs` suggested to clients polling an active task.",
     "TASK_POLICY": "Dotted path of `policy(spec, arguments, context) -> bool`: whether a "
     '`task="optional"` tool becomes a task for a client that declared the extension.',

@@ -16,6 +16,8 @@ from django_mcp.checks import (
     check_settings,
 )
 from django_mcp.middleware import MCPMiddleware
+from tests.helpers import call_tool, override_mcp
+from tests.tasks.support import declaring
 
 
 def ids(messages: list[checks.CheckMessage]) -> list[str]:
@@ -153,6 +155,19 @@ def test_e004_for_an_invalid_value(key, value):
 )
 def test_valid_values_pass(key, value):
     assert settings_errors({key: value}) == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("ttl", [10**15, 2**63])
+def test_e004_for_a_task_ttl_no_expiry_date_can_hold(ttl, client):
+    """A ``TASK_TTL_MS`` past what a date holds (10**15 ms is 31,700 years: year 9999 is
+    passed) passed the check, and then every task creation was -32603 (an
+    ``OverflowError`` computing the expiry). The check refuses it; 100 years passes."""
+    assert ids(settings_errors({"TASK_TTL_MS": ttl})) == ["django_mcp.E004"]
+    assert settings_errors({"TASK_TTL_MS": 100 * 365 * 86_400_000}) == []
+    with override_mcp(TASK_TTL_MS=ttl):
+        response = call_tool(client, "slow_compute", {"seconds": 1}, meta=declaring())
+    assert response.json()["error"]["code"] == -32603  # what the check now prevents
 
 
 def test_several_invalid_values_give_one_error_each():
