@@ -74,6 +74,11 @@ def _is_int(value: Any) -> bool:
 #: The longest ``TASK_TTL_MS``: 100 years. A longer one (10**15 ms is 31,700 years) put
 #: every new task's expiry past year 9999, so each task creation was -32603; use None.
 MAX_TASK_TTL_MS: Final = 100 * 365 * 86_400_000
+#: The longest ``TASK_HEARTBEAT_SECONDS`` and ``TASK_WORKER_TIMEOUT``, 100 years, for the
+#: same reason: a timeout of 1e11 s made every poll of a running task -32603 ("now minus
+#: the timeout" is before year 1), and a heartbeat past ``threading.TIMEOUT_MAX`` killed
+#: the heartbeat thread.
+MAX_TASK_SECONDS: Final = 100 * 365 * 86_400
 
 
 def _is_number(value: Any) -> bool:
@@ -168,12 +173,13 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a positive number of milliseconds.",
     ),
     "TASK_HEARTBEAT_SECONDS": (
-        lambda v: _is_number(v) and v > 0,
-        "Use a positive number of seconds.",
+        lambda v: _is_number(v) and 0 < v <= MAX_TASK_SECONDS,
+        f"Use a positive number of seconds, at most 100 years ({MAX_TASK_SECONDS:_}).",
     ),
     "TASK_WORKER_TIMEOUT": (
-        lambda v: v is None or (_is_number(v) and v > 0),
-        "Use None (never) or a positive number of seconds.",
+        lambda v: v is None or (_is_number(v) and 0 < v <= MAX_TASK_SECONDS),
+        "Use None (never) or a positive number of seconds, at most 100 years "
+        f"({MAX_TASK_SECONDS:_}).",
     ),
     "LISTEN_KEEPALIVE_SECONDS": (
         lambda v: _is_number(v) and v > 0,

@@ -16,8 +16,9 @@ from django_mcp.checks import (
     check_settings,
 )
 from django_mcp.middleware import MCPMiddleware
+from django_mcp.tasks import store
 from tests.helpers import call_tool, override_mcp
-from tests.tasks.support import declaring
+from tests.tasks.support import declaring, start, tasks_call
 
 
 def ids(messages: list[checks.CheckMessage]) -> list[str]:
@@ -192,6 +193,26 @@ def test_e004_for_a_worker_timeout_a_heartbeat_cannot_keep_up_with(value, errors
     if errors:
         assert "'TASK_WORKER_TIMEOUT'" in messages[0].msg
         assert "twice TASK_HEARTBEAT_SECONDS" in (messages[0].hint or "")
+
+
+@pytest.mark.django_db
+def test_e004_for_task_seconds_no_date_or_wait_can_hold(client):
+    """A ``TASK_WORKER_TIMEOUT`` of 1e11 s passed the check, and then every ``tasks/get``
+    of a running task was -32603 (an ``OverflowError`` computing "now minus the timeout");
+    a ``TASK_HEARTBEAT_SECONDS`` past ``threading.TIMEOUT_MAX`` killed the heartbeat
+    thread at its first wait. Both are refused past 100 years."""
+    for value in (
+        {"TASK_WORKER_TIMEOUT": 1e11},
+        {"TASK_HEARTBEAT_SECONDS": 1e10, "TASK_WORKER_TIMEOUT": None},
+    ):
+        assert ids(settings_errors(value)) == ["django_mcp.E004"], value
+    century = 100 * 365 * 86_400
+    assert settings_errors({"TASK_WORKER_TIMEOUT": century}) == []
+    task_id = start(client, "slow_compute", {"seconds": 60})["taskId"]
+    assert store.pick_up(task_id)
+    with override_mcp(TASK_WORKER_TIMEOUT=1e11):
+        response = tasks_call(client, "tasks/get", task_id)
+    assert response.json()["error"]["code"] == -32603  # what the check now prevents
 
 
 def test_e004_for_an_empty_supported_revisions_list():
