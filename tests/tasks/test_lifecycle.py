@@ -164,10 +164,27 @@ def test_cancel_is_acknowledged_and_terminal_and_idempotent(client):
     assert again["resultType"] == "complete"
 
 
+@pytest.mark.parametrize("tool", ["failing_job", "protocol_error_job"])
+def test_cancelling_a_completed_or_failed_task_is_the_same_ack(client, tool):
+    """tasks.md, "Task Cancellation" is silent on a terminal task; the conformance check
+    ``tasks-cancel-terminal-idempotent-ack`` wants the empty ack, and the task keeps its
+    outcome (terminal states never change)."""
+    created = start(client, tool)
+    run_worker()
+    before = get(client, created["taskId"])
+    assert before["status"] in ("completed", "failed")
+    ack = result_of(tasks_call(client, "tasks/cancel", created["taskId"]))
+    assert ack["resultType"] == "complete"
+    assert get(client, created["taskId"]) == before
+
+
 def test_unknown_ids_are_32602(client):
-    """tasks.md, "Protocol Errors": an unknown id MUST get -32602."""
-    for method in ("tasks/get", "tasks/cancel"):
-        response = tasks_call(client, method, "tasks-conformance-nonexistent-12345")
+    """tasks.md, "Protocol Errors": an unknown id MUST get -32602 from ``tasks/get`` (and
+    SHOULD from ``tasks/update`` and ``tasks/cancel``)."""
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        response = tasks_call(
+            client, method, "tasks-conformance-nonexistent-12345", inputResponses={}
+        )
         assert response.json()["error"]["code"] == -32602
 
 
