@@ -84,12 +84,17 @@ class StoppableInput(io.RawIOBase):
         super().__init__()
         self._fd = fd
         self._stopped = False
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_w, False)
-        self._poll = select.poll() if hasattr(select, "poll") else None
-        if self._poll is not None:
+        # The wake-up pipe only where poll() can wait on it: os.set_blocking on a pipe is
+        # POSIX-only before Python 3.12, so Windows on 3.11 must never reach it.
+        self._poll: select.poll | None = None
+        self._wake: tuple[int, int] | None = None
+        if hasattr(select, "poll"):
+            wake_r, wake_w = os.pipe()
+            os.set_blocking(wake_w, False)
+            self._wake = (wake_r, wake_w)
+            self._poll = select.poll()
             self._poll.register(fd, select.POLLIN)
-            self._poll.register(self._wake_r, select.POLLIN)
+            self._poll.register(wake_r, select.POLLIN)
 
     def readable(self) -> bool:
         return True
@@ -97,8 +102,9 @@ class StoppableInput(io.RawIOBase):
     def stop(self) -> None:
         """Read no more: safe in a signal handler (no lock is taken)."""
         self._stopped = True
-        with contextlib.suppress(OSError):  # the pipe is full: a read is woken already
-            os.write(self._wake_w, b"\0")
+        if self._wake is not None:
+            with contextlib.suppress(OSError):  # the pipe is full: a read is woken already
+                os.write(self._wake[1], b"\0")
 
     def readinto(self, buffer: WriteableBuffer) -> int:
         """Wait until the descriptor has data (or ends), or :meth:`stop` is called."""
@@ -114,7 +120,7 @@ class StoppableInput(io.RawIOBase):
     def close(self) -> None:
         """Close the descriptor and the wake-up pipe."""
         if not self.closed:
-            for fd in (self._fd, self._wake_r, self._wake_w):
+            for fd in (self._fd, *(self._wake or ())):
                 with contextlib.suppress(OSError):
                     os.close(fd)
         super().close()

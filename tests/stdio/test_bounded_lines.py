@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import os
+import select
 import threading
+
+import pytest
 
 from django_mcp.stdio.lines import OversizedLine, StoppableInput, bounded_lines
 
@@ -87,3 +90,21 @@ def test_a_stopped_input_reads_as_ended_even_while_a_read_waits() -> None:
     finally:
         stream.close()
         os.close(write_end)
+
+
+def test_without_poll_the_input_reads_straight_from_the_descriptor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Windows on Python 3.11 has neither ``select.poll`` nor ``os.set_blocking`` for a
+    pipe (POSIX-only before 3.12): ``mcp_stdio`` must still start and read its input there,
+    with no wake-up pipe (Windows has no SIGTERM to wake a read for)."""
+    monkeypatch.delattr(select, "poll")
+    monkeypatch.delattr(os, "set_blocking")
+    read_end, write_end = os.pipe()
+    stream = io.BufferedReader(StoppableInput(read_end))
+    try:
+        os.write(write_end, b"first\n")
+        os.close(write_end)
+        assert list(bounded_lines(stream, 100)) == [b"first\n"]
+    finally:
+        stream.close()
