@@ -8,7 +8,8 @@ not declare the extension never receives a ``CreateTaskResult``.
 
 The task row is committed before the ``CreateTaskResult`` is returned, so a ``tasks/get``
 for the id succeeds from the first poll ("Task Creation"). With the database backend the
-job is enqueued in the same transaction as the row; with any other backend, after commit.
+job is enqueued in the same transaction as the row; with any other backend, after commit,
+and a job that backend refuses fails the committed task at once (:func:`enqueue`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
@@ -26,6 +28,7 @@ from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import ToolError
 from django_mcp.listen.fanout import publish_task
 from django_mcp.protocol import tasks as proto
+from django_mcp.protocol.errors import INTERNAL_ERROR
 from django_mcp.tasks import engine, store
 from django_mcp.tasks.models import MCPTask
 
@@ -132,14 +135,32 @@ def enqueue(task_id: str) -> None:
 
     alias = mcp_settings.TASK_BACKEND
 
-    def send() -> None:
-        job = run_mcp_task.using(backend=alias).enqueue(task_id)
+    def send(committed: bool) -> None:
+        try:
+            job = run_mcp_task.using(backend=alias).enqueue(task_id)
+        except Exception:
+            if committed:  # the row is there for good: not left "waiting for a worker"
+                fail_unqueued(task_id)
+            raise  # the request that queued it still answers -32603
+        # Only a refused enqueue fails the task: once the job is queued, it runs it.
         MCPTask.objects.filter(pk=task_id).update(job_id=str(job.id))
 
     if engine.is_database_backend(alias):
-        send()
+        # In the transaction: a refusal rolls the row (or the answers) back with it.
+        send(committed=False)
     else:
-        transaction.on_commit(send)
+        transaction.on_commit(partial(send, committed=True))
+
+
+def fail_unqueued(task_id: str) -> None:
+    """Fail the task whose job the backend refused (:data:`~django_mcp.tasks.store.NOT_QUEUED`,
+    -32603) and announce it. Best-effort: a failure here is logged, so the backend's own
+    exception is the one the request reports."""
+    try:
+        if store.fail(task_id, {"code": INTERNAL_ERROR, "message": store.NOT_QUEUED}):
+            announce(task_id)
+    except Exception:
+        logger.exception("Task %s: its job was not queued, and it could not be failed", task_id)
 
 
 def announce(task_id: str) -> None:

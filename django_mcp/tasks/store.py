@@ -33,6 +33,9 @@ WORKER_LOST = (
 WAITING_FOR_WORKER = "Waiting for a worker to pick this task up"
 #: The error of a task whose TTL passed before its run finished (:func:`expire`).
 EXPIRED = "The task's TTL passed before it finished; start the call again"
+#: The error of a task whose job the task backend refused (its ``enqueue`` raised): no
+#: worker would ever pick it up, so it is failed at once rather than left "waiting".
+NOT_QUEUED = "The task could not be queued for a worker; start the call again"
 
 
 def iso(moment: datetime) -> str:
