@@ -78,7 +78,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "limit); larger ones are a tool execution error before the tool runs.",
     "TOOL_TIMEOUT": "Seconds a tool call may run (None: no limit). An async tool is cancelled "
     "at the limit; a sync tool is told to stop at its next cancellation check and its late "
-    "result is discarded. Either way the client gets a tool execution error.",
+    "result is discarded. Either way the client gets a tool execution error. Not applied to "
+    "a tool running as a task (the tasks guide says what bounds a run).",
     "PAGE_SIZE": "Items per page of `tools/list`, `resources/list`, "
     "`resources/templates/list` and `prompts/list`.",
     "DISCOVER_TTL_MS": "`ttlMs` of `server/discover` results: how long clients may cache them.",
@@ -124,7 +125,8 @@ SETTING_MEANINGS: dict[str, str] = {
     '`task="optional"` tool becomes a task for a client that declared the extension.',
     "TASK_HEARTBEAT_SECONDS": "Seconds between a worker's heartbeats while it runs a task.",
     "TASK_WORKER_TIMEOUT": "Seconds without a heartbeat after which a running task is failed "
-    "(its worker died); `None`: never. At least twice `TASK_HEARTBEAT_SECONDS` (check `E004`).",
+    "(its worker died); `None`: never. At least twice `TASK_HEARTBEAT_SECONDS` (check `E004`). "
+    "Not a time limit: a live worker beats however long its tool runs.",
     "EXCEPTION_HANDLER": "Dotted path of `handler(exc, context) -> MCPError` for exceptions "
     "from your code; the default masks details as -32603 unless `DEBUG`.",
     "REQUEST_LOG": '`"all"`, `"errors"` or `"off"`: which MCP requests are recorded in the '
