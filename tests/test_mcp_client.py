@@ -21,6 +21,7 @@ from django_mcp import Context, MCPHeader, ToolError, notify_tools_changed
 from django_mcp.auth.models import AccessToken
 from django_mcp.listen import limits
 from django_mcp.protocol import errors
+from django_mcp.server import listing
 from django_mcp.test import (
     AsyncMCPClient,
     InputRequiredError,
@@ -98,6 +99,35 @@ def test_list_tools_follows_every_cursor(mcp, mcp_site, mcp_log):
 
     assert names == ["a", "b", "c", "d", "e"]
     assert len(mcp_log.exchanges) == 3
+
+
+def test_an_empty_next_cursor_is_followed(mcp, mcp_site, mcp_log, monkeypatch):
+    """server/utilities/pagination.mdx: a client treats a *missing* ``nextCursor`` as the
+    end of results, and a cursor is an opaque string (schema.json ``Cursor``, no minimum
+    length; ``nextCursor``: "If present, there may be more results"). A server whose
+    cursor is "" has more to give: the client used to stop there, on a falsy cursor."""
+    real = listing.paginate
+    issued: dict[str, str] = {}
+    received: list[Any] = []
+
+    def paginate(specs: Any, cursor: Any, **kwargs: Any) -> Any:
+        """The real pages, with the first cursor handed out as "" (and read back)."""
+        received.append(cursor)
+        page, next_cursor = real(specs, issued["first"] if cursor == "" else cursor, **kwargs)
+        if next_cursor is not None and not issued:
+            issued["first"], next_cursor = next_cursor, ""
+        return page, next_cursor
+
+    monkeypatch.setattr(listing, "paginate", paginate)
+    for name in ["e", "d", "c", "b", "a"]:
+        mcp_site.tool(name=name)(lambda: "x")
+
+    with override_mcp(PAGE_SIZE=2):
+        names = [tool["name"] for tool in mcp.list_tools()]
+
+    assert names == ["a", "b", "c", "d", "e"]
+    assert len(mcp_log.exchanges) == 3
+    assert received[1] == ""  # sent back as it came
 
 
 def test_x_mcp_header_arguments_are_mirrored_in_mcp_param_headers(mcp, mcp_site, mcp_log):

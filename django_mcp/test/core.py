@@ -190,14 +190,17 @@ class ClientCore:
         )
 
     def list_all(self, method: str, key: str) -> Operation[list[dict[str, Any]]]:
-        """Every item of a paginated list, following ``nextCursor``."""
+        """Every item of a paginated list, following ``nextCursor`` until a page has none
+        (server/utilities/pagination.mdx: a *missing* ``nextCursor`` is the end). A cursor
+        is an opaque string, so ``""`` is followed like any other; ``null``, which no
+        schema allows, ends the list too."""
         items: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         for _ in range(MAX_PAGES):
             result, _notes = yield from self.reply(method, params)
             items.extend(result.get(key) or [])
             cursor = result.get("nextCursor")
-            if not cursor:
+            if cursor is None:
                 if method == "tools/list":
                     self._tool_headers = {t["name"]: wire.header_params(t) for t in items}
                 return items
