@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final, TypeVar
 from django.apps import apps
 from django.core.exceptions import SynchronousOnlyOperation
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 from django.utils.cache import patch_vary_headers
 
 from django_mcp.protocol.revisions import CURRENT_REVISION
@@ -96,7 +96,9 @@ def explorer_link(request: HttpRequest, site: MCPSite) -> str | None:
     for name in names:
         try:
             path = reverse(f"{name}:django_mcp_explorer", args=[site.name])
-            match = resolve(path)
+            # reverse() prefixes the script prefix (SCRIPT_NAME); resolve() takes the path
+            # below it.
+            match = resolve(path[len(get_script_prefix()) - 1 :])
         except (NoReverseMatch, Resolver404):
             continue
         admin_site = getattr(match.func, "mcp_admin_site", None)

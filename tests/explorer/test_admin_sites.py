@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.contrib.admin import AdminSite
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.urls import clear_url_caches, path
+from django.urls import clear_url_caches, path, set_script_prefix
 
 from django_mcp.explorer.admin import install
 from django_mcp.sites import MCPSite
@@ -134,3 +134,20 @@ def test_e015_is_silent_for_names_reversing_reads_whole(
         assert client.get("/odd/").status_code == 200
     finally:
         clear_url_caches()
+
+
+def test_the_link_survives_a_script_prefix(client: Client, ops_site: AdminSite):
+    """Django served below a prefix (SCRIPT_NAME, or FORCE_SCRIPT_NAME, which Django's
+    handlers set as the script prefix; the test client does not): the link carries the
+    prefix, as reverse() gives it, and the route is still found (resolve() takes the path
+    below the prefix)."""
+    clerk(client)
+    set_script_prefix("/app/")
+    try:
+        page = client.get("/mcp", **HTML)
+    finally:
+        set_script_prefix("/")
+    assert page.status_code == 200
+    assert 'id="mcp-explorer-link" href="/app/admin/django_mcp/explorer/test/"' in (
+        page.content.decode()
+    )
