@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -173,8 +174,9 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a positive number of milliseconds.",
     ),
     "TASK_HEARTBEAT_SECONDS": (
-        lambda v: _is_number(v) and 0 < v <= MAX_TASK_SECONDS,
-        f"Use a positive number of seconds, at most 100 years ({MAX_TASK_SECONDS:_}).",
+        lambda v: _is_number(v) and 0 < v <= min(MAX_TASK_SECONDS, threading.TIMEOUT_MAX),
+        "Use a positive number of seconds, at most 100 years and at most the longest wait "
+        "this platform's threads take (threading.TIMEOUT_MAX: about 49 days on Windows).",
     ),
     "TASK_WORKER_TIMEOUT": (
         lambda v: v is None or (_is_number(v) and 0 < v <= MAX_TASK_SECONDS),

@@ -123,10 +123,11 @@ SETTING_MEANINGS: dict[str, str] = {
     "TASK_POLL_INTERVAL_MS": "`pollIntervalMs` suggested to clients polling an active task.",
     "TASK_POLICY": "Dotted path of `policy(spec, arguments, context) -> bool`: whether a "
     '`task="optional"` tool becomes a task for a client that declared the extension.',
-    "TASK_HEARTBEAT_SECONDS": "Seconds between a worker's heartbeats while it runs a task.",
+    "TASK_HEARTBEAT_SECONDS": "Seconds between a worker's heartbeats while it runs a task. "
+    "At most 100 years, and at most `threading.TIMEOUT_MAX` (about 49 days on Windows).",
     "TASK_WORKER_TIMEOUT": "Seconds without a heartbeat after which a running task is failed "
     "(its worker died); `None`: never. At least twice `TASK_HEARTBEAT_SECONDS` (check `E004`). "
-    "Not a time limit: a live worker beats however long its tool runs.",
+    "At most 100 years. Not a time limit: a live worker beats however long its tool runs.",
     "EXCEPTION_HANDLER": "Dotted path of `handler(exc, context) -> MCPError` for exceptions "
     "from your code; the default masks details as -32603 unless `DEBUG`.",
     "REQUEST_LOG": '`"all"`, `"errors"` or `"off"`: which MCP requests are recorded in the '

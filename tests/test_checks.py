@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.core import checks
@@ -208,6 +210,12 @@ def test_e004_for_task_seconds_no_date_or_wait_can_hold(client):
         assert ids(settings_errors(value)) == ["django_mcp.E004"], value
     century = 100 * 365 * 86_400
     assert settings_errors({"TASK_WORKER_TIMEOUT": century}) == []
+    # Windows' thread waits end at about 49.7 days (threading.TIMEOUT_MAX): the heartbeat's
+    # bound is the lower of the two there.
+    with mock.patch.object(threading, "TIMEOUT_MAX", 4_294_967.0):
+        days_50 = {"TASK_HEARTBEAT_SECONDS": 50 * 86_400, "TASK_WORKER_TIMEOUT": None}
+        assert ids(settings_errors(days_50)) == ["django_mcp.E004"]
+    assert settings_errors(days_50) == []
     task_id = start(client, "slow_compute", {"seconds": 60})["taskId"]
     assert store.pick_up(task_id)
     with override_mcp(TASK_WORKER_TIMEOUT=1e11):
