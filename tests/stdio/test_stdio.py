@@ -146,33 +146,23 @@ def test_a_child_process_cannot_write_to_the_protocol_stream(start):
     assert "noise from a child process" in stderr
 
 
-def test_a_tool_that_calls_sys_exit_is_answered_and_the_process_serves_on(start):
+@pytest.mark.parametrize("tool", ["exits", "checked_by_exit"])
+def test_sys_exit_in_a_tool_or_its_permission_check_is_answered_and_the_process_serves_on(
+    start, tool
+):
     """basic/index.mdx: every request gets a response, with the request's id; over stdio
-    nothing else (no connection to drop) tells the client its request ended. A tool that
-    calls ``sys.exit()`` (a wrapped command-line ``main``, say) raises ``SystemExit``, no
-    ``Exception``: the worker thread swallowed it and wrote nothing, not even to stderr,
-    and the client waited for ever. It is now logged and answered -32603, as any handler
-    that raises is, and the next request is served."""
+    nothing else (no connection to drop) tells the client its request ended.
+
+    ``exits``: a tool that calls ``sys.exit()`` (a wrapped command-line ``main``, say)
+    raises ``SystemExit``, no ``Exception``: the worker thread swallowed it and wrote
+    nothing, not even to stderr, and the client waited for ever.
+    ``checked_by_exit``: a custom permission check runs as the line is admitted, on the
+    thread that reads stdin, where only ``Exception`` was caught: one that calls
+    ``sys.exit()`` ended the whole process (the request unanswered, every later one
+    unread). Both are now logged and answered -32603, as any handler that raises is, and
+    the next request is served."""
     process = start()
-    process.send(request(1, "tools/call", {"name": "exits", "arguments": {}}))
-    process.send(request(2, "server/discover"))
-    lines, stderr = process.finish()
-
-    by_id = {line["id"]: line for line in lines}
-    assert sorted(by_id) == [1, 2]
-    assert by_id[1]["error"]["code"] == -32603
-    assert "result" in by_id[2]
-    assert "SystemExit" in stderr
-
-
-def test_a_permission_check_that_calls_sys_exit_is_answered_and_the_process_serves_on(start):
-    """basic/index.mdx: every request gets a response, with the request's id. A custom
-    permission check runs as the line is admitted, on the thread that reads stdin, where
-    only ``Exception`` was caught: one that calls ``sys.exit()`` ended the whole process
-    (the request unanswered, every later one unread). It is now logged and answered
-    -32603, as a tool that calls ``sys.exit()`` is, and the next request is served."""
-    process = start()
-    process.send(request(1, "tools/call", {"name": "checked_by_exit", "arguments": {}}))
+    process.send(request(1, "tools/call", {"name": tool, "arguments": {}}))
     process.send(request(2, "server/discover"))
     lines, stderr = process.finish()
 

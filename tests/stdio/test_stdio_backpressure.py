@@ -18,6 +18,18 @@ HELD = RUNNING + WAITING + 1
 FILLER = 16
 
 
+def send_more_than_fit(process: Any) -> None:
+    """Wait until the process answers, then send HELD requests that each run for 3 s: 8
+    run, 2 wait in the queue, and the last is read and held until there is room."""
+    lines = process.lines()
+    process.send(request(0, "server/discover"))
+    assert next(lines)["id"] == 0  # the process is up and reading
+    for request_id in range(1, HELD + 1):
+        process.send(
+            request(request_id, "tools/call", {"name": "pause", "arguments": {"seconds": 3}})
+        )
+
+
 def test_a_client_that_writes_faster_than_it_is_served_is_held_back_not_dropped(
     start: Any,
 ) -> None:
@@ -29,13 +41,7 @@ def test_a_client_that_writes_faster_than_it_is_served_is_held_back_not_dropped(
     back, as a pipe's writer is), and once the requests end everything written is read and
     every request is answered: none is dropped."""
     process = start()
-    lines = process.lines()
-    process.send(request(0, "server/discover"))
-    assert next(lines)["id"] == 0  # the process is up and reading
-    for request_id in range(1, HELD + 1):
-        process.send(
-            request(request_id, "tools/call", {"name": "pause", "arguments": {"seconds": 3}})
-        )
+    send_more_than_fit(process)
     pad = {"jsonrpc": "2.0", "method": "notifications/unknown", "params": {"pad": "x" * 65536}}
 
     def write_more() -> None:
@@ -65,13 +71,7 @@ def test_sigterm_while_a_request_waits_for_room_answers_it(start: Any) -> None:
     the client waited for it for ever. It is now queued once there is room and answered
     like the others; nothing after it is read."""
     process = start()
-    lines = process.lines()
-    process.send(request(0, "server/discover"))
-    assert next(lines)["id"] == 0  # the process is up and reading
-    for request_id in range(1, HELD + 1):
-        process.send(
-            request(request_id, "tools/call", {"name": "pause", "arguments": {"seconds": 3}})
-        )
+    send_more_than_fit(process)
     time.sleep(1.5)  # every line is read: the last request waits for room
     process.popen.send_signal(signal.SIGTERM)
     rest, _ = process.finish()
