@@ -146,6 +146,33 @@ def mcp_environ(message: Mapping[str, Any], stream: Any, length: int) -> dict[st
     return environ
 
 
+def mcp_asgi_scope(
+    message: Mapping[str, Any],
+    length: int,
+    content_type: str = "application/json",
+    query_string: bytes = b"",
+) -> dict[str, Any]:
+    """An ASGI HTTP scope for POSTing ``message`` to ``/mcp`` with its MCP headers
+    (``length`` bytes of body declared): :func:`mcp_environ`'s twin for tests that drive
+    an ASGI application without a client."""
+    headers = [(b"host", b"testserver"), (b"content-type", content_type.encode("latin-1"))]
+    headers += [(k.lower().encode(), v.encode()) for k, v in mcp_headers(message).items()]
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": query_string,
+        "headers": [*headers, (b"content-length", str(length).encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+
+
 def _is_plain(value: str) -> bool:
     return (
         value == value.strip(" \t")

@@ -89,8 +89,8 @@ def test_arguments_named_like_options_go_in_a_dict(mcp, mcp_site):
     assert mcp.call_tool("echo", {"answer": "42"}).text == "42"
 
 
-def test_list_tools_follows_every_cursor(mcp, mcp_site, mcp_log):
-    """server/utilities/pagination.mdx: the client follows nextCursor to the end."""
+def assert_five_tools_listed_in_three_pages(mcp: Any, mcp_site: Any, mcp_log: Any) -> None:
+    """Declare five tools, list them two to a page: the client follows every cursor."""
     for name in ["e", "d", "c", "b", "a"]:
         mcp_site.tool(name=name)(lambda: "x")
 
@@ -99,6 +99,11 @@ def test_list_tools_follows_every_cursor(mcp, mcp_site, mcp_log):
 
     assert names == ["a", "b", "c", "d", "e"]
     assert len(mcp_log.exchanges) == 3
+
+
+def test_list_tools_follows_every_cursor(mcp, mcp_site, mcp_log):
+    """server/utilities/pagination.mdx: the client follows nextCursor to the end."""
+    assert_five_tools_listed_in_three_pages(mcp, mcp_site, mcp_log)
 
 
 def test_an_empty_next_cursor_is_followed(mcp, mcp_site, mcp_log, monkeypatch):
@@ -119,14 +124,7 @@ def test_an_empty_next_cursor_is_followed(mcp, mcp_site, mcp_log, monkeypatch):
         return page, next_cursor
 
     monkeypatch.setattr(listing, "paginate", paginate)
-    for name in ["e", "d", "c", "b", "a"]:
-        mcp_site.tool(name=name)(lambda: "x")
-
-    with override_mcp(PAGE_SIZE=2):
-        names = [tool["name"] for tool in mcp.list_tools()]
-
-    assert names == ["a", "b", "c", "d", "e"]
-    assert len(mcp_log.exchanges) == 3
+    assert_five_tools_listed_in_three_pages(mcp, mcp_site, mcp_log)
     assert received[1] == ""  # sent back as it came
 
 

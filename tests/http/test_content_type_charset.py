@@ -39,7 +39,7 @@ from django_mcp.http.native import NativeMCP
 from django_mcp.http.native_wsgi import NativeMCPWSGI
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
-from tests.helpers import mcp_body, mcp_headers
+from tests.helpers import mcp_asgi_scope, mcp_body, mcp_headers
 
 #: What Django raises for each: the RFC 2231 charset is unknown, or decodes to NUL.
 RAISED = "Invalid encoding 'bogus' for RFC 2231 param|embedded null character"
@@ -191,22 +191,7 @@ async def asgi_call(app: Any, content_type: str) -> tuple[dict[str, Any], bytes]
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    headers = [(b"host", b"testserver"), (b"content-type", content_type.encode("latin-1"))]
-    headers += [(k.lower().encode(), v.encode()) for k, v in mcp_headers(MESSAGE).items()]
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/mcp",
-        "raw_path": b"/mcp",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [*headers, (b"content-length", str(len(BODY)).encode())],
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-    }
+    scope = mcp_asgi_scope(MESSAGE, len(BODY), content_type=content_type)
     await app(scope, receive, send)
     start, *chunks = sent
     return start, b"".join(chunk.get("body", b"") for chunk in chunks)

@@ -20,7 +20,7 @@ from django.core.asgi import get_asgi_application
 from django_mcp.http.native import NativeMCP
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
-from tests.helpers import mcp_body, mcp_headers
+from tests.helpers import mcp_asgi_scope, mcp_body
 
 pytestmark = pytest.mark.django_db
 
@@ -46,22 +46,7 @@ def call(app: Any, scope: dict[str, Any], body: bytes) -> list[dict[str, Any]]:
 def test_a_query_string_that_is_not_utf8_is_a_recorded_400(validate_exchange: Any) -> None:
     message = mcp_body("tools/list", {})
     body = json.dumps(message).encode()
-    headers = [(b"host", b"testserver"), (b"content-type", b"application/json")]
-    headers += [(k.lower().encode(), v.encode()) for k, v in mcp_headers(message).items()]
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/mcp",
-        "raw_path": b"/mcp",
-        "root_path": "",
-        "query_string": b"a=\xff",
-        "headers": [*headers, (b"content-length", str(len(body)).encode())],
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-    }
+    scope = mcp_asgi_scope(message, len(body), query_string=b"a=\xff")
 
     sent = call(NativeMCP(get_asgi_application()), scope, body)
 
@@ -82,22 +67,7 @@ def test_a_content_type_django_cannot_read_is_a_recorded_400() -> None:
     Server")."""
     message = mcp_body("tools/list", {})
     body = json.dumps(message).encode()
-    headers = [(b"host", b"testserver"), (b"content-type", b"application/json; charset*=''%00")]
-    headers += [(k.lower().encode(), v.encode()) for k, v in mcp_headers(message).items()]
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/mcp",
-        "raw_path": b"/mcp",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [*headers, (b"content-length", str(len(body)).encode())],
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-    }
+    scope = mcp_asgi_scope(message, len(body), content_type="application/json; charset*=''%00")
 
     start, *chunks = call(NativeMCP(get_asgi_application()), scope, body)
 
