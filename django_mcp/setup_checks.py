@@ -130,8 +130,9 @@ def check_explorer_admin_sites(app_configs: Any, **kwargs: Any) -> list[CheckMes
     """django_mcp.E015: an admin site serving the explorer is named with a ":". The name
     is the admin URLs' instance namespace, and ``reverse()`` reads ":" as a separator, so
     the explorer's links (on the admin index and in the nav sidebar of every page) name
-    no route: each such page would fail with a 500. Any other name (empty, slashes,
-    spaces) reverses whole."""
+    no route. The admin leaves those links out rather than failing its pages (the checks
+    do not run under a server started without manage.py), so this is the loud signal
+    that they are missing. Any other name (empty, slashes, spaces) reverses whole."""
     seen: set[str] = set()
     messages: list[CheckMessage] = []
     for admin_site in explorer_admin_sites(get_resolver().url_patterns):
@@ -141,8 +142,8 @@ def check_explorer_admin_sites(app_configs: Any, **kwargs: Any) -> list[CheckMes
             messages.append(
                 Error(
                     f"The admin site {name!r} serves the MCP explorer, but URL reversing "
-                    "reads its name as namespaces: every admin page listing the explorer "
-                    "would fail.",
+                    "reads its name as namespaces: its pages cannot link the explorer or "
+                    "the dashboard.",
                     hint="Name the AdminSite without ':': AdminSite(name=\"ops_v2\").",
                     id="django_mcp.E015",
                 )

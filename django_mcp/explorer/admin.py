@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from django.urls import path, reverse
+from django.urls import NoReverseMatch, path, reverse
 
 from django_mcp.explorer import catalogue, views
 
@@ -45,31 +45,41 @@ def urls(admin_site: AdminSite) -> list[URLResolver | URLPattern]:
     ]
 
 
+def _reversed(viewname: str, *args: str) -> str | None:
+    """The route's URL, or None when it names no route: an admin site named with a ":"
+    (which ``reverse()`` reads as namespaces) is refused by the system check
+    django_mcp.E015, but checks run only with manage.py; a server started without it
+    must still serve the admin's pages, without the links, rather than a 500 on each."""
+    try:
+        return reverse(viewname, args=args)
+    except NoReverseMatch:
+        return None
+
+
+def _entry(name: str, object_name: str, url: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "object_name": object_name,
+        "admin_url": url,
+        "add_url": None,
+        "view_only": True,
+        "perms": {"view": True},
+    }
+
+
 def links(admin_site: AdminSite, request: HttpRequest) -> list[dict[str, Any]]:
-    """Entries shaped like the admin's model entries, so the index lists them."""
+    """Entries shaped like the admin's model entries, so the index lists them; a link
+    that does not reverse is left out (see ``_reversed``)."""
     name = admin_site.name
-    found: list[dict[str, Any]] = [
-        {
-            "name": f"MCP explorer ({item.name})",
-            "object_name": "Explorer",
-            "admin_url": reverse(f"{name}:django_mcp_explorer", args=[item.name]),
-            "add_url": None,
-            "view_only": True,
-            "perms": {"view": True},
-        }
-        for item in catalogue.sites()
-    ]
+    found: list[dict[str, Any]] = []
+    for item in catalogue.sites():
+        url = _reversed(f"{name}:django_mcp_explorer", item.name)
+        if url is not None:
+            found.append(_entry(f"MCP explorer ({item.name})", "Explorer", url))
     if request.user.has_perm("django_mcp.view_requestlog"):
-        found.append(
-            {
-                "name": "MCP dashboard",
-                "object_name": "Dashboard",
-                "admin_url": reverse(f"{name}:django_mcp_dashboard"),
-                "add_url": None,
-                "view_only": True,
-                "perms": {"view": True},
-            }
-        )
+        url = _reversed(f"{name}:django_mcp_dashboard")
+        if url is not None:
+            found.append(_entry("MCP dashboard", "Dashboard", url))
     return found
 
 

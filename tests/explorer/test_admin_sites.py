@@ -151,3 +151,22 @@ def test_the_link_survives_a_script_prefix(client: Client, ops_site: AdminSite):
     assert 'id="mcp-explorer-link" href="/app/admin/django_mcp/explorer/test/"' in (
         page.content.decode()
     )
+
+
+def test_an_admin_site_whose_name_holds_a_colon_still_serves_its_index(
+    client: Client, mcp_site: MCPSite
+):
+    """A deployment started without manage.py (plain gunicorn) never runs the checks, so
+    E015 is not seen: the explorer's links on the index of an admin site named "ops:v2"
+    do not reverse, and they are left out rather than failing the whole page with a 500.
+    Its explorer page is still served at its URL."""
+    routed_admin_site("ops:v2")
+    try:
+        get_user_model().objects.create_superuser("admin", "a@example.com", "secret")
+        client.login(username="admin", password="secret")
+        index = client.get("/odd/")
+        assert index.status_code == 200
+        assert "MCP explorer" not in index.content.decode()
+        assert client.get("/odd/django_mcp/explorer/test/").status_code == 200
+    finally:
+        clear_url_caches()
