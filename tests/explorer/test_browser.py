@@ -341,3 +341,47 @@ def test_a_schema_keyword_named_proto_is_no_prototype(live_server: Any, explored
         "referenced": "textarea",
         "optional": "textarea",
     }
+
+
+def test_an_optional_keeps_the_description_and_default_of_its_inner_schema(
+    live_server: Any, explored_site: MCPSite
+):
+    """Unwrapping an Optional (``anyOf`` with ``{"type": "null"}``) copied the outer
+    schema's description and default over the inner one's even when the outer had none:
+    the field lost its help text and its default value. The outer's win only when given."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "inner": {
+                "anyOf": [
+                    {"type": "string", "description": "Said inside", "default": "hi"},
+                    {"type": "null"},
+                ]
+            },
+            "outer": {
+                "anyOf": [{"type": "integer", "default": 1}, {"type": "null"}],
+                "description": "Said outside",
+                "default": 5,
+            },
+        },
+    }
+
+    @explored_site.tool(input_schema=schema)
+    def noted(inner: Any = "hi", outer: Any = 5) -> str:
+        """Optional arguments described on either side of the anyOf."""
+        return "ok"
+
+    get_user_model().objects.create_superuser("admin", "admin@example.com", "secret")
+    with signed_in(live_server) as (tab, _, errors):
+        tab.goto(f"{live_server.url}/admin/django_mcp/explorer/test/")
+        rows = tab.locator('details[data-key="noted"] .mcp-fields .form-row')
+        inner, outer = rows.nth(0), rows.nth(1)
+        assert inner.locator("[name=inner]").input_value() == "hi"
+        assert inner.locator(".help").text_content() == (
+            'string or null (optional, default "hi") — Said inside'
+        )
+        assert outer.locator("[name=outer]").input_value() == "5"
+        assert outer.locator(".help").text_content() == (
+            "integer or null (optional, default 5) — Said outside"
+        )
+        assert errors == []

@@ -66,7 +66,12 @@
         var others = schema.anyOf.filter(function (s) { return s.type !== "null"; });
         if (others.length !== 1) return schema;
         var nullable = others.length < schema.anyOf.length;
-        schema = Object.assign(record(), others[0], { description: schema.description, default: schema.default, nullable: nullable });
+        /* The outer description and default win only when given: Pydantic puts them
+           outside, a hand-written schema may put them on the inner one. */
+        var unwrapped = Object.assign(record(), others[0], { nullable: nullable });
+        if (schema.description !== undefined) unwrapped.description = schema.description;
+        if (schema.default !== undefined) unwrapped.default = schema.default;
+        schema = unwrapped;
       } else if (Array.isArray(schema.type) && schema.type.indexOf("null") >= 0 && schema.type.length === 2) {
         schema = Object.assign(record(), schema, { type: schema.type[0] === "null" ? schema.type[1] : schema.type[0], nullable: true });
       } else {
