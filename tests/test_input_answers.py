@@ -290,3 +290,50 @@ def test_a_task_keeps_the_sealed_answer_to_a_question_asked_before_it(
     run_worker()
 
     assert get(client, created["taskId"])["result"]["content"][0]["text"] == "eu x2"
+
+
+def test_two_asks_left_on_the_default_key_are_the_servers_error_even_when_the_answer_fits(
+    client: Any, mcp_site: MCPSite, caplog: pytest.LogCaptureFixture
+) -> None:
+    """basic/patterns/mrtr.mdx: keys name the input requests, one answer per key.
+    ``elicit`` and ``elicit_url`` both default to the key ``"elicitation"``: the form's
+    bare ``accept`` also fits the URL question, so the handler silently got "accepted"
+    for a URL the user was never sent to. A key asked again in one run with another
+    question is now -32603, logged, naming the key."""
+
+    @mcp_site.tool
+    def two_defaults(ctx: Context) -> str:
+        confirmed = ctx.elicit("Proceed?")
+        signed_in = ctx.elicit_url("Sign in", "https://example.com/login")
+        return f"{confirmed.action} {signed_in.action}"
+
+    first = input_required(call(client, "two_defaults"))
+    assert first["inputRequests"]["elicitation"]["params"].get("mode") is None
+
+    with caplog.at_level(logging.ERROR, logger="django_mcp"):
+        response = call(client, "two_defaults", {"elicitation": {"action": "accept"}}, None)
+
+    assert_error(response, 200, -32603)
+    assert "'elicitation'" in caplog.text
+    assert "distinct key" in caplog.text
+
+
+def test_another_form_under_one_key_is_the_servers_error_even_when_the_answer_fits(
+    client: Any, mcp_site: MCPSite
+) -> None:
+    """Two forms under one key in one run: the answer to the first fits the second (its
+    field is optional), but it was never the answer to the second."""
+
+    @mcp_site.tool
+    def two_forms(ctx: Context) -> str:
+        name = ctx.elicit("Name?", {"name": str}, key="x")
+        nick = ctx.elicit(
+            "Nickname?",
+            {"type": "object", "properties": {"name": {"type": "string"}}},
+            key="x",
+        )
+        return f"{name.content} {nick.content}"
+
+    response = call(client, "two_forms", {"x": ADA})
+
+    assert_error(response, 200, -32603)

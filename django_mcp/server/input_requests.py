@@ -41,6 +41,15 @@ class InputRequest:
         """Validate the client's response; -32602 if it is not of the right shape."""
         raise NotImplementedError
 
+    def question(self) -> Any:
+        """What an answer to this request answers: its wire form, less an elicitation's
+        ``message`` (a handler may reword a question it asks again under one key; the
+        form, or the URL, is what the answer is to). Two asks of one key in one handler
+        execution must have equal questions, or the one answer would serve both."""
+        asked = self.to_dict()
+        params = {k: v for k, v in asked["params"].items() if k != "message"}
+        return {"method": asked["method"], "params": params}
+
 
 @dataclass(frozen=True)
 class ElicitResult:

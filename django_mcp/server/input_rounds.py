@@ -143,6 +143,8 @@ class Inputs:
         self.earlier = dict(earlier)
         self.current = dict(current)
         self.used: set[str] = set()  # keys of ``current`` the handler asked for
+        #: The question first asked under each key in this handler execution.
+        self.asked: dict[str, Any] = {}
         #: Whether every earlier answer was parsed by the question asked under its key (a
         #: sealed state's were; a task's stored answers were only checked for their shape).
         self.earlier_taken = earlier_taken
@@ -193,6 +195,8 @@ class Inputs:
         A request type the client did not declare on this request is never sent: the call
         fails with -32021 naming the capability it needs.
         """
+        for key, request in requests.items():
+            self._check_same_question(key, request)
         answers: dict[str, Any] = {}
         missing: dict[str, InputRequest] = {}
         for key, request in requests.items():
@@ -207,6 +211,20 @@ class Inputs:
         if missing:
             raise InputRequired(missing)
         return answers
+
+    def _check_same_question(self, key: str, request: InputRequest) -> None:
+        """A key asked again in this execution with another question (another kind or
+        mode, another form or URL, another sampling prompt) is the handler's bug, whether
+        or not the answer would fit both: one answer cannot answer two questions. The
+        usual cause is two asks left on a default key (``elicit`` and ``elicit_url`` both
+        default to ``"elicitation"``). -32603, logged, before anything is sent."""
+        question = request.question()
+        first = self.asked.setdefault(key, question)
+        if first != question:
+            raise RuntimeError(
+                f"The handler asked {key!r} twice with different questions in one run: "
+                "pass a distinct key= to each ask (one answer cannot answer both)"
+            )
 
     def next_state(self) -> str:
         """The state for the next round: the earlier answers plus this round's answers to
