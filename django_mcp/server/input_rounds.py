@@ -82,8 +82,16 @@ def mark_uncacheable_retry(method: str, params: dict[str, Any], result: dict[str
         result["cacheScope"] = "private"
 
 
-class InputRequired(Exception):
-    """Raised inside a handler to end this round with ``resultType: input_required``."""
+class InputRequired(BaseException):
+    """Raised inside a handler to end this round with ``resultType: input_required``.
+
+    A ``BaseException``, as ``asyncio.CancelledError`` is and for the same reason: it is
+    no error of the handler's but the server unwinding it, and a handler's broad ``try:
+    ... except Exception:`` around an ask swallowed it (the round completed with whatever
+    the handler did next, the question never sent). The server catches it by name before
+    its ``except Exception`` boundaries (dispatch, the native ASGI path, the task worker);
+    asgiref and asyncio carry a ``BaseException`` through ``async_to_sync`` and tasks.
+    """
 
     def __init__(self, requests: Mapping[str, InputRequest]) -> None:
         super().__init__(", ".join(requests))
