@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from django_mcp import Context
 from django_mcp.sites import MCPSite
 from tests.helpers import assert_error, input_required, mcp_post, request_meta, result_of
+from tests.tasks.support import declaring, get, run_worker, tasks_call
 
 pytestmark = pytest.mark.django_db
 
@@ -337,3 +338,32 @@ def test_another_form_under_one_key_is_the_servers_error_even_when_the_answer_fi
     response = call(client, "two_forms", {"x": ADA})
 
     assert_error(response, 200, -32603)
+
+
+def test_two_asks_on_one_key_in_a_task_run_fail_the_task(
+    client: Any, mcp_site: MCPSite, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same in a task's run (tasks.md: the answers come by ``tasks/update``): the run
+    that resumes with the form's answer asks the URL under the same key and fails the task
+    with -32603, logged; it completed with "accept accept" before."""
+
+    @mcp_site.tool(task="required")
+    def two_defaults(ctx: Context) -> str:
+        confirmed = ctx.elicit("Proceed?")
+        signed_in = ctx.elicit_url("Sign in", "https://example.com/login")
+        return f"{confirmed.action} {signed_in.action}"
+
+    params = {"name": "two_defaults", "arguments": {}}
+    task_id = result_of(mcp_post(client, "tools/call", params, meta=declaring()))["taskId"]
+    run_worker()
+    assert set(get(client, task_id)["inputRequests"]) == {"elicitation"}
+    answer = {"elicitation": {"action": "accept"}}
+    result_of(tasks_call(client, "tasks/update", task_id, inputResponses=answer))
+
+    with caplog.at_level(logging.ERROR, logger="django_mcp"):
+        run_worker()
+
+    task = get(client, task_id)
+    assert task["status"] == "failed"
+    assert task["error"]["code"] == -32603
+    assert "distinct key" in caplog.text
