@@ -151,8 +151,9 @@ class Inputs:
         self.earlier = dict(earlier)
         self.current = dict(current)
         self.used: set[str] = set()  # keys of ``current`` the handler asked for
-        #: The question first asked under each key in this handler execution.
-        self.asked: dict[str, Any] = {}
+        #: The request first asked under each key in this handler execution (its
+        #: question is built only when the key is asked again: most keys are asked once).
+        self.asked: dict[str, InputRequest] = {}
         #: Whether every earlier answer was parsed by the question asked under its key (a
         #: sealed state's were; a task's stored answers were only checked for their shape).
         self.earlier_taken = earlier_taken
@@ -226,9 +227,8 @@ class Inputs:
         or not the answer would fit both: one answer cannot answer two questions. The
         usual cause is two asks left on a default key (``elicit`` and ``elicit_url`` both
         default to ``"elicitation"``). -32603, logged, before anything is sent."""
-        question = request.question()
-        first = self.asked.setdefault(key, question)
-        if first != question:
+        first = self.asked.setdefault(key, request)
+        if first is not request and first.question() != request.question():
             raise RuntimeError(
                 f"The handler asked {key!r} twice with different questions in one run: "
                 "pass a distinct key= to each ask (one answer cannot answer both)"
