@@ -15,12 +15,14 @@ on the URL would serve the page to MCP clients, or the 405 to browsers.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, TypeVar
+from urllib.parse import quote
 
 from django.apps import apps
 from django.core.exceptions import SynchronousOnlyOperation
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, Resolver404, get_script_prefix, resolve, reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.http import RFC3986_SUBDELIMS
 
 from django_mcp.protocol.revisions import CURRENT_REVISION
 
@@ -96,9 +98,7 @@ def explorer_link(request: HttpRequest, site: MCPSite) -> str | None:
     for name in names:
         try:
             path = reverse(f"{name}:django_mcp_explorer", args=[site.name])
-            # reverse() prefixes the script prefix (SCRIPT_NAME); resolve() takes the path
-            # below it.
-            match = resolve(path[len(get_script_prefix()) - 1 :])
+            match = resolve(_below_script_prefix(path))
         except (NoReverseMatch, Resolver404):
             continue
         admin_site = getattr(match.func, "mcp_admin_site", None)
@@ -110,3 +110,12 @@ def explorer_link(request: HttpRequest, site: MCPSite) -> str | None:
         except SynchronousOnlyOperation:
             return None
     return None
+
+
+def _below_script_prefix(path: str) -> str:
+    """``path``, as reverse() gave it, without the script prefix (SCRIPT_NAME or
+    FORCE_SCRIPT_NAME), which resolve() does not take. reverse() percent-encodes the prefix
+    as it does the rest of the path (``quote`` with RFC 3986's sub-delimiters, ``/~:@``
+    safe), so the prefix is cut off in that spelling: "/my app/" is "/my%20app/" there."""
+    prefix = quote(get_script_prefix(), safe=RFC3986_SUBDELIMS + "/~:@")
+    return "/" + path.removeprefix(prefix) if path.startswith(prefix) else path

@@ -137,21 +137,23 @@ def test_e015_is_silent_for_names_reversing_reads_whole(
         clear_url_caches()
 
 
-def test_the_link_survives_a_script_prefix(client: Client, ops_site: AdminSite):
+@pytest.mark.parametrize(("prefix", "spelled"), [("/app/", "/app/"), ("/my app/", "/my%20app/")])
+def test_the_link_survives_a_script_prefix(
+    client: Client, ops_site: AdminSite, prefix: str, spelled: str
+):
     """Django served below a prefix (SCRIPT_NAME, or FORCE_SCRIPT_NAME, which Django's
     handlers set as the script prefix; the test client does not): the link carries the
     prefix, as reverse() gives it, and the route is still found (resolve() takes the path
-    below the prefix)."""
+    below the prefix, and reverse() percent-encodes it: "/my app/" is "/my%20app/")."""
     clerk(client)
-    set_script_prefix("/app/")
+    set_script_prefix(prefix)
     try:
         page = client.get("/mcp", **HTML)
     finally:
         set_script_prefix("/")
     assert page.status_code == 200
-    assert 'id="mcp-explorer-link" href="/app/admin/django_mcp/explorer/test/"' in (
-        page.content.decode()
-    )
+    link = f'id="mcp-explorer-link" href="{spelled}admin/django_mcp/explorer/test/"'
+    assert link in page.content.decode()
 
 
 def test_an_admin_site_whose_name_holds_a_colon_still_serves_its_index(
