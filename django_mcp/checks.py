@@ -86,6 +86,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _is_wait(value: Any) -> bool:
+    """A positive number of seconds a thread can wait for: at most ``threading.TIMEOUT_MAX``
+    (about 49.7 days on Windows), and so never infinity. Past it ``Event.wait`` and
+    ``threading.Timer`` raise OverflowError in their thread, which dies: the tool time limit
+    was then never applied, the request log's writer never flushed on its own, a task's
+    heartbeat stopped."""
+    return _is_number(value) and 0 < value <= threading.TIMEOUT_MAX
+
+
 def _revisions(value: Any, *, allow_none: bool) -> bool:
     if value is None:
         return allow_none
@@ -143,8 +152,9 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a number between 0 and 1.",
     ),
     "REQUEST_LOG_FLUSH_INTERVAL": (
-        lambda v: _is_number(v) and v > 0,
-        "Use a positive number of seconds.",
+        _is_wait,
+        "Use a positive number of seconds, at most threading.TIMEOUT_MAX (about 49 days on "
+        "Windows).",
     ),
     "REQUEST_LOG_SUMMARY_DAYS": (
         lambda v: _is_int(v) and v >= 1,
@@ -174,7 +184,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use a positive number of milliseconds.",
     ),
     "TASK_HEARTBEAT_SECONDS": (
-        lambda v: _is_number(v) and 0 < v <= min(MAX_TASK_SECONDS, threading.TIMEOUT_MAX),
+        lambda v: _is_wait(v) and v <= MAX_TASK_SECONDS,
         "Use a positive number of seconds, at most 100 years and at most the longest wait "
         "this platform's threads take (threading.TIMEOUT_MAX: about 49 days on Windows).",
     ),
@@ -202,8 +212,9 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "https URI, the URLs are http(s), ALGORITHMS are asymmetric (RS256, ES256, ...).",
     ),
     "TOOL_TIMEOUT": (
-        lambda v: v is None or (_is_number(v) and v > 0),
-        "Use None (no limit) or a positive number of seconds.",
+        lambda v: v is None or _is_wait(v),
+        "Use None (no limit) or a positive number of seconds, at most threading.TIMEOUT_MAX "
+        "(about 49 days on Windows).",
     ),
     "MAX_TOOL_ARGUMENT_BYTES": (
         lambda v: v is None or (_is_int(v) and v >= 1),

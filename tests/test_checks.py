@@ -227,6 +227,19 @@ def test_e004_for_an_empty_supported_revisions_list():
     assert ids(settings_errors({"SUPPORTED_REVISIONS": []})) == ["django_mcp.E004"]
 
 
+@pytest.mark.parametrize("name", ["TOOL_TIMEOUT", "REQUEST_LOG_FLUSH_INTERVAL"])
+def test_e004_for_a_wait_no_thread_can_take(name):
+    """``TOOL_TIMEOUT`` arms a ``threading.Timer`` and the request log's writer waits
+    ``REQUEST_LOG_FLUSH_INTERVAL`` on an ``Event``: infinity, or anything past
+    ``threading.TIMEOUT_MAX``, raised OverflowError in that thread, so the time limit was
+    never applied and the writer never flushed on its own. Both passed the check before."""
+    assert ids(settings_errors({name: float("inf")})) == ["django_mcp.E004"]
+    assert ids(settings_errors({name: threading.TIMEOUT_MAX * 2})) == ["django_mcp.E004"]
+    with pytest.raises(OverflowError):  # what the check prevents
+        threading.Event().wait(float("inf"))
+    assert settings_errors({name: 30}) == []
+
+
 def test_e004_for_a_boolean_sample_rate():
     assert ids(settings_errors({"REQUEST_LOG_SAMPLE_RATE": True})) == ["django_mcp.E004"]
 
