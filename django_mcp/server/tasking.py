@@ -28,7 +28,6 @@ from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import ToolError
 from django_mcp.listen.fanout import publish_task
 from django_mcp.protocol import tasks as proto
-from django_mcp.protocol.errors import INTERNAL_ERROR
 from django_mcp.tasks import engine, store
 from django_mcp.tasks.models import MCPTask
 
@@ -154,10 +153,11 @@ def enqueue(task_id: str) -> None:
 
 def fail_unqueued(task_id: str) -> None:
     """Fail the task whose job the backend refused (:data:`~django_mcp.tasks.store.NOT_QUEUED`,
-    -32603) and announce it. Best-effort: a failure here is logged, so the backend's own
-    exception is the one the request reports."""
+    -32603) and announce it, unless a worker picked the job up after all
+    (:func:`~django_mcp.tasks.store.fail_unqueued`). Best-effort: a failure here is logged,
+    so the backend's own exception is the one the request reports."""
     try:
-        if store.fail(task_id, {"code": INTERNAL_ERROR, "message": store.NOT_QUEUED}):
+        if store.fail_unqueued(task_id):
             announce(task_id)
     except Exception:
         logger.exception("Task %s: its job was not queued, and it could not be failed", task_id)

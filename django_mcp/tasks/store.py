@@ -226,6 +226,22 @@ def fail(task_id: str, error: Mapping[str, Any]) -> bool:
     )
 
 
+def fail_unqueued(task_id: str) -> bool:
+    """Fail a task whose job the backend refused (:data:`NOT_QUEUED`), if it is still
+    waiting for a worker (``working``, never picked up); whether it was. A backend can
+    raise after it took the job (a timeout after the write, a ``task_enqueued`` receiver):
+    a worker that picked it up, or a run that asked for input, keeps the task."""
+    return (
+        MCPTask.objects.filter(pk=task_id, status=proto.WORKING, heartbeat_at__isnull=True).update(
+            last_updated_at=timezone.now(),
+            status=proto.FAILED,
+            error={"code": INTERNAL_ERROR, "message": NOT_QUEUED},
+            input_requests={},
+        )
+        == 1
+    )
+
+
 def expire(task_id: str) -> bool:
     """Fail an active task whose TTL has passed (ext-tasks ``tasks.md``, "Task Polling":
     a server MAY mark it ``failed`` then); whether it was one. A worker calls it instead

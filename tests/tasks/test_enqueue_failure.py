@@ -108,3 +108,23 @@ def test_with_the_database_backend_a_refused_job_rolls_the_task_back(
     polled = get(client, task_id)
     assert polled["status"] == "input_required"
     assert set(polled["inputRequests"]) == {"first", "second"}
+
+
+def test_a_job_a_worker_took_before_the_backend_raised_keeps_its_task(
+    client: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backend can raise after it took the job (a timeout after the write, a
+    ``task_enqueued`` receiver): if a worker picked the task up meanwhile, the task is its
+    run's, not failed under it (the run's outcome would be dropped and the client told to
+    call again, running the tool twice). The request still answers -32603."""
+    settings.TASKS = IMMEDIATE
+
+    def taken_then_refused(backend: Any, task: Any, args: Any, kwargs: Any) -> Any:
+        assert store.pick_up(args[0])  # a worker's first heartbeat
+        raise TimeoutError("the broker did not confirm in time")
+
+    monkeypatch.setattr(ImmediateBackend, "enqueue", taken_then_refused)
+    response = call_tool(client, "slow_compute", {"seconds": 0, "label": "x"}, meta=declaring())
+    assert_error(response, 200, -32603)
+    (task,) = MCPTask.objects.all()
+    assert get(client, task.id)["status"] == "working"
