@@ -44,7 +44,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
-from django.core.exceptions import SuspiciousOperation
+from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.db import close_old_connections
 from django.urls import set_script_prefix
@@ -199,7 +199,8 @@ def readable_request(scope: Scope, body: io.BytesIO) -> tuple[ASGIRequest, Excep
     """
     try:
         return ASGIRequest(scope, body), None
-    except ValueError as exc:  # UnicodeDecodeError included
+    except (ValueError, BadRequest) as exc:  # UnicodeDecodeError included; Django 6.1+:
+        # BadRequest("Invalid Content-Type header.") where 5.2 raised ValueError
         headers = [h for h in scope.get("headers", ()) if h[0].lower() != b"content-type"]
         request = ASGIRequest({**scope, "query_string": b"", "headers": headers}, body)
         unread = "query string" if isinstance(exc, UnicodeDecodeError) else "Content-Type"

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from django.core import signals
-from django.core.exceptions import SuspiciousOperation
+from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
 from django.urls import set_script_prefix
@@ -71,7 +71,7 @@ def readable_request(environ: WSGIEnviron) -> tuple[WSGIRequest, Exception | Non
     without it, so that a 400 is answered in the protocol's shape and recorded."""
     try:
         return WSGIRequest(environ), None
-    except ValueError:
+    except (ValueError, BadRequest):  # Django 6.1+: BadRequest where 5.2 raised ValueError
         request = WSGIRequest({k: v for k, v in environ.items() if k != "CONTENT_TYPE"})
         return request, SuspiciousOperation("The request's Content-Type cannot be read")
 
