@@ -146,6 +146,31 @@ def mcp_environ(message: Mapping[str, Any], stream: Any, length: int) -> dict[st
     return environ
 
 
+def asgi_post_scope(
+    path: str,
+    headers: list[tuple[bytes, bytes]],
+    *,
+    query_string: bytes = b"",
+    server: tuple[str, int] = ("testserver", 80),
+) -> dict[str, Any]:
+    """An ASGI HTTP scope for a POST to ``path`` with ``headers`` (already encoded), for
+    tests that drive an ASGI application without a client."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": query_string,
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": server,
+    }
+
+
 def mcp_asgi_scope(
     message: Mapping[str, Any],
     length: int,
@@ -157,20 +182,8 @@ def mcp_asgi_scope(
     an ASGI application without a client."""
     headers = [(b"host", b"testserver"), (b"content-type", content_type.encode("latin-1"))]
     headers += [(k.lower().encode(), v.encode()) for k, v in mcp_headers(message).items()]
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/mcp",
-        "raw_path": b"/mcp",
-        "root_path": "",
-        "query_string": query_string,
-        "headers": [*headers, (b"content-length", str(length).encode())],
-        "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
-    }
+    headers.append((b"content-length", str(length).encode()))
+    return asgi_post_scope("/mcp", headers, query_string=query_string)
 
 
 def _is_plain(value: str) -> bool:

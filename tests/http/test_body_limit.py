@@ -26,7 +26,7 @@ from django.core.asgi import get_asgi_application
 from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
 from django_mcp.protocol.errors import INVALID_REQUEST, PARSE_ERROR
-from tests.helpers import mcp_body, mcp_headers, override_mcp
+from tests.helpers import asgi_post_scope, mcp_body, mcp_headers, override_mcp
 from tests.live import (
     APPLICATION,
     NATIVE_APPLICATION,
@@ -72,20 +72,8 @@ class FakeServer:
 def scope(path: str = "/mcp", headers: dict[str, str] | None = None) -> dict[str, Any]:
     body_headers = {"content-type": "application/json", "accept": "application/json"}
     body_headers.update(headers or {})
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(k.lower().encode(), v.encode()) for k, v in body_headers.items()],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
+    encoded = [(k.lower().encode(), v.encode()) for k, v in body_headers.items()]
+    return asgi_post_scope(path, encoded, server=("127.0.0.1", 8000))
 
 
 def serve(application: Any, server: FakeServer, request_scope: dict[str, Any]) -> None:
