@@ -899,6 +899,19 @@ def test_a_cursor_is_bound_to_its_caller_and_expires(client, mcp_site, django_us
         assert_error(mcp_post(client, "tools/list", {"cursor": cursor}), 200, -32602)
 
 
+@pytest.mark.parametrize("max_age", [float("inf"), 10**20])
+def test_a_cursor_max_age_past_a_timedelta_still_pages(client, mcp_site, max_age):
+    """docs/settings.md (CURSOR_MAX_AGE: a positive number of seconds, which system check
+    E004 accepts) and server/utilities/pagination.mdx (nextCursor leads to the next page).
+    A maximum age past what ``datetime.timedelta`` holds made every cursor -32603: the age
+    was turned into a timedelta before the signature was checked."""
+    _register(mcp_site, ["a", "b"])
+    with override_mcp(PAGE_SIZE=1, CURSOR_MAX_AGE=max_age):
+        cursor = result_of(mcp_post(client, "tools/list"))["nextCursor"]
+        page = result_of(mcp_post(client, "tools/list", {"cursor": cursor}))
+    assert [tool["name"] for tool in page["tools"]] == ["b"]
+
+
 def test_a_misspelt_decorator_option_is_refused_not_ignored(mcp_site):
     with pytest.raises(TypeError, match="readonly"):
         mcp_site.tool(readonly=True)(lambda: "x")  # type: ignore[call-arg]

@@ -18,6 +18,8 @@ from django_mcp.protocol.errors import InvalidParams
 
 T = TypeVar("T")
 _SALT = "django_mcp.cursor"
+#: The longest age a timedelta holds, in seconds (about 2.7 million years).
+_LONGEST = datetime.timedelta.max.total_seconds()
 
 
 def encode_cursor(site_name: str, method: str, offset: int, *, principal: str = "anonymous") -> str:
@@ -36,7 +38,10 @@ def decode_cursor(
     if not isinstance(cursor, str):
         raise InvalidParams("Invalid cursor")
     try:
-        age = None if max_age is None else datetime.timedelta(seconds=max_age)
+        # An age no timedelta holds (CURSOR_MAX_AGE inf or 1e20) is no limit, not an error.
+        age = (
+            None if max_age is None or max_age >= _LONGEST else datetime.timedelta(seconds=max_age)
+        )
         value = signing.loads(cursor, salt=_SALT, max_age=age)
     except signing.BadSignature as exc:  # includes SignatureExpired
         raise InvalidParams("Invalid cursor") from exc
