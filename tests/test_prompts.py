@@ -160,7 +160,7 @@ def test_a_cursor_from_another_listing_is_refused(client: Client, settings: Any)
     issued it; a tools/list cursor replayed on prompts/list is an invalid cursor."""
     from django_mcp.server.pagination import encode_cursor
 
-    cursor = encode_cursor(site.name, "tools/list", 1)
+    cursor = encode_cursor(site.name, "tools/list", "a")
     response = mcp_post(client, "prompts/list", {"cursor": cursor})
 
     assert_error(response, 200, errors.INVALID_PARAMS)

@@ -606,6 +606,25 @@ def test_tools_list_paginates_with_opaque_cursors(client, mcp_site):
     assert pages == [["a", "b"], ["c", "d"], ["e"]]
 
 
+@pytest.mark.parametrize("change", ["unregister", "register"])
+def test_a_cursor_resumes_after_its_last_tool_when_the_list_changes(client, mcp_site, change):
+    """server/utilities/pagination.mdx: cursors SHOULD be stable. A cursor counted the tools
+    already sent, so a tool removed from the first page (a deploy, a permission granted or
+    withdrawn) made the next page start one too far and a tool was never listed, and one
+    added made a tool listed twice. The next page starts after the last tool sent."""
+    _register(mcp_site, ["b", "c", "d", "e"])
+    with override_mcp(PAGE_SIZE=2):
+        first = result_of(mcp_post(client, "tools/list"))
+        assert [tool["name"] for tool in first["tools"]] == ["b", "c"]
+        if change == "unregister":
+            mcp_site.unregister("b")
+        else:
+            _register(mcp_site, ["a"])
+        second = result_of(mcp_post(client, "tools/list", {"cursor": first["nextCursor"]}))
+    assert [tool["name"] for tool in second["tools"]] == ["d", "e"]
+    assert "nextCursor" not in second
+
+
 @pytest.mark.parametrize("tamper", ["prefix", "suffix", "flip"])
 def test_a_tampered_cursor_is_invalid_params(client, mcp_site, tamper):
     """server/utilities/pagination.mdx: invalid cursors SHOULD result in -32602."""
@@ -635,11 +654,11 @@ def test_a_cursor_for_another_method_or_site_is_refused(client, mcp_site):
     issued it."""
     _register(mcp_site, ["a", "b", "c"])
     with override_mcp(PAGE_SIZE=1):
-        other_method = encode_cursor(mcp_site.name, "prompts/list", 1)
+        other_method = encode_cursor(mcp_site.name, "prompts/list", "a")
         assert_error(mcp_post(client, "tools/list", {"cursor": other_method}), 200, -32602)
-        other_site = encode_cursor("some-other-site", "tools/list", 1)
+        other_site = encode_cursor("some-other-site", "tools/list", "a")
         assert_error(mcp_post(client, "tools/list", {"cursor": other_site}), 200, -32602)
-        own = encode_cursor(mcp_site.name, "tools/list", 1)
+        own = encode_cursor(mcp_site.name, "tools/list", "a")
         assert [
             t["name"] for t in result_of(mcp_post(client, "tools/list", {"cursor": own}))["tools"]
         ] == ["b"]

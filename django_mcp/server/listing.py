@@ -5,7 +5,7 @@ the same ``cacheScope`` on every page."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
 from django_mcp.server.pagination import NO_CURSOR, paginate
@@ -13,6 +13,16 @@ from django_mcp.server.pagination import NO_CURSOR, paginate
 if TYPE_CHECKING:
     from django_mcp.server.context import Context
     from django_mcp.server.dispatch import MCPServer
+
+
+#: The field of each list's items that names them, and orders them (``MCPSite`` lists
+#: by it): a cursor resumes after the item it names.
+_KEY_FIELDS: Final = {
+    "tools": "name",
+    "prompts": "name",
+    "resources": "uri",
+    "resourceTemplates": "uriTemplate",
+}
 
 
 def listing(
@@ -24,9 +34,11 @@ def listing(
     specs: Sequence[Any],
 ) -> dict[str, Any]:
     """The result of a list method: ``{key: [...definitions], ttlMs, cacheScope}``."""
+    field = _KEY_FIELDS[key]
     page, next_cursor = paginate(
         specs,
         params.get("cursor", NO_CURSOR),  # a string (schema.json): null is an invalid one
+        key=lambda spec: str(spec.definition[field]),
         site_name=server.site.name,
         method=method,
         page_size=int(mcp_settings.PAGE_SIZE),

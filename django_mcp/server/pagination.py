@@ -1,15 +1,18 @@
 """Signed, self-contained pagination cursors (server/utilities/pagination.mdx).
 
-A cursor is an offset signed with the project's ``SECRET_KEY``, time-stamped, and bound
-to the site, the method and the caller (docs/deployment.md), so any worker can continue a
-listing, while a forged, expired (``CURSOR_MAX_AGE``) or foreign cursor is refused with
--32602 "Invalid cursor".
+A cursor names the last item of its page (a tool's or prompt's name, a resource's URI),
+signed with the project's ``SECRET_KEY``, time-stamped, and bound to the site, the method
+and the caller (docs/deployment.md), so any worker can continue a listing, while a forged,
+expired (``CURSOR_MAX_AGE``) or foreign cursor is refused with -32602 "Invalid cursor".
+The next page starts after that item in the list's order, not at a count of items: a
+listing that changes between pages (an item added or removed before the cursor, a deploy
+half rolled out) neither skips an item nor repeats one ("cursors SHOULD be stable").
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.core import signing
@@ -22,8 +25,8 @@ _SALT = "django_mcp.cursor"
 _LONGEST = datetime.timedelta.max.total_seconds()
 
 
-def encode_cursor(site_name: str, method: str, offset: int, *, principal: str = "anonymous") -> str:
-    return signing.dumps([site_name, method, principal, offset], salt=_SALT, compress=False)
+def encode_cursor(site_name: str, method: str, after: str, *, principal: str = "anonymous") -> str:
+    return signing.dumps([site_name, method, principal, after], salt=_SALT, compress=False)
 
 
 def decode_cursor(
@@ -33,8 +36,8 @@ def decode_cursor(
     *,
     principal: str = "anonymous",
     max_age: float | None = None,
-) -> int:
-    """The offset a cursor names; -32602 if it is not one we issued for this listing."""
+) -> str:
+    """The key a cursor names; -32602 if it is not one we issued for this listing."""
     if not isinstance(cursor, str):
         raise InvalidParams("Invalid cursor")
     try:
@@ -49,9 +52,7 @@ def decode_cursor(
         not isinstance(value, list)
         or len(value) != 4
         or value[:3] != [site_name, method, principal]
-        or not isinstance(value[3], int)
-        or isinstance(value[3], bool)
-        or value[3] < 0
+        or not isinstance(value[3], str)
     ):
         raise InvalidParams("Invalid cursor")
     return value[3]
@@ -65,20 +66,23 @@ def paginate(
     items: Sequence[T],
     cursor: Any,
     *,
+    key: Callable[[T], str],
     site_name: str,
     method: str,
     page_size: int,
     principal: str = "anonymous",
     max_age: float | None = None,
 ) -> tuple[Sequence[T], str | None]:
-    """One page of ``items`` and the cursor of the next page, if any."""
-    offset = (
-        0
-        if cursor is NO_CURSOR
-        else decode_cursor(cursor, site_name, method, principal=principal, max_age=max_age)
-    )
-    end = offset + page_size
+    """One page of ``items`` (in ascending order of ``key``) and the cursor of the next
+    page, if any."""
+    start = 0
+    if cursor is not NO_CURSOR:
+        after = decode_cursor(cursor, site_name, method, principal=principal, max_age=max_age)
+        start = next((i for i, item in enumerate(items) if key(item) > after), len(items))
+    page = items[start : start + page_size]
     next_cursor = (
-        encode_cursor(site_name, method, end, principal=principal) if end < len(items) else None
+        encode_cursor(site_name, method, key(page[-1]), principal=principal)
+        if start + page_size < len(items)
+        else None
     )
-    return items[offset:end], next_cursor
+    return page, next_cursor
