@@ -90,7 +90,7 @@ SETTING_MEANINGS: dict[str, str] = {
     "`field_file_contents` serve, in bytes; a bigger file is refused with -32602 "
     "(`ResourceTooLarge`, `data.maxBytes`) before it is read, and no more than this many "
     "bytes plus one are ever read.",
-    "CURSOR_MAX_AGE": "Seconds a signed pagination cursor stays valid (`float(\"inf\")`: no "
+    "CURSOR_MAX_AGE": 'Seconds a signed pagination cursor stays valid (`float("inf")`: no '
     "limit); cursors are also bound to the site, the list method and the caller, and name "
     "the last item of their page.",
     "REQUEST_STATE_MAX_AGE": "Seconds a sealed (encrypted, authenticated) `requestState` "
