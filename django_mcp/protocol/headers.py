@@ -212,10 +212,24 @@ def require_params(
             if raw is not None:
                 raise HeaderMismatch(f"{label} header has no value in the request body")
             continue
+        if param.type == "integer" and _unsafe_integer(value):
+            raise HeaderMismatch(
+                f"{label} header cannot carry an integer outside -(2**53-1) to 2**53-1"
+            )
         if raw is None:
             raise HeaderMismatch(f"Missing required {label} header")
         if not _matches(decode_value(raw, label), value):
             raise HeaderMismatch(f"{label} header does not match the request body")
+
+
+def _unsafe_integer(value: Any) -> bool:
+    """Whether ``value`` is a number outside the range an ``x-mcp-header`` integer must keep
+    to (streamable-http.mdx: the safe range for JavaScript, ±(2**53-1)): beyond it a double
+    rounds, so an intermediary reading the header would route on another number than the
+    one the server acts on (``9007199254740993`` reads as ``9007199254740992``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
 
 
 def _matches(text: str, value: Any) -> bool:
