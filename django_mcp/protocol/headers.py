@@ -175,10 +175,13 @@ def _read(headers: Mapping[str, str], name: str, label: str) -> str | None:
 
 
 def require_equal(headers: Mapping[str, str], name: str, label: str, expected: Any) -> None:
-    """Raise -32020 unless header ``name`` is present and equals ``expected`` (no decoding)."""
+    """Raise -32020 unless header ``name`` is present and equals ``expected`` (no decoding:
+    a value that is not plain visible ASCII is refused, whatever the body holds)."""
     value = _read(headers, name, label)
     if value is None:
         raise HeaderMismatch(f"Missing required {label} header")
+    if not _PLAIN_VALUE.match(value):
+        raise HeaderMismatch(f"{label} header contains invalid characters")
     if value != expected:
         raise HeaderMismatch(f"{label} header does not match the request body")
 
