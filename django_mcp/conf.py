@@ -118,6 +118,9 @@ DEFAULTS: Final[dict[str, Any]] = {
     "RESOURCE_NAME": None,
     "AUTHORIZATION_SERVERS": [],
     "SCOPES_SUPPORTED": None,  # None: every scope a declaration requires
+    # A broader scope -> the narrower scopes it implies (transitively), e.g.
+    # {"books:admin": ["books:write"], "books:write": ["books:read"]}.
+    "SCOPE_HIERARCHY": {},
     # Registry.
     "AUTODISCOVER_MODULE": "mcp",
     "SITE_CLASS": "django_mcp.sites.MCPSite",
@@ -159,6 +162,27 @@ class MCPSettings:
     @cached_property
     def exception_handler(self) -> Any:
         return import_string(self.EXCEPTION_HANDLER)
+
+    @cached_property
+    def implied_scopes(self) -> dict[str, frozenset[str]]:
+        """Each scope of ``SCOPE_HIERARCHY`` and every scope it implies, directly or
+        through others (basic/authorization/index.mdx: "Servers MUST account for scope
+        hierarchies, where a broader scope implies narrower ones"), worked out once per
+        settings change rather than at every scope check."""
+        hierarchy = self.SCOPE_HIERARCHY
+        if not isinstance(hierarchy, dict):  # system check E004 reports it
+            return {}
+        closure: dict[str, frozenset[str]] = {}
+        for broader in hierarchy:
+            seen: set[str] = set()
+            pending = [broader]
+            while pending:
+                for narrower in hierarchy.get(pending.pop(), ()):
+                    if narrower not in seen:
+                        seen.add(narrower)
+                        pending.append(narrower)
+            closure[broader] = frozenset(seen)
+        return closure
 
     @cached_property
     def use_tz(self) -> bool:

@@ -175,6 +175,10 @@ SETTING_MEANINGS: dict[str, str] = {
     "`authorization_servers` in the protected resource metadata.",
     "SCOPES_SUPPORTED": "`scopes_supported` of the protected resource metadata; `None`: every "
     "scope a declaration of the site requires.",
+    "SCOPE_HIERARCHY": "Scope hierarchies: each broader scope and the narrower scopes it "
+    'implies, transitively (`{"books:admin": ["books:write"]}`): a token granted the '
+    "broader scope passes a check for a narrower one. Challenges still name the scopes a "
+    "declaration requires.",
     "AUTODISCOVER_MODULE": "Module imported from every installed app at startup, like `admin.py`.",
     "SITE_CLASS": "Dotted path of the class of the default site (`django_mcp.site`).",
 }

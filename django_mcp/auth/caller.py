@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django_mcp.conf import mcp_settings
+
 
 @dataclass(frozen=True, slots=True)
 class Caller:
@@ -72,8 +74,19 @@ class Caller:
 
     def has_scopes(self, required: Iterable[str]) -> bool:
         """Whether the credential grants every scope in ``required`` (always, when the
-        credential is not scope-limited)."""
-        return self.scopes is None or set(required) <= self.scopes
+        credential is not scope-limited), counting the narrower scopes its scopes imply
+        (``SCOPE_HIERARCHY``): a token granted ``books:admin`` where that implies
+        ``books:write`` may do what ``books:write`` allows."""
+        if self.scopes is None:
+            return True
+        needed = set(required)
+        if needed <= self.scopes:
+            return True
+        implied = mcp_settings.implied_scopes
+        granted = set(self.scopes)
+        for scope in self.scopes:
+            granted |= implied.get(scope, frozenset())
+        return needed <= granted
 
     def lacks(self, required: Iterable[str]) -> frozenset[str]:
         """Every scope of ``required`` when this caller may not act with them, so that one

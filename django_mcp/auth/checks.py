@@ -22,6 +22,13 @@ def _scopes(value: Any) -> bool:
     return value is None or (_strings(value) and not any(" " in v for v in value))
 
 
+def _scope_hierarchy(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        _scopes([broader]) and isinstance(narrower, (list, tuple)) and _scopes(narrower)
+        for broader, narrower in value.items()
+    )
+
+
 AUTH_VALIDATORS: Final[dict[str, tuple[Callable[[Any], bool], str]]] = {
     "AUTHENTICATORS": (_strings, "Use a list of dotted paths of Authenticator classes."),
     "REQUIRE_AUTHENTICATION": (lambda v: isinstance(v, bool), "Use True or False."),
@@ -43,4 +50,9 @@ AUTH_VALIDATORS: Final[dict[str, tuple[Callable[[Any], bool], str]]] = {
         "Use a list of issuer URLs such as 'https://auth.example.com'.",
     ),
     "SCOPES_SUPPORTED": (_scopes, "Use None or a list of scopes without spaces."),
+    "SCOPE_HIERARCHY": (
+        _scope_hierarchy,
+        "Use a dict from a scope to the list of narrower scopes it implies, such as "
+        "{'books:admin': ['books:write']}; scopes without spaces.",
+    ),
 }

@@ -122,7 +122,9 @@ class Context(Injected):
 
     @property
     def scopes(self) -> frozenset[str] | None:
-        """The scopes the caller's credential grants; None when it is not scope-limited."""
+        """The scopes the caller's credential grants; None when it is not scope-limited.
+        As granted: to ask whether the caller may act with a scope, counting what its
+        scopes imply (``SCOPE_HIERARCHY``), use ``ctx.caller.has_scopes([...])``."""
         return self.caller.scopes
 
     @property
