@@ -172,12 +172,20 @@ class MCPSettings:
         hierarchy = self.SCOPE_HIERARCHY
         if not isinstance(hierarchy, dict):  # system check E004 reports it
             return {}
+        # Only what E004 accepts counts (a list or tuple of strings): a malformed entry in
+        # a process that never ran the checks (gunicorn does not) implies nothing, rather
+        # than failing every scope check or reading "books:write" as seven scopes.
+        edges = {
+            broader: [n for n in narrower if isinstance(n, str)]
+            for broader, narrower in hierarchy.items()
+            if isinstance(broader, str) and isinstance(narrower, list | tuple)
+        }
         closure: dict[str, frozenset[str]] = {}
-        for broader in hierarchy:
+        for broader in edges:
             seen: set[str] = set()
             pending = [broader]
             while pending:
-                for narrower in hierarchy.get(pending.pop(), ()):
+                for narrower in edges.get(pending.pop(), ()):
                     if narrower not in seen:
                         seen.add(narrower)
                         pending.append(narrower)

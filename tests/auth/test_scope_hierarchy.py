@@ -81,8 +81,32 @@ def test_caller_has_scopes_follows_the_hierarchy_transitively(
 
 
 @pytest.mark.parametrize(
+    ("hierarchy", "implied"),
+    [
+        ({"a": None}, set()),
+        ({"a": "bc"}, set()),
+        ({"a": {"b"}}, set()),
+        ({1: ["b"]}, set()),
+        ({"a": [None, "c"]}, {"c"}),
+    ],
+)
+def test_a_malformed_entry_implies_nothing_at_request_time(
+    hierarchy: dict[Any, Any], implied: set[str]
+) -> None:
+    """A process that never ran the system checks (gunicorn does not) meets a malformed
+    hierarchy at request time: an entry E004 would refuse implies nothing (only the strings
+    of a list count), rather than failing every scope check with a TypeError
+    ({"a": None}) or reading a string as one-letter scopes ({"a": "bc"})."""
+    caller = Caller(user=None, scopes=frozenset({"a"}), credential="token:1")
+    with override_mcp(SCOPE_HIERARCHY=hierarchy):
+        for scope in ("b", "c"):
+            assert caller.has_scopes({scope}) is (scope in implied)
+
+
+@pytest.mark.parametrize(
     "value",
     [
+        {"books:admin": {"books:write"}},
         ["books:admin"],
         {"books:admin": "books:write"},
         {"books:admin": ["books write"]},
