@@ -225,9 +225,13 @@ def listen_filter(
     """Keep only the caller's own live tasks among ``taskIds`` (the acknowledgement lists
     them): not another's, not one whose tool they may no longer act on, and not one whose
     TTL has passed (``tasks/get`` answers that "Task has expired"; a purge would delete it
-    under the stream). -32021 when ``taskIds`` comes without the extension."""
+    under the stream). -32021 when ``taskIds`` comes without the extension. A site that
+    does not offer the extension leaves ``taskIds`` out (basic/patterns/subscriptions.mdx:
+    the acknowledgement omits what the server does not support), and needs no declaration."""
     if wanted.task_ids is None:
         return wanted
+    if not supports_tasks(site):
+        return replace(wanted, task_ids=None)
     if not proto.declares(context.meta):
         raise proto.missing_extension()
     candidates = [task_id for task_id in wanted.task_ids if store.could_be_task_id(task_id)]

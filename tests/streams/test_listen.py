@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from django_mcp.listen.fanout import notify_prompts_changed, notify_tools_changed
-from tests.helpers import assert_error, mcp_post
+from tests.helpers import assert_error, mcp_post, request_meta
 
 from . import remote, sse
 from .conftest import UVICORN_LISTEN_MAX_SECONDS
@@ -311,6 +311,31 @@ def test_a_malformed_filter_is_invalid_params_before_any_stream(client: Client, 
 
     assert response["Content-Type"].startswith("application/json")
     assert_error(response, 200, -32602)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("streams_urls")
+@pytest.mark.parametrize("declared", [False, True], ids=["undeclared", "declared"])
+def test_task_ids_are_left_out_where_the_tasks_extension_is_not_offered(
+    client: Client, declared: bool
+):
+    """basic/patterns/subscriptions.mdx and the schema's acknowledgement: the subset honoured
+    "Only includes notification types the server actually supports; if the client requested
+    an unsupported type [...], it is omitted from this set". ``taskIds`` belongs to the Tasks
+    extension, which this site (no task tools) does not offer: the stream opens without it,
+    never refused with -32021 for an extension the server could not use anyway."""
+    capabilities = {"extensions": {"io.modelcontextprotocol/tasks": {}}} if declared else {}
+    response = post_listen(
+        client,
+        {"toolsListChanged": True, "taskIds": ["abc"]},
+        meta=request_meta(capabilities=capabilities),
+    )
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/event-stream"
+    ack = sse.parse(next(iter(response.streaming_content)))[0].message
+    response.close()
+    assert ack["params"]["notifications"] == {"toolsListChanged": True}
 
 
 def read_until_closed(chunks: Iterator[bytes], within: float) -> list[sse.Frame]:
