@@ -82,9 +82,13 @@ class Listener:
         #: Tasks whose terminal state this stream sent: a state published before it (by a
         #: worker or server that read the row first, and published last) is stale.
         self.ended_tasks: set[str] = set()
+        self.server_info: dict[str, Any] | None = None  # in the closing result's _meta
 
     def acknowledgement(self) -> bytes:
         return sse.event(proto.acknowledgement(self.subscription_id, self.filter))
+
+    def closing(self) -> bytes:  # the listen request's response, as the server ends it
+        return sse.event(proto.closing_result(self.subscription_id, self.server_info))
 
     async def render(self, event: dict[str, Any]) -> bytes | None:
         """The frame for one change event, or None when this stream must not get it."""
@@ -222,7 +226,7 @@ class Listener:
                     if state == "gone":
                         return
                     if state == "ending":
-                        yield sse.event(proto.closing_result(self.subscription_id))
+                        yield self.closing()
                         return
                     if state == "half-closed" and not nudged:
                         nudged = True
@@ -231,7 +235,7 @@ class Listener:
                         continue
                 now = _now()
                 if stopping.done() or now >= self.ends_at or not await recheck.allowed():
-                    yield sse.event(proto.closing_result(self.subscription_id))
+                    yield self.closing()
                     return
                 wake = min(last_frame + keep_alive, self.ends_at, recheck.due)
                 if receiving is None:
@@ -263,7 +267,7 @@ class Listener:
                 failures = 0
                 # Due: not delivered before the answer, nor past an expiry it brought forward.
                 if not await recheck.allowed() or _now() >= self.ends_at:
-                    yield sse.event(proto.closing_result(self.subscription_id))
+                    yield self.closing()
                     return
                 frame = await self.render(finished.result())
                 if frame is not None:

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from . import jsonrpc
 from .errors import InvalidParams
-from .meta import SUBSCRIPTION_ID_KEY
+from .meta import SERVER_INFO_KEY, SUBSCRIPTION_ID_KEY
 from .tasks import NOTIFICATION
 from .uritemplate import URITemplate
 
@@ -164,8 +164,12 @@ def change_notification(
     return jsonrpc.notification(method, params)
 
 
-def closing_result(subscription_id: jsonrpc.RequestId) -> dict[str, Any]:
-    """The response that ends a listen stream the server closes (then it closes)."""
-    return jsonrpc.result_response(
-        subscription_id, {"resultType": "complete", "_meta": {SUBSCRIPTION_ID_KEY: subscription_id}}
-    )
+def closing_result(
+    subscription_id: jsonrpc.RequestId, server_info: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The response that ends a listen stream the server closes (then it closes). Its
+    ``_meta`` carries ``serverInfo`` when given, as every result's does."""
+    meta: dict[str, Any] = {SUBSCRIPTION_ID_KEY: subscription_id}
+    if server_info is not None:
+        meta[SERVER_INFO_KEY] = dict(server_info)
+    return jsonrpc.result_response(subscription_id, {"resultType": "complete", "_meta": meta})

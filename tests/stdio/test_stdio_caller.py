@@ -27,6 +27,7 @@ from django_mcp.server.dispatch import MCPServer
 from django_mcp.sites import MCPSite
 from django_mcp.stdio.transport import StdioServer
 from tests.helpers import call_tool, mcp_body
+from tests.streams import sse
 from tests.test_commands import run
 
 # transaction=True: serve() recycles the main thread's connection, as between HTTP requests.
@@ -204,14 +205,5 @@ def test_a_subscription_ends_with_its_result_when_the_processs_user_is_deactivat
 
     messages = written()
     assert messages[0]["method"] == "notifications/subscriptions/acknowledged"
-    assert messages[1:] == [
-        {
-            "jsonrpc": "2.0",
-            "id": 5,
-            "result": {
-                "resultType": "complete",
-                "_meta": {"io.modelcontextprotocol/subscriptionId": 5},
-            },
-        }
-    ]
+    assert messages[1:] == [sse.closing(5)]
     assert ended_while_open, "the subscription went on until the input ended"

@@ -35,6 +35,19 @@ SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 DEFAULT_DEADLINE = 15.0  # a ceiling, as remote.READ_TIMEOUT
 
 
+def closing(id: Any) -> dict[str, Any]:
+    """The listen request's result, which a stream the server ends sends last: its
+    ``_meta`` has the subscription id and, like every result's, ``serverInfo``."""
+    from django_mcp.conf import mcp_settings
+    from django_mcp.protocol.meta import SERVER_INFO_KEY
+
+    info = {"name": mcp_settings.SERVER_NAME, "version": mcp_settings.server_version}
+    if mcp_settings.SERVER_TITLE:
+        info["title"] = mcp_settings.SERVER_TITLE
+    meta = {SUBSCRIPTION_ID_KEY: id, SERVER_INFO_KEY: info}
+    return {"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete", "_meta": meta}}
+
+
 @dataclass(frozen=True)
 class Frame:
     """One SSE frame: a comment line (``message`` is None) or one JSON-RPC message."""

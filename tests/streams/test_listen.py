@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from django_mcp.listen.fanout import notify_prompts_changed, notify_tools_changed
-from tests.helpers import assert_error, mcp_post, request_meta
+from tests.helpers import SERVER_INFO_KEY, assert_error, mcp_post, request_meta
 
 from . import remote, sse
 from .conftest import UVICORN_LISTEN_MAX_SECONDS
@@ -267,10 +267,8 @@ def test_the_server_ends_a_stream_with_the_listen_result_then_closes(uvicorn: Li
 
     sse.check_message(closing, "subscriptions/listen")
     assert closing["id"] == "short"
-    assert closing["result"] == {
-        "resultType": "complete",
-        "_meta": {sse.SUBSCRIPTION_ID_KEY: "short"},
-    }
+    assert closing["result"]["resultType"] == "complete"
+    assert closing["result"]["_meta"][sse.SUBSCRIPTION_ID_KEY] == "short"
     assert all(frame.is_comment for frame in rest)
     assert time.monotonic() - started >= UVICORN_LISTEN_MAX_SECONDS
 
@@ -380,6 +378,32 @@ def test_the_wsgi_path_acknowledges_delivers_keeps_alive_and_closes(client: Clie
 
 
 @pytest.mark.usefixtures("streams_urls")
+@pytest.mark.parametrize("included", [True, False], ids=["server-info", "configured-off"])
+def test_the_closing_result_carries_server_info_like_every_result(
+    client: Client, settings: Any, included: bool
+):
+    """schema ``SubscriptionsListenResultMetaObject``: the closing result's ``_meta`` has the
+    subscriptionId and ``io.modelcontextprotocol/serverInfo``, which "Servers SHOULD include
+    [...] on every response unless specifically configured not to" (``INCLUDE_SERVER_INFO``)."""
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_MAX_SECONDS": 0.3,
+        "INCLUDE_SERVER_INFO": included,
+    }
+    response = post_listen(client, {"toolsListChanged": True})
+    frames = read_until_closed(iter(response.streaming_content), within=5)
+
+    closing = [frame.message for frame in frames if frame.message][-1]
+    sse.check_message(closing, "subscriptions/listen")
+    meta = closing["result"]["_meta"]
+    assert meta[sse.SUBSCRIPTION_ID_KEY] == "wsgi"
+    if included:
+        assert set(meta[SERVER_INFO_KEY]) >= {"name", "version"}
+    else:
+        assert SERVER_INFO_KEY not in meta
+
+
+@pytest.mark.usefixtures("streams_urls")
 def test_events_a_stream_filters_out_do_not_hold_back_its_keep_alives(
     client: Client, settings: Any
 ):
@@ -475,9 +499,5 @@ def test_a_stream_ends_when_its_callers_token_expires(
     frames = read_until_closed(iter(response.streaming_content), within=10)
 
     messages = [frame.message for frame in frames if frame.message]
-    assert messages[-1] == {
-        "jsonrpc": "2.0",
-        "id": "wsgi",
-        "result": {"resultType": "complete", "_meta": {sse.SUBSCRIPTION_ID_KEY: "wsgi"}},
-    }
+    assert messages[-1] == sse.closing("wsgi")
     assert 0.5 <= time.monotonic() - started < 10

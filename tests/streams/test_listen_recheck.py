@@ -58,13 +58,7 @@ def _recheck_often(settings: Any) -> None:
     }
 
 
-def closing(id: Any) -> dict[str, Any]:
-    """The listen request's result, as a stream that ends for LISTEN_MAX_SECONDS sends it."""
-    return {
-        "jsonrpc": "2.0",
-        "id": id,
-        "result": {"resultType": "complete", "_meta": {sse.SUBSCRIPTION_ID_KEY: id}},
-    }
+closing = sse.closing
 
 
 def messages_of(chunks: Iterator[bytes], until: Callable[[dict[str, Any]], bool]) -> list[Any]:

@@ -45,11 +45,7 @@ def test_sigterm_sends_the_listen_result_before_the_stream_closes(
             time.sleep(0.05)
 
         sse.check_message(closing, "subscriptions/listen")
-        assert closing == {
-            "jsonrpc": "2.0",
-            "id": 41,
-            "result": {"resultType": "complete", "_meta": {sse.SUBSCRIPTION_ID_KEY: 41}},
-        }
+        assert closing == sse.closing(41)
         assert all(frame.is_comment for frame in rest)
         assert not server.is_running(), server.output()
 
