@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
@@ -202,7 +202,7 @@ class Inputs:
         """Answers for every key, or raise :class:`InputRequired` for the missing ones.
 
         A request type the client did not declare on this request is never sent: the call
-        fails with -32021 naming the capability it needs.
+        fails with -32021 naming every capability the round needs and the client left out.
         """
         for key, request in requests.items():
             self._check_same_question(key, request)
@@ -214,9 +214,9 @@ class Inputs:
                 answers[key] = value
             else:
                 missing[key] = request
-        for request in missing.values():
-            if not request.is_declared(self.meta):
-                raise MissingRequiredClientCapability(request.required_capability())
+        undeclared = [r for r in missing.values() if not r.is_declared(self.meta)]
+        if undeclared:
+            raise MissingRequiredClientCapability(required_capabilities(undeclared))
         if missing:
             raise InputRequired(missing)
         return answers
@@ -242,6 +242,24 @@ class Inputs:
         asked = {key: self.current[key] for key in self.used}
         answered = {**asked, **self.earlier}
         return dump_state(answered, self.binding)
+
+
+def required_capabilities(requests: Iterable[InputRequest]) -> dict[str, Any]:
+    """One ``ClientCapabilities`` object naming what every request in ``requests`` needs
+    (the ``data.requiredCapabilities`` of -32021). Two needs of one capability are merged;
+    ``elicitation: {}`` means form only (client/elicitation.mdx, "Capabilities"), so it is
+    spelled ``{"form": {}}`` once another mode joins it."""
+    merged: dict[str, Any] = {}
+    for request in requests:
+        for name, need in request.required_capability().items():
+            held = merged.setdefault(name, need)
+            if held != need and isinstance(held, Mapping) and isinstance(need, Mapping):
+                merged[name] = {**_explicit(name, held), **_explicit(name, need)}
+    return merged
+
+
+def _explicit(name: str, need: Mapping[str, Any]) -> Mapping[str, Any]:
+    return {"form": {}} if name == "elicitation" and not need else need
 
 
 def dump_state(answers: Mapping[str, Any], binding: Binding) -> str:

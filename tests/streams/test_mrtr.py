@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.test import Client
 
+from django_mcp import Context
 from django_mcp.server import sealing
+from django_mcp.server.input_requests import Elicit, ElicitURL
 from tests.helpers import (
     assert_error,
     input_required,
@@ -42,6 +44,7 @@ EVERYTHING = {"elicitation": {}, "sampling": {}, "roots": {}}
 UNSET: Any = object()
 ADA = {"action": "accept", "content": {"name": "Ada"}}
 STREAMS = "/streams/mcp"
+URL = "https://example.com/connect"
 
 
 def ask(
@@ -354,8 +357,44 @@ def test_one_undeclared_kind_in_a_round_fails_the_whole_round(client: Client):
     response = tool(client, "test_input_required_result_multiple_inputs", capabilities=FORM)
 
     error = assert_error(response, 400, -32021)
-    assert isinstance(error["data"]["requiredCapabilities"], dict)
-    assert set(error["data"]["requiredCapabilities"]) <= {"sampling", "roots"}
+    assert error["data"]["requiredCapabilities"] == {"sampling": {}, "roots": {}}
+
+
+@pytest.mark.parametrize(
+    ("declared", "required"),
+    [
+        ({}, {"elicitation": {}, "sampling": {}, "roots": {}}),
+        ({"sampling": {}}, {"elicitation": {}, "roots": {}}),
+    ],
+    ids=["nothing", "sampling"],
+)
+def test_missing_capability_names_every_capability_the_round_needs(
+    client: Client, declared: dict[str, Any], required: dict[str, Any]
+):
+    """schema.json, ``MissingRequiredClientCapabilityError``: ``data.requiredCapabilities``
+    is "the capabilities the server requires from the client to process this request",
+    every one the client left out, not only the first: a client that declares just that one
+    and retries must not meet a second -32021 for the next."""
+    response = tool(client, "test_input_required_result_multiple_inputs", capabilities=declared)
+
+    error = assert_error(response, 400, -32021)
+    assert error["data"]["requiredCapabilities"] == required
+
+
+def test_missing_form_and_url_elicitation_name_both_modes(client: Client, mcp_site: Any):
+    """client/elicitation.mdx, "Capabilities": ``elicitation: {}`` means form only, so a
+    round needing a form and a URL names both modes in ``requiredCapabilities`` (``{"url":
+    {}}`` alone would tell the client a form is not needed)."""
+
+    @mcp_site.tool
+    def form_and_url(ctx: Context) -> str:
+        ctx.request_input({"form": Elicit("Name?", {"name": str}), "url": ElicitURL("Go", URL)})
+        return "done"
+
+    response = tool(client, "form_and_url", capabilities={})
+
+    error = assert_error(response, 400, -32021)
+    assert error["data"]["requiredCapabilities"] == {"elicitation": {"form": {}, "url": {}}}
 
 
 @pytest.mark.parametrize("declared", [{}, {"form": {}}], ids=["empty", "form-only"])
