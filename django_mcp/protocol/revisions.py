@@ -19,7 +19,8 @@ from typing import Any, Final
 from .errors import UnsupportedProtocolVersion
 
 CURRENT_REVISION: Final = "2026-07-28"
-_DATED = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})\Z")
+#: ASCII digits only: ``\d`` matches any script's, and ``int`` reads them all.
+_DATED = re.compile(r"\A([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
 
 
 class ServedHow(StrEnum):

@@ -57,7 +57,17 @@ def test_older_dated_revisions_are_refused(declared):
 
 @pytest.mark.parametrize(
     "declared",
-    ["latest", "v999.0.0", "", "2026-7-28", "2026-07-28T00:00", " 2026-07-28", "20260728"],
+    [
+        "latest",
+        "v999.0.0",
+        "",
+        "2026-7-28",
+        "2026-07-28T00:00",
+        " 2026-07-28",
+        "20260728",
+        "\uff12\uff10\uff12\uff17-01-01",  # fullwidth digits: int() reads 2027
+        "\u0662\u0660\u0662\u0667-\u0660\u0661-\u0660\u0661",  # Arabic-Indic digits
+    ],
 )
 def test_strings_that_are_not_dated_revisions_are_refused_with_supported_and_requested(declared):
     """schema.json UnsupportedProtocolVersionError: data = {supported: string[],

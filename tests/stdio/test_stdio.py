@@ -29,7 +29,7 @@ from django_mcp.server.dispatch import MCPServer
 from django_mcp.stdio import transport
 from django_mcp.stdio.transport import StdioServer
 from django_mcp.tasks.models import MCPTask
-from tests.helpers import mcp_body
+from tests.helpers import mcp_body, request_meta
 from tests.live import REPO
 from tests.stdio.support import DEADLINE, META, Process, command, environment_with_ada, request
 from tests.tasks.support import declaring
@@ -745,3 +745,21 @@ def test_a_child_process_cannot_read_the_protocol_stream(start: Any) -> None:
     assert answer["id"] == 1
     assert answer["result"]["content"][0]["text"] == "the child read 0 bytes"
     assert [message.get("id") for message in rest] == [2]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "declared",
+    ["\uff12\uff10\uff12\uff17-01-01", "\u0662\u0660\u0662\u0667-\u0660\u0661-\u0660\u0661"],
+)
+def test_a_version_in_other_scripts_digits_is_no_dated_revision(mcp_site, declared):
+    """basic/versioning.mdx: a revision is a ``YYYY-MM-DD`` string; docs/adr/0001: a string
+    that is not one gets -32022 whatever the policy. Fullwidth or Arabic-Indic digits read
+    as 2027-01-01 by ``int`` must not be served best-effort as a newer revision (and
+    recorded as one): stdio has no ``MCP-Protocol-Version`` header to refuse them first."""
+    stdio = StdioServer(MCPServer(mcp_site), io.BytesIO(), user=AnonymousUser())
+    meta = request_meta(version=declared)
+    answers = serve_in_process(stdio, mcp_body("server/discover", {}, id=1, meta=meta))
+
+    assert answers[1]["error"]["code"] == -32022
+    assert answers[1]["error"]["data"] == {"supported": ["2026-07-28"], "requested": declared}
