@@ -262,6 +262,7 @@ def test_an_event_the_recheck_meets_past_a_new_expiry_is_not_delivered(
     from django_mcp.listen import listener as listener_module
     from django_mcp.listen.listener import Listener
     from django_mcp.protocol import subscriptions as proto
+    from django_mcp.server.dispatch import MCPServer
     from django_mcp.sites import MCPSite
 
     from .test_listen_layer_failures import TOOLS_CHANGED, FlakyLayer, first_frames
@@ -269,9 +270,9 @@ def test_an_event_the_recheck_meets_past_a_new_expiry_is_not_delivered(
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_KEEPALIVE_SECONDS": 60}
     context = SimpleNamespace(caller=Caller(user=AnonymousUser(), credential="token:1"))
     context.reidentify = lambda caller: setattr(context, "caller", caller)
-    stream = Listener(
-        MCPSite("expiring"), "listen-1", proto.SubscriptionFilter(tools_list_changed=True), context
-    )
+    site = MCPSite("expiring")
+    stream = Listener(site, "listen-1", proto.SubscriptionFilter(tools_list_changed=True), context)
+    stream.server_info = MCPServer(site).server_info()  # what open_listen gives a stream
     monkeypatch.setattr(listener_module, "Recheck", ExpiringRecheck)
     monkeypatch.setattr(listener_module, "channel_layer", lambda: FlakyLayer([], TOOLS_CHANGED))
 
