@@ -12,6 +12,7 @@ half rolled out) neither skips an item nor repeats one ("cursors SHOULD be stabl
 from __future__ import annotations
 
 import datetime
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -78,7 +79,7 @@ def paginate(
     start = 0
     if cursor is not NO_CURSOR:
         after = decode_cursor(cursor, site_name, method, principal=principal, max_age=max_age)
-        start = next((i for i, item in enumerate(items) if key(item) > after), len(items))
+        start = bisect_right(items, after, key=key)  # the first item past the cursor's
     page = items[start : start + page_size]
     next_cursor = (
         encode_cursor(site_name, method, key(page[-1]), principal=principal)
