@@ -20,7 +20,7 @@ from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
 from django_mcp.http.middleware import MCPMiddleware
 from django_mcp.http.ratelimit import is_rate
 from django_mcp.listen.limits import check_wsgi_streams
-from django_mcp.protocol.revisions import RevisionPolicyMode, parse_revision
+from django_mcp.protocol.revisions import CURRENT_REVISION, RevisionPolicyMode, parse_revision
 from django_mcp.sites import all_sites
 
 MIDDLEWARE_PATH = "django_mcp.middleware.MCPMiddleware"
@@ -254,6 +254,7 @@ def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
             )
     if not errors:
         errors.extend(_heartbeat_errors({**DEFAULTS, **value}))
+        errors.extend(_revision_errors({**DEFAULTS, **value}))
     return errors
 
 
@@ -270,6 +271,38 @@ def _heartbeat_errors(value: dict[str, Any]) -> list[CheckMessage]:
     )
     key = "TASK_WORKER_TIMEOUT"
     return [Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")]
+
+
+def _revision_errors(value: dict[str, Any]) -> list[CheckMessage]:
+    """E004 for revisions that contradict ADR 0001 (run once each list is valid, every
+    entry a date): a supported revision older than the one django-mcp implements (the
+    handshake era, whose lifecycle it does not speak), and a best-effort revision not newer
+    than the newest supported one (never served: -32022 whatever the list says)."""
+
+    def error(key: str, hint: str) -> CheckMessage:
+        return Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
+
+    supported = value["SUPPORTED_REVISIONS"]
+    errors: list[CheckMessage] = []
+    if min(supported) < CURRENT_REVISION:  # ISO dates compare as text
+        errors.append(
+            error(
+                "SUPPORTED_REVISIONS",
+                f"List {CURRENT_REVISION!r}, the revision django-mcp implements: clients of "
+                "earlier revisions need the initialize handshake, which it does not serve.",
+            )
+        )
+    newest = max(supported)
+    stale = [item for item in value["BEST_EFFORT_REVISIONS"] or () if item <= newest]
+    if stale:
+        errors.append(
+            error(
+                "BEST_EFFORT_REVISIONS",
+                f"Only revisions newer than the newest supported one ({newest}) are served "
+                f"best-effort; {', '.join(map(repr, stale))} would be refused with -32022.",
+            )
+        )
+    return errors
 
 
 @register(Tags.compatibility)

@@ -43,7 +43,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "REVISION_POLICY": '`"best-effort"` serves newer dated revisions with 2026-07-28 '
     'semantics (and records them); `"strict"` refuses every other revision with -32022.',
     "BEST_EFFORT_REVISIONS": "Revisions served best-effort; `None` means any dated revision "
-    "newer than the newest supported one.",
+    "newer than the newest supported one. A list narrows that to its own dates; an older "
+    "date is always refused with -32022.",
     "ALLOWED_ORIGINS": 'Origins (`https://app.example.com`, or `"*"`) allowed in an `Origin` '
     "header; `None` checks the origin's host against `ALLOWED_HOSTS`. Loopback origins and "
     "requests without `Origin` are always allowed.",

@@ -227,6 +227,36 @@ def test_e004_for_an_empty_supported_revisions_list():
     assert ids(settings_errors({"SUPPORTED_REVISIONS": []})) == ["django_mcp.E004"]
 
 
+@pytest.mark.parametrize(
+    ("key", "settings_value", "named"),
+    [
+        ("SUPPORTED_REVISIONS", {"SUPPORTED_REVISIONS": ["2025-11-25", "2026-07-28"]}, None),
+        ("BEST_EFFORT_REVISIONS", {"BEST_EFFORT_REVISIONS": ["2025-11-25"]}, "'2025-11-25'"),
+        ("BEST_EFFORT_REVISIONS", {"BEST_EFFORT_REVISIONS": ["2026-07-28"]}, "'2026-07-28'"),
+        (
+            "BEST_EFFORT_REVISIONS",
+            {
+                "SUPPORTED_REVISIONS": ["2026-07-28", "2027-01-01"],
+                "BEST_EFFORT_REVISIONS": ["2026-12-01"],
+            },
+            "'2026-12-01'",
+        ),
+    ],
+)
+def test_e004_for_revisions_adr_0001_never_serves(key, settings_value, named):
+    """docs/adr/0001-revision-policy.md: an older dated revision is refused with -32022, and
+    BEST_EFFORT_REVISIONS only narrows best-effort serving of newer ones. A supported
+    revision of the handshake era, or a best-effort one not newer than the newest supported
+    revision, passed the check before; the second was then served (now refused)."""
+    messages = settings_errors(settings_value)
+    assert ids(messages) == ["django_mcp.E004"]
+    assert repr(key) in messages[0].msg
+    if named:
+        assert named in messages[0].hint
+    assert settings_errors({"BEST_EFFORT_REVISIONS": ["2026-07-29", "2099-01-01"]}) == []
+    assert settings_errors({"SUPPORTED_REVISIONS": ["2026-07-28", "2027-01-01"]}) == []
+
+
 @pytest.mark.parametrize("name", ["TOOL_TIMEOUT", "REQUEST_LOG_FLUSH_INTERVAL"])
 def test_e004_for_a_wait_no_thread_can_take(name):
     """``TOOL_TIMEOUT`` arms a ``threading.Timer`` and the request log's writer waits

@@ -90,12 +90,15 @@ class RevisionPolicy:
         return max(dated)[1] if dated else CURRENT_REVISION
 
     def _serves_best_effort(self, declared: Any) -> bool:
+        """Only a dated revision newer than the newest supported one is served best-effort;
+        an explicit ``best_effort`` list narrows that to its own dates and never widens it:
+        an older date is the handshake era, refused with -32022 whatever the list says
+        (ADR 0001). A listed older date once served a client of that era with this
+        revision's rules."""
         if self.mode is RevisionPolicyMode.STRICT or not isinstance(declared, str):
             return False
         date = parse_revision(declared)
-        if date is None:
-            return False
-        if self.best_effort is not None:
-            return declared in self.best_effort
         newest = parse_revision(self.newest)
-        return newest is not None and date > newest
+        if date is None or newest is None or date <= newest:
+            return False
+        return self.best_effort is None or declared in self.best_effort

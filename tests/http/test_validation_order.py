@@ -26,6 +26,7 @@ from tests.helpers import (
     call_tool,
     mcp_post,
     notify,
+    override_mcp,
     post_raw,
     request_meta,
     result_of,
@@ -274,6 +275,18 @@ def test_an_older_revision_is_refused_with_unsupported_protocol_version(client):
     """basic/versioning.mdx: a legacy version cannot be used through per-request _meta."""
     response = mcp_post(client, "tools/list", meta=request_meta(version="2025-11-25"))
     assert assert_error(response, 400, -32022)["data"]["requested"] == "2025-11-25"
+
+
+def test_an_older_revision_listed_for_best_effort_is_still_refused(client):
+    """basic/versioning.mdx and docs/adr/0001-revision-policy.md: an older dated revision is
+    the handshake era, refused with -32022; BEST_EFFORT_REVISIONS narrows best-effort
+    serving to its dates and never widens it to older ones (a listed 2025-11-25 was once
+    served with 2026-07-28 rules)."""
+    with override_mcp(BEST_EFFORT_REVISIONS=["2025-11-25", "2099-01-01"]):
+        refused = mcp_post(client, "tools/list", meta=request_meta(version="2025-11-25"))
+        served = mcp_post(client, "tools/list", meta=request_meta(version="2099-01-01"))
+    assert assert_error(refused, 400, -32022)["data"]["requested"] == "2025-11-25"
+    assert "tools" in result_of(served)
 
 
 def test_a_newer_dated_revision_is_served_best_effort(client):

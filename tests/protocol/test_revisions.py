@@ -105,6 +105,24 @@ def test_an_explicit_best_effort_list_replaces_the_newer_than_rule():
     assert refusal(policy, "2099-01-01").code == errors.UNSUPPORTED_PROTOCOL_VERSION
 
 
+@pytest.mark.parametrize("declared", ["2025-11-25", "2024-11-05", CURRENT_REVISION])
+def test_an_explicit_best_effort_list_never_serves_an_older_revision(declared):
+    """docs/adr/0001-revision-policy.md: BEST_EFFORT_REVISIONS "can restrict" best-effort
+    serving; an older dated revision is refused whatever the list holds."""
+    policy = RevisionPolicy(supported=(CURRENT_REVISION,), best_effort=frozenset({declared}))
+    if declared == CURRENT_REVISION:
+        assert policy.decide(declared).how is ServedHow.SUPPORTED
+    else:
+        assert refusal(policy, declared).data["requested"] == declared
+
+
+def test_a_best_effort_date_at_or_before_a_newer_supported_revision_is_refused():
+    policy = RevisionPolicy(
+        supported=("2026-07-28", "2027-01-01"), best_effort=frozenset({"2026-12-01"})
+    )
+    assert refusal(policy, "2026-12-01").data["supported"] == ["2026-07-28", "2027-01-01"]
+
+
 def test_an_explicit_best_effort_list_still_needs_dated_revisions():
     policy = RevisionPolicy(best_effort=frozenset({"latest"}))
     assert refusal(policy, "latest").code == errors.UNSUPPORTED_PROTOCOL_VERSION
