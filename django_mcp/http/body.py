@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django.http import UnreadablePostError
 
+from django_mcp.protocol.errors import RequestTooLarge
+
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
@@ -74,3 +76,33 @@ def _read(request: HttpRequest, size: int) -> bytes:
         parts.append(chunk)
         remaining -= len(chunk)
     return b"".join(parts)
+
+
+def read_body(request: HttpRequest, limit: int) -> bytes:
+    """The request body, read once, refusing anything over ``limit`` bytes. Raises
+    ``UnreadablePostError`` (an ``OSError``) when the client went away mid-body, also
+    when an earlier middleware already read what had arrived, and when the body ended
+    short of its declared ``Content-Length`` (a WSGI server whose read comes up short
+    rather than failing): what arrived may happen to be a whole message, but it is not
+    the one the client sent."""
+    if CLIENT_GONE.get():
+        raise UnreadablePostError(CLIENT_GONE_REASON)
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if hasattr(request, "_body"):
+        body: bytes = request.body
+    else:
+        if declared > limit:
+            raise RequestTooLarge()
+        body = read_at_most(request, limit + 1)
+    if len(body) > limit:
+        raise RequestTooLarge()
+    if len(body) < declared:
+        raise UnreadablePostError("The body ended before its declared length")
+    # What request.body gives from now on: code after the middleware that reads it (an
+    # authentication class such as django-oauth-toolkit's DRF one) would otherwise meet
+    # the consumed stream and raise RawPostDataException, an HTML 500.
+    request._body = body
+    return body

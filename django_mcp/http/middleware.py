@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, UnreadablePostError
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import auth
-from django_mcp.http.body import CLIENT_GONE, CLIENT_GONE_REASON, read_at_most
+from django_mcp.http.body import read_body
 from django_mcp.http.browser import endpoint_page, varies_on_accept
 from django_mcp.http.exchange import Exchange, begin, exchange_of
 from django_mcp.http.framing import answer_failure, record_best_effort
@@ -65,36 +65,6 @@ if TYPE_CHECKING:
 UNREADABLE_BODY: Final = "The request body could not be read to its end"
 
 
-def read_body(request: HttpRequest, limit: int) -> bytes:
-    """The request body, read once, refusing anything over ``limit`` bytes. Raises
-    ``UnreadablePostError`` (an ``OSError``) when the client went away mid-body, also
-    when an earlier middleware already read what had arrived, and when the body ended
-    short of its declared ``Content-Length`` (a WSGI server whose read comes up short
-    rather than failing): what arrived may happen to be a whole message, but it is not
-    the one the client sent."""
-    if CLIENT_GONE.get():
-        raise UnreadablePostError(CLIENT_GONE_REASON)
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    if hasattr(request, "_body"):
-        body: bytes = request.body
-    else:
-        if declared > limit:
-            raise RequestTooLarge()
-        body = read_at_most(request, limit + 1)
-    if len(body) > limit:
-        raise RequestTooLarge()
-    if len(body) < declared:
-        raise UnreadablePostError("The body ended before its declared length")
-    # What request.body gives from now on: code after the middleware that reads it (an
-    # authentication class such as django-oauth-toolkit's DRF one) would otherwise meet
-    # the consumed stream and raise RawPostDataException, an HTML 500.
-    request._body = body
-    return body
-
-
 #: The log's note of an exchange that ended without a response from Django (see
 #: :func:`record_interrupted`), with the status it is logged under.
 WORKER_STOPPED: Final = (500, "The server stopped the request before it was answered")
@@ -113,9 +83,8 @@ def record_interrupted(
     exit), and under ASGI Django cancels a request whose client went away. The request
     happened all the same, so the log keeps it: 499 (nginx's "client closed request") when
     it was cancelled, 500 otherwise, with a note saying why (``when_cancelled``: a path
-    where only a server shutting down cancels a request says so). No user is looked up:
-    the process may be on its way out. The exchange is not released: under ASGI the view's
-    thread may still be on its way to the deferred admission it holds."""
+    where only a server shutting down cancels a request says so). No user is looked up,
+    and the exchange is not released (the view's thread may yet run its admission)."""
     cancelled = isinstance(exc, asyncio.CancelledError)
     status, note = when_cancelled if cancelled else WORKER_STOPPED
     # Best-effort: a failure here must not replace ``exc``, which the caller re-raises (a
@@ -362,10 +331,13 @@ class MCPMiddleware:
         server: MCPServer | None = getattr(view_func, "mcp_server", None)
         if server is None:
             return None
-        exchange, body, early = before_admission(request, server, host_checked=self.host_checked)
-        if exchange is None or body is None:
-            return early
-        return admit(exchange, request, body)
+        try:
+            exchange, body, early = before_admission(
+                request, server, host_checked=self.host_checked
+            )
+            return early if exchange is None or body is None else admit(exchange, request, body)
+        except Exception as exc:  # see aprocess_view
+            return answer_view_failure(request, exc)
 
     def process_exception(
         self, request: HttpRequest, exception: Exception
@@ -387,13 +359,21 @@ class MCPMiddleware:
         server: MCPServer | None = getattr(view_func, "mcp_server", None)
         if server is None:
             return None
-        exchange, body, early = before_admission(request, server, host_checked=self.host_checked)
-        if exchange is None or body is None:
-            return early
-        if not admission_needs_thread(request, exchange):
-            return admit(exchange, request, body)
-        if iscoroutinefunction(view_func):  # an async view would admit on the loop
-            return await sync_to_async(admit)(exchange, request, body)
+        try:
+            exchange, body, early = before_admission(
+                request, server, host_checked=self.host_checked
+            )
+            if exchange is None or body is None:
+                return early
+            if not admission_needs_thread(request, exchange):
+                return admit(exchange, request, body)
+            if iscoroutinefunction(view_func):  # an async view would admit on the loop
+                return await sync_to_async(admit)(exchange, request, body)
+        except Exception as exc:
+            # Django answers an exception out of process_view with its HTML 500 page (the
+            # view's own go to process_exception): a bug, or a rate limit's cache server
+            # down, is answered in the protocol's shape instead, as on the native paths.
+            return answer_view_failure(request, exc)
         # The sync view runs in a thread anyway: admission goes first there (MCPView.dispatch).
         exchange.deferred_admission = partial(admit, exchange, request, body)
         return None

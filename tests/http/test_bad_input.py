@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from typing import Any, Literal
+from unittest import mock
 
 import pytest
 from django.core.exceptions import DisallowedHost
@@ -17,8 +18,9 @@ from django.middleware.common import CommonMiddleware
 from django.test import RequestFactory
 from django.urls import resolve
 
+from django_mcp.http.body import read_body
 from django_mcp.http.exchange import exchange_of
-from django_mcp.http.middleware import MCPMiddleware, host_checked_upstream, read_body
+from django_mcp.http.middleware import MCPMiddleware, host_checked_upstream
 from django_mcp.protocol.errors import RequestTooLarge
 from tests.helpers import (
     CAPABILITIES_KEY,
@@ -487,7 +489,9 @@ def test_a_disallowed_host_is_400(client):
 def test_a_disallowed_host_is_refused_without_common_middleware(site, settings):
     """The middleware skips its own ``Host`` check only where ``CommonMiddleware`` made
     it already (``process_request`` runs before any ``process_view``); a project without
-    it is still protected against DNS rebinding: Django answers ``DisallowedHost`` 400."""
+    it is still protected against DNS rebinding: ``DisallowedHost`` is answered 400, as
+    Django answers it, but in the protocol's shape (-32600) and logged where Django logs
+    it (``django.security.DisallowedHost``), as on the native paths."""
     assert MCPMiddleware(lambda r: None).host_checked  # type: ignore[arg-type,return-value]
     common = "django.middleware.common.CommonMiddleware"
     settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != common]
@@ -505,8 +509,13 @@ def test_a_disallowed_host_is_refused_without_common_middleware(site, settings):
             HTTP_HOST=host,
         )
 
-    with pytest.raises(DisallowedHost):
-        middleware.process_view(post("evil.example"), view, (), {})
+    with mock.patch("django_mcp.http.framing.log_response") as logged:
+        refused = middleware.process_view(post("evil.example"), view, (), {})
+    assert refused is not None
+    assert refused.status_code == 400
+    assert json.loads(refused.content)["error"]["code"] == -32600
+    assert logged.call_args.kwargs["logger"].name == "django.security.DisallowedHost"
+    assert isinstance(logged.call_args.kwargs["exception"], DisallowedHost)
     assert middleware.process_view(post("localhost"), view, (), {}) is None  # admitted
 
 
