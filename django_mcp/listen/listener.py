@@ -65,15 +65,15 @@ class Listener:
         subscription_id: Any,
         wanted: proto.SubscriptionFilter,
         context: Context | None = None,
+        server_info: dict[str, Any] | None = None,
     ) -> None:
         self.site = site
         self.subscription_id = subscription_id
         self.filter = wanted
         self.context = context  # the listener's caller: what it may read
         self.group = group_name(site.name)
-        #: Set when the stream ended because its channel layer kept failing: it ends
-        #: without its closing result, which a transport with no connection to drop
-        #: (stdio) must answer some other way.
+        #: Set when the stream ended because its channel layer kept failing: it ends without
+        #: its closing result, which a transport with no connection to drop answers otherwise.
         self.dropped = False
         #: The stream's place in the open-stream counts, given back when the stream ends.
         self.slot: limits.Slot | None = None
@@ -82,7 +82,7 @@ class Listener:
         #: Tasks whose terminal state this stream sent: a state published before it (by a
         #: worker or server that read the row first, and published last) is stale.
         self.ended_tasks: set[str] = set()
-        self.server_info: dict[str, Any] | None = None  # in the closing result's _meta
+        self.server_info = server_info  # in the closing result's _meta, if given
 
     def acknowledgement(self) -> bytes:
         return sse.event(proto.acknowledgement(self.subscription_id, self.filter))

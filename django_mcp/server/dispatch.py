@@ -246,10 +246,10 @@ class MCPServer:
             "resourcesListChanged": "resources" in offered,
             "resourceSubscriptions": "resources" in offered,
         }
-        listener = Listener(self.site, admitted.request.id, wanted.honoured(supported), context)
-        if mcp_settings.INCLUDE_SERVER_INFO:  # its closing result is a result like any other
-            listener.server_info = self.server_info()
-        return listener
+        # Its closing result is a result like any other: it carries serverInfo.
+        info = self.server_info() if mcp_settings.INCLUDE_SERVER_INFO else None
+        wanted = wanted.honoured(supported)
+        return Listener(self.site, admitted.request.id, wanted, context, server_info=info)
 
     def finish_result(self, result: dict[str, Any]) -> dict[str, Any]:
         """Add ``resultType`` and ``_meta[serverInfo]``, which every result carries."""

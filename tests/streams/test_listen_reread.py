@@ -271,8 +271,9 @@ def test_an_event_the_recheck_meets_past_a_new_expiry_is_not_delivered(
     context = SimpleNamespace(caller=Caller(user=AnonymousUser(), credential="token:1"))
     context.reidentify = lambda caller: setattr(context, "caller", caller)
     site = MCPSite("expiring")
-    stream = Listener(site, "listen-1", proto.SubscriptionFilter(tools_list_changed=True), context)
-    stream.server_info = MCPServer(site).server_info()  # what open_listen gives a stream
+    wanted = proto.SubscriptionFilter(tools_list_changed=True)
+    info = MCPServer(site).server_info()  # what open_listen gives a stream
+    stream = Listener(site, "listen-1", wanted, context, server_info=info)
     monkeypatch.setattr(listener_module, "Recheck", ExpiringRecheck)
     monkeypatch.setattr(listener_module, "channel_layer", lambda: FlakyLayer([], TOOLS_CHANGED))
 
