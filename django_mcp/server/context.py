@@ -8,6 +8,8 @@ stateless.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -145,8 +147,10 @@ class Context(Injected):
         """Send ``notifications/progress`` if the client asked for it with a progressToken.
 
         Progress must increase; a value not above the last one is dropped. Without a token
-        or an open stream this does nothing, so tools can call it unconditionally.
+        or an open stream this does nothing, so tools can call it unconditionally. Values
+        the notification cannot carry raise at once, token or not (:func:`checked_progress`).
         """
+        progress, total, message = checked_progress(progress, total, message)
         self.check_cancelled()
         token = self.meta.progress_token
         if token is None or self._emit is None:
@@ -240,3 +244,36 @@ class Context(Injected):
 
     def __repr__(self) -> str:
         return f"<Context {self.method} id={self.request_id!r}>"
+
+
+def checked_progress(
+    progress: Any, total: Any = None, message: Any = None
+) -> tuple[float, float | None, str | None]:
+    """``report_progress``'s arguments as ``notifications/progress`` carries them
+    (basic/utilities/progress.mdx: ``progress`` and ``total`` are numbers, ``message`` a
+    string); a tool's mistake raises in the tool, with a message that says which.
+
+    NaN was sent as ``null``, which no client can read, and then let every later value
+    through: nothing compares above or below it, so "progress must increase" stopped
+    holding. Infinity, a bool or a string fared no better. An integer stays an integer; any
+    other real number (a ``Fraction``) becomes a float, which JSON can write.
+    """
+    return (
+        _progress_number("progress", progress),
+        None if total is None else _progress_number("total", total),
+        _progress_message(message),
+    )
+
+
+def _progress_number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"report_progress: {name} must be a number, not {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValueError(f"report_progress: {name} must be finite, not {value!r}")
+    return value if isinstance(value, int) else float(value)
+
+
+def _progress_message(message: Any) -> str | None:
+    if message is not None and not isinstance(message, str):
+        raise TypeError(f"report_progress: message must be a string, not {type(message).__name__}")
+    return message

@@ -33,7 +33,7 @@ from django_mcp.protocol import tasks as proto
 from django_mcp.protocol.errors import InternalError, MCPError, Unauthenticated
 from django_mcp.protocol.meta import complete_meta, required_meta
 from django_mcp.server import tasking
-from django_mcp.server.context import Context
+from django_mcp.server.context import Context, checked_progress
 from django_mcp.server.handlers.tools import error_result
 from django_mcp.server.input_rounds import Binding, InputRequired, Inputs
 from django_mcp.sites import MCPSite, all_sites
@@ -66,6 +66,7 @@ class TaskContext(Context):
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
+        progress, total, message = checked_progress(progress, total, message)
         self.check_cancelled()
         if message is not None and store.set_message(self.task.id, message):
             tasking.announce(self.task.id)

@@ -176,3 +176,42 @@ def test_progress_that_does_not_rise_is_not_sent(client: Any):
 
     notes = sse.messages(b"".join(response.streaming_content))[:-1]
     assert [note["params"]["progress"] for note in notes] == [1, 2, 3.5]
+
+
+@pytest.mark.usefixtures("streams_urls")
+def test_a_value_progress_cannot_carry_raises_in_the_tool_and_sends_nothing(client: Any):
+    """basic/patterns/progress.mdx: ``progress`` and ``total`` are numbers, ``message`` a
+    string, and progress MUST increase. NaN was sent as ``null`` and then let every later
+    value through (nothing compares above or below it); infinity, a bool or a string went
+    out as they were. Each now raises in the tool, which can catch it, and nothing of it is
+    sent: the stream carries 1 and 2 only."""
+    response = call_tool(
+        client, "progress_mistakes", path="/streams/mcp", meta=request_meta(progressToken="m")
+    )
+
+    *notes, final = sse.messages(b"".join(response.streaming_content))
+    assert [note["params"] for note in notes] == [
+        {"progressToken": "m", "progress": 1},
+        {"progressToken": "m", "progress": 2},
+    ]
+    refused = final["result"]["content"][0]["text"].splitlines()
+    assert refused == [
+        "report_progress: progress must be finite, not nan",
+        "report_progress: progress must be finite, not inf",
+        "report_progress: progress must be a number, not str",
+        "report_progress: progress must be a number, not bool",
+        "report_progress: total must be finite, not nan",
+        "report_progress: message must be a string, not int",
+    ]
+
+
+def test_checked_progress_keeps_integers_and_writes_other_reals_as_floats():
+    """A ``Fraction`` is a real number JSON cannot write; it goes out as a float."""
+    from fractions import Fraction
+
+    from django_mcp.server.context import checked_progress
+
+    assert checked_progress(3, 10, "x") == (3, 10, "x")
+    progress, total, _ = checked_progress(Fraction(1, 2), Fraction(3, 2))
+    assert (progress, total) == (0.5, 1.5)
+    assert (type(progress), type(total)) == (float, float)

@@ -105,6 +105,28 @@ def progress_values(ctx: Context, values: list[float]) -> str:
     return "reported"
 
 
+@site.tool
+def progress_mistakes(ctx: Context) -> str:
+    """Report 1, then values a progress notification cannot carry (each refused in the
+    tool, its message kept), then 2."""
+    ctx.report_progress(1)
+    refused = []
+    for args, kwargs in [
+        ((float("nan"),), {}),
+        ((float("inf"),), {}),
+        (("50%",), {}),
+        ((True,), {}),
+        ((1.5,), {"total": float("nan")}),
+        ((1.5,), {"message": 5}),
+    ]:
+        try:
+            ctx.report_progress(*args, **kwargs)
+        except (TypeError, ValueError) as exc:
+            refused.append(str(exc))
+    ctx.report_progress(2)
+    return "\n".join(refused)
+
+
 # [docs:log]
 @site.tool
 def chatty(ctx: Context) -> str:
