@@ -221,6 +221,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use None (no limit) or a positive integer.",
     ),
     "LISTEN_WSGI_STREAMS": (lambda v: _is_int(v) and v >= 0, "Use an integer, 0 or more."),
+    "MAX_LIVE_STREAMS": (lambda v: _is_int(v) and v >= 0, "Use an integer, 0 or more."),
     **AUTH_VALIDATORS,
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")

@@ -36,6 +36,9 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MAX_REQUEST_BYTES": 4 * 1024 * 1024,
     # Worker threads of the native ASGI path (NativeMCP), shared by its requests' sync code.
     "NATIVE_WORKER_THREADS": 64,
+    # Threads that run progress/log-streamed requests live under ASGI, at once per process;
+    # past it such requests are answered buffered, as under WSGI (0: always buffered).
+    "MAX_LIVE_STREAMS": 64,
     # stdio (manage.py mcp_stdio): requests read and waiting for a worker; when that many
     # wait, stdin is read no further until one starts (backpressure, never a drop).
     "STDIO_MAX_QUEUED_REQUESTS": 32,

@@ -52,6 +52,12 @@ SETTING_MEANINGS: dict[str, str] = {
     "NATIVE_WORKER_THREADS": "Worker threads of the native ASGI path (`NativeMCP`): sync "
     "tools and admission that may query the database run there, so this many slow calls at "
     "once make the next ones wait. Size it as a threaded server's thread count.",
+    "MAX_LIVE_STREAMS": "Requests streamed live at once in one ASGI process (a `progressToken` "
+    "or `logLevel` from a client accepting `text/event-stream`), each running its handler in "
+    "a thread of its own (which may hold database connections). One more is not refused: it "
+    "runs in the thread serving its view and gets its notifications buffered before the "
+    "reply, as under WSGI, not cancelled by a disconnect. On the native ASGI path these "
+    "threads come on top of `NATIVE_WORKER_THREADS`. `0`: never live.",
     "STDIO_MAX_QUEUED_REQUESTS": "Requests `manage.py mcp_stdio` holds read and waiting for "
     "a worker (8 run at once; listen streams are bounded apart). With that many waiting it "
     "reads no more of stdin until one starts, so a client that writes faster "

@@ -127,6 +127,9 @@ def test_e003_for_each_unknown_key():
         ("LISTEN_RECHECK_SECONDS", "30"),
         ("STDIO_MAX_QUEUED_REQUESTS", 0),
         ("STDIO_MAX_QUEUED_REQUESTS", None),
+        ("MAX_LIVE_STREAMS", -1),
+        ("MAX_LIVE_STREAMS", None),
+        ("MAX_LIVE_STREAMS", "64"),
     ],
 )
 def test_e004_for_an_invalid_value(key, value):
@@ -154,6 +157,7 @@ def test_e004_for_an_invalid_value(key, value):
         ("RATE_LIMIT_CACHE", "default"),
         ("TRUSTED_PROXY_HOPS", 2),
         ("LISTEN_RECHECK_SECONDS", 0.5),
+        ("MAX_LIVE_STREAMS", 0),
     ],
 )
 def test_valid_values_pass(key, value):

@@ -12,6 +12,24 @@ before its response (basic/patterns/progress.mdx, server/utilities/logging.mdx).
   at its next ``report_progress``, and nothing more is written.
 - Under WSGI notifications cannot interleave with a running handler, so they are
   collected and sent, in order, before the reply on one stream.
+
+The worker threads of the ASGI case are bounded: at most ``MAX_LIVE_STREAMS`` run at once in
+a process (each is a thread, and may hold database connections; a client could otherwise
+open as many as it likes). A request that finds them all taken is not refused: progress
+and log notifications are optional (basic/patterns/progress.mdx: a receiver MAY send
+progress), so it is answered as under WSGI, in the thread already serving the view, its
+notifications collected and sent before the reply on one stream (plain JSON when there
+are none). The client sees the same messages in the same order, only not live; such a
+request cannot be cancelled by a disconnect, as under WSGI (``TOOL_TIMEOUT`` still bounds
+a tool). A slot is given back when the thread ends, however it ends (a reply, an
+exception, a cancelled or abandoned stream).
+
+The native ASGI path (:mod:`django_mcp.http.native`) counts these threads here too, not
+against ``NATIVE_WORKER_THREADS``: its view runs in a pooled worker that waits for the
+handler's first notification, so a handler run in the same pool could wait for a worker
+held by its own view (all workers waiting for handlers queued behind them). So a process
+on that path runs at most ``NATIVE_WORKER_THREADS`` plus ``MAX_LIVE_STREAMS`` threads for
+MCP requests.
 """
 
 from __future__ import annotations
@@ -29,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Final
 from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
+from django_mcp.conf import DEFAULTS, mcp_settings
 from django_mcp.http.exchange import exchange_of
 from django_mcp.http.framing import handle_in_savepoint
 from django_mcp.listen.limits import is_asgi
@@ -66,9 +85,10 @@ def _start_stream_end_thread() -> None:
 
 
 def _forget_stream_end_thread() -> None:
-    """In a forked child: the parent's thread and queued streams are not the child's."""
-    global _ENDED, _end_thread_lock, _end_thread
+    """In a forked child: the parent's threads and queued streams are not the child's."""
+    global _ENDED, _end_thread_lock, _end_thread, _slots
     _ENDED, _end_thread_lock, _end_thread = queue.SimpleQueue(), threading.Lock(), None
+    _slots = LiveSlots()
 
 
 os.register_at_fork(after_in_child=_forget_stream_end_thread)
@@ -86,6 +106,59 @@ def _end_one(stream: LiveStream) -> None:
         stream._end()
     except Exception:  # its record is best-effort already; never stop this thread
         logger.exception("django-mcp could not end an abandoned stream")
+
+
+def max_live_streams() -> int:
+    """``MAX_LIVE_STREAMS``; a value the checks refuse (a process that never ran them)
+    means the default: the threads are never unbounded."""
+    value: Any = mcp_settings.MAX_LIVE_STREAMS
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        value = DEFAULTS["MAX_LIVE_STREAMS"]
+    return int(value)
+
+
+class LiveSlots:
+    """How many :class:`LiveStream` threads run now in this process, at most
+    :func:`max_live_streams`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+        self._warned = False
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def take(self) -> bool:
+        """One more thread may start (True, counted), or the limit is reached (False)."""
+        limit = max_live_streams()
+        with self._lock:
+            if self._count < limit:
+                self._count += 1
+                return True
+            warn, self._warned = not self._warned and limit > 0, True
+        if warn:  # once until every live stream has ended, not once per request
+            logger.warning(
+                "django-mcp runs MAX_LIVE_STREAMS (%d) live progress streams; further "
+                "streamed requests are answered with their notifications buffered",
+                limit,
+            )
+        return False
+
+    def give(self) -> None:
+        with self._lock:
+            self._count -= 1
+            if self._count <= 0:
+                self._warned = False
+
+
+_slots = LiveSlots()
+
+
+def live_streams() -> int:
+    """Live-stream handler threads running now in this process (for tests and monitoring)."""
+    return _slots.count
 
 
 def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
@@ -150,9 +223,21 @@ class LiveStream:
             target=self._run, args=(server, admitted, request), name="mcp-stream", daemon=True
         )
 
-    def start(self) -> Any:
-        """Run the handler; return its first item (a notification dict or the Reply)."""
-        self._thread.start()
+    def start(self) -> bool:
+        """Start the handler's thread if a ``MAX_LIVE_STREAMS`` slot is free and the
+        system gives a thread; False when nothing was started (answer it buffered)."""
+        if not _slots.take():
+            return False
+        try:
+            self._thread.start()
+        except RuntimeError:  # "can't start new thread": answered as at the limit
+            _slots.give()
+            logger.warning("django-mcp could not start a live stream's thread", exc_info=True)
+            return False
+        return True
+
+    def first_message(self) -> Any:
+        """The handler's first item (a notification dict or the Reply), once it is known."""
         self.first.wait()
         return self.first_item
 
@@ -171,9 +256,15 @@ class LiveStream:
             loop.call_soon_threadsafe(target.put_nowait, item)
 
     def _run(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
-        close_old_connections()
+        try:
+            self._handle(server, admitted, request)
+        finally:
+            _slots.give()  # however the thread ends
+
+    def _handle(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
         reply: Any = None
         try:
+            close_old_connections()
 
             def on_context(context: Context) -> None:
                 self.context = context
@@ -262,10 +353,12 @@ def respond_streaming(
     request: HttpRequest,
     render_json: Callable[[Reply | None], HttpResponse],
 ) -> HttpResponseBase:
-    """Serve a request that may stream: plain JSON if nothing was emitted before the reply."""
-    if is_asgi(request):
-        stream = LiveStream(server, admitted, request)
-        first = stream.start()
+    """Serve a request that may stream: plain JSON if nothing was emitted before the reply.
+
+    Live under ASGI while a ``MAX_LIVE_STREAMS`` slot is free; buffered otherwise."""
+    stream = LiveStream(server, admitted, request) if is_asgi(request) else None
+    if stream is not None and stream.start():
+        first = stream.first_message()
         if not isinstance(first, dict):
             return render_json(first)
         response = event_stream_response(stream.events())
@@ -281,4 +374,12 @@ def respond_streaming(
     exchange = exchange_of(request)
     if exchange is not None:
         exchange.reply = reply  # known before the stream starts: recorded with it
-    return event_stream_response(buffered_events(notes, reply))
+    events = buffered_events(notes, reply)
+    if stream is not None:  # ASGI past the limit: Django serves only async iterators there
+        return event_stream_response(_as_async(list(events)))
+    return event_stream_response(events)
+
+
+async def _as_async(events: list[bytes]) -> AsyncIterator[bytes]:
+    for event in events:
+        yield event
