@@ -6,6 +6,8 @@ unexpired, and carry this server's canonical URI among the RFC 8707 ``resource``
 indicators DOT recorded when the client asked for it. DOT treats a token with no resource
 as unrestricted; an MCP server must not (``basic/authorization.mdx``: only tokens issued
 for this server), so such a token is refused here. Scopes are the token's ``scope``.
+:func:`caller_for_token` is that check, shared with the DRF bridge, which meets DOT's
+tokens through DOT's own DRF class.
 
 :func:`resource_validator` is the same RFC 8707 check for DOT's own protected views
 (``OAUTH2_PROVIDER["RESOURCE_SERVER_TOKEN_RESOURCE_VALIDATOR"]``): an exact match of
@@ -15,7 +17,7 @@ canonical URIs instead of DOT's default prefix match.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib.auth.models import AnonymousUser
 from oauth2_provider.models import get_access_token_model
@@ -41,7 +43,6 @@ class DOTAuthenticator(BearerAuthenticator):
         token = bearer_token(request)
         if token is None:
             return None
-        config = oauth_config()
         checksum = hashlib.sha256(token.encode("utf-8")).hexdigest()
         access_token = (
             get_access_token_model()
@@ -51,22 +52,35 @@ class DOTAuthenticator(BearerAuthenticator):
         )
         if access_token is None:
             raise AuthenticationFailed("The token is unknown or revoked.")
-        if access_token.is_expired():
-            raise AuthenticationFailed("The token has expired.")
-        require_audience({"resource": access_token.resource}, config.resources)
-        user = access_token.user
-        if user is None:
-            user = AnonymousUser()  # client_credentials: the client acts for itself
-        elif not user.is_active:
-            raise AuthenticationFailed("The token's user is inactive.")
-        return Caller(
-            user=user,
-            scopes=scopes_of({"scope": access_token.scope}),
-            credential=f"dot:{access_token.pk}",
-            method=self.method,
-            client=getattr(access_token.application, "client_id", None),
-            expires_at=access_token.expires.timestamp() if access_token.expires else None,
-        )
+        return caller_for_token(access_token, method=self.method)
+
+
+def caller_for_token(access_token: Any, *, method: str) -> Caller:
+    """The caller a row of DOT's access token table vouches for, or
+    :class:`AuthenticationFailed`: the token must be unexpired, issued for this server (its
+    ``resource`` names ``RESOURCE``; none is refused), and its user active. Scopes are its
+    ``scope``, the credential ``dot:<pk>`` (which :mod:`~django_mcp.auth.revocation` reads
+    again). :class:`DOTAuthenticator` and, for the tokens DOT's DRF class
+    ``OAuth2Authentication`` accepts, :class:`~django_mcp.auth.drf.DRFAuthenticator` both
+    use it, so a DOT token means the same whichever way it came in. Raises
+    ``ImproperlyConfigured`` without ``RESOURCE`` (check ``django_mcp.E012``)."""
+    config = oauth_config()
+    if access_token.is_expired():
+        raise AuthenticationFailed("The token has expired.")
+    require_audience({"resource": access_token.resource}, config.resources)
+    user = access_token.user
+    if user is None:
+        user = AnonymousUser()  # client_credentials: the client acts for itself
+    elif not user.is_active:
+        raise AuthenticationFailed("The token's user is inactive.")
+    return Caller(
+        user=user,
+        scopes=scopes_of({"scope": access_token.scope}),
+        credential=f"dot:{access_token.pk}",
+        method=method,
+        client=getattr(access_token.application, "client_id", None),
+        expires_at=access_token.expires.timestamp() if access_token.expires else None,
+    )
 
 
 def resource_validator(request_uri: str, audiences: list[str]) -> bool:
