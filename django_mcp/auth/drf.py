@@ -5,6 +5,14 @@ It runs the classes of ``DRF_AUTHENTICATION_CLASSES`` (None: DRF's
 that raises ``AuthenticationFailed`` makes a 401. DRF's ``SessionAuthentication`` enforces
 CSRF, which an MCP client cannot satisfy; use :class:`~.session.SessionAuthenticator` for
 sessions instead. DRF is an optional extra (``django-mcp[drf]``).
+
+A django-oauth-toolkit access token that a class accepts (DOT's ``OAuth2Authentication``,
+or any class that returns DOT's token as its ``auth``) is checked and described as
+:class:`~.oauth.dot.DOTAuthenticator` does (:func:`~.oauth.dot.caller_for_token`): DOT's
+class checks a token's ``resource`` only against the request's URL, and takes a token
+with none as unrestricted; an MCP server accepts only tokens issued for itself
+(``basic/authorization.mdx``, "Token Audience Binding and Validation"), and the token's
+scopes limit the caller. Any other class grants no scopes.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from django.apps import apps
 from django.contrib.auth.models import AnonymousUser
 from django.utils.module_loading import import_string
 
@@ -76,6 +85,10 @@ class DRFAuthenticator(Authenticator):
                 raise AuthenticationFailed(str(exc.detail)) from exc
             if found is not None:
                 user, auth = found
+                if _is_dot_token(auth):
+                    from django_mcp.auth.oauth.dot import caller_for_token
+
+                    return caller_for_token(auth, method="drf")
                 if user is None:  # a class vouching for no user: Django's anonymous
                     user = AnonymousUser()
                 return Caller(user=user, credential=_credential(cls, auth), method="drf")
@@ -89,6 +102,16 @@ class DRFAuthenticator(Authenticator):
             if header:
                 return header
         return None
+
+
+def _is_dot_token(auth: Any) -> bool:
+    """Whether ``auth`` is a row of django-oauth-toolkit's access token table (False, and
+    nothing imported, where DOT is not an installed app)."""
+    if auth is None or not apps.is_installed("oauth2_provider"):
+        return False
+    from oauth2_provider.models import get_access_token_model
+
+    return isinstance(auth, get_access_token_model())
 
 
 def _credential(cls: type[Any], auth: Any) -> str:

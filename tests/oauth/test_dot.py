@@ -18,9 +18,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.test import RequestFactory
 from django.utils import timezone
 
-from django_mcp import Context
 from django_mcp.auth.base import AuthenticationFailed
-from tests.helpers import call_tool, error_of, post_raw, result_of
 from tests.oauth.conftest import bearer
 
 pytestmark = [
@@ -150,74 +148,6 @@ def test_an_inactive_user_is_refused(mcp_oauth, alice):
     alice.is_active = False
     alice.save()
     refused(access_token.token)
-
-
-def test_django_oauth_toolkits_own_drf_class_works_through_the_drf_authenticator(
-    client, mcp_site, mcp_oauth, alice, settings
-):
-    """django-oauth-toolkit's DRF class reads the body (``request.POST``), which the
-    middleware had consumed: every bearer request was an HTML 500 (RawPostDataException),
-    and with the body kept, DRF's request with no parser refused JSON as an unsupported
-    media type."""
-
-    @mcp_site.tool
-    def whoami(ctx: Context) -> str:
-        return f"{ctx.caller.method} {ctx.user.get_username()}"
-
-    use_dots_drf_class(settings)
-    token = make_token(alice).token
-    response = call_tool(client, "whoami", {}, headers={"Authorization": f"Bearer {token}"})
-    assert result_of(response)["content"][0]["text"] == "drf alice"
-
-
-def use_dots_drf_class(settings: Any) -> None:
-    settings.DJANGO_MCP = {
-        **settings.DJANGO_MCP,
-        "AUTHENTICATORS": ["django_mcp.auth.drf.DRFAuthenticator"],
-        "DRF_AUTHENTICATION_CLASSES": [
-            "oauth2_provider.contrib.rest_framework.OAuth2Authentication"
-        ],
-    }
-
-
-def test_a_drf_class_vouching_for_no_user_passes_no_scope_check(
-    client, mcp_site, mcp_oauth, settings
-):
-    """A DRF class grants no scopes (None: not limited), so a caller it authenticates with
-    no user (a client_credentials token through DOT's DRF class) must not count as signed
-    in: it would pass every ``scopes_required``."""
-
-    @mcp_site.tool(scopes_required="admin")
-    def admin_only() -> str:
-        return "secret"
-
-    use_dots_drf_class(settings)
-    token = make_token(None, scope="mcp").token
-    response = call_tool(client, "admin_only", {}, headers={"Authorization": f"Bearer {token}"})
-    assert response.status_code == 401
-
-
-@pytest.mark.parametrize(
-    ("body", "content_type"),
-    [("[" * 100_000 + "]" * 100_000, "application/json"), ("{bad", "application/json")],
-    ids=["deep", "malformed"],
-)
-def test_the_drf_bridge_does_not_parse_the_body(
-    client, mcp_site, mcp_oauth, alice, settings, body, content_type
-):
-    """Authentication must not depend on the JSON-RPC body: DRF parsing it turned a deep
-    body into an HTML 500 (RecursionError) and a malformed one into a 401 telling the
-    client to throw away a good token. The message gets its own answer: 400, -32700."""
-    use_dots_drf_class(settings)
-    token = make_token(alice).token
-    headers = {
-        "Authorization": f"Bearer {token}",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/list",
-    }
-    response = post_raw(client, body, headers, content_type=content_type)
-    assert response.status_code == 400
-    assert error_of(response)["code"] == -32700
 
 
 def test_a_token_without_a_user_is_anonymous_with_scopes(mcp_oauth):

@@ -200,19 +200,32 @@ def test_another_session_of_the_same_user_signing_out_leaves_the_stream_open(
     assert [m.get("method") for m in changed] == ["notifications/tools/list_changed"]
 
 
+@pytest.mark.parametrize(
+    "authenticators",
+    [
+        {"AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"]},
+        {
+            "AUTHENTICATORS": ["django_mcp.auth.drf.DRFAuthenticator"],
+            "DRF_AUTHENTICATION_CLASSES": [
+                "oauth2_provider.contrib.rest_framework.OAuth2Authentication"
+            ],
+        },
+    ],
+    ids=["dot", "dots-drf-class"],
+)
 def test_revoking_a_django_oauth_toolkit_token_ends_the_stream(
-    client: Client, ada: Any, settings: Any
+    client: Client, ada: Any, settings: Any, authenticators: dict[str, Any]
 ):
-    """DOT deletes the token it revokes; the stream's caller is ``dot:<pk>``."""
+    """DOT deletes the token it revokes; the stream's caller is ``dot:<pk>``, also when
+    DOT's DRF class accepted the token (the bridge named it ``drf:...``, which no recheck
+    reads: the stream went on after the revocation)."""
     pytest.importorskip("oauth2_provider")
-    from tests.oauth.test_dot import RESOURCE, make_token
+    from tests.oauth.test_dot import make_token
 
-    settings.DJANGO_MCP = {
-        **settings.DJANGO_MCP,
-        "AUTHENTICATORS": ["django_mcp.auth.oauth.dot.DOTAuthenticator"],
-        "OAUTH": {"RESOURCE": RESOURCE},
-    }
-    access_token = make_token(ada)
+    # The streams endpoint's URL: DOT's class also checks the token against it.
+    resource = "http://testserver/streams/mcp"
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, **authenticators, "OAUTH": {"RESOURCE": resource}}
+    access_token = make_token(ada, resource=[resource])
 
     assert listen_withdrawn(client, access_token.token, access_token.revoke) == [closing("wsgi")]
 
