@@ -61,6 +61,23 @@ def authentication_classes() -> list[type[Any]]:
 class DRFAuthenticator(Authenticator):
     """The first DRF authentication class that authenticates the request wins."""
 
+    @staticmethod
+    def required_oauth_settings() -> tuple[str, ...]:
+        """The ``DJANGO_MCP["OAUTH"]`` keys it needs (check ``django_mcp.E012``): ``RESOURCE``
+        when one of its classes is django-oauth-toolkit's ``OAuth2Authentication`` (or a
+        subclass), whose tokens are checked for this server's audience; none otherwise."""
+        if not apps.is_installed("oauth2_provider"):
+            return ()  # nothing imported: DOT's modules need its app
+        from oauth2_provider.contrib.rest_framework import OAuth2Authentication
+
+        classes = authentication_classes()
+        dots = [
+            cls
+            for cls in classes
+            if isinstance(cls, type) and issubclass(cls, OAuth2Authentication)
+        ]
+        return ("RESOURCE",) if dots else ()
+
     def has_credentials(self, request: HttpRequest) -> bool:
         return "HTTP_AUTHORIZATION" in request.META
 

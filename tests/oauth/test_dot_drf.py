@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
 from django_mcp import Context
@@ -212,3 +213,34 @@ def test_the_drf_bridge_does_not_parse_the_body(client, dot_site, alice, body, c
     response = post_raw(client, body, headers, content_type=content_type)
     assert response.status_code == 400
     assert error_of(response)["code"] == -32700
+
+
+# -- Checks E012 and W014 --------------------------------------------------------------------
+
+
+def messages(settings: Any, check_id: str, classes: list[str], **values: Any) -> list[str]:
+    use(settings, DRF_AUTHENTICATION_CLASSES=classes, **values)
+    return [m.msg for m in checks.run_checks() if m.id == check_id]
+
+
+def test_e012_when_drf_runs_dots_class_without_a_resource(settings):
+    """Without ``RESOURCE`` no DOT token's audience can be checked: every one that came
+    through DRF would fail. Reported at start-up, as for ``DOTAuthenticator``."""
+    (message,) = messages(settings, "django_mcp.E012", [DOTS_DRF_CLASS], OAUTH={})
+    assert DRF in message
+    assert "OAUTH['RESOURCE']" in message
+    assert (
+        messages(settings, "django_mcp.E012", [DOTS_DRF_CLASS], OAUTH={}, RESOURCE=RESOURCE) == []
+    )
+
+
+def test_no_e012_when_drf_runs_no_dot_class(settings):
+    basic = ["rest_framework.authentication.BasicAuthentication"]
+    assert messages(settings, "django_mcp.E012", basic, OAUTH={}) == []
+
+
+def test_w014_when_drf_runs_dots_class_with_no_authorization_server(settings):
+    """basic/authorization.mdx: the protected resource metadata MUST name at least one
+    authorization server; DOT's tokens come from one, which clients must find."""
+    (message,) = messages(settings, "django_mcp.W014", [DOTS_DRF_CLASS], AUTHORIZATION_SERVERS=[])
+    assert DRF in message

@@ -2,7 +2,9 @@
 ``DJANGO_MCP["OAUTH"]`` settings it needs; ``django_mcp.W014``: one listed while the
 protected resource metadata names no authorization server.
 
-Each validator class names its required keys in ``required_oauth_settings``; a missing one
+Each validator class names its required keys in ``required_oauth_settings``, or works them
+out from other settings when that is a function (``DRFAuthenticator`` needs ``RESOURCE``
+when it runs django-oauth-toolkit's DRF class, whose tokens it checks); a missing one
 would otherwise surface as ``ImproperlyConfigured`` (a 500) on the first request that
 carries a token, or as every token refused. ``RESOURCE`` counts as set when either
 ``OAUTH["RESOURCE"]`` or ``DJANGO_MCP["RESOURCE"]`` is. When both are set, the metadata's
@@ -32,6 +34,11 @@ def _required(path: str) -> tuple[str, ...]:
     except ImportError:
         return ()
     required = getattr(cls, "required_oauth_settings", ())
+    if callable(required):
+        try:
+            required = required()
+        except ImportError:  # a class it names cannot be imported: reported when used
+            return ()
     return tuple(required) if isinstance(required, tuple | list) else ()
 
 
