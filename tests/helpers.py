@@ -401,11 +401,14 @@ class RequestInfo:
         return method if isinstance(method, str) else None
 
     @property
-    def readable_id(self) -> str | int | None:
+    def readable_id(self) -> str | int | float | None:
         if not self.is_message:
             return None
         value = self.document.get("id")
-        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        # schema.json RequestId: a string or an integer, as JSON Schema 2020-12 reads one
+        # (1.0 too), the server reading a written-out fraction only where a double is exact.
+        whole = isinstance(value, float) and value.is_integer() and abs(value) < 2**53
+        if isinstance(value, str) or whole or (type(value) is int):
             # The server does not echo an id too large to echo (jsonrpc.MAX_ID_CHARS).
             return None if len(str(value)) > jsonrpc.MAX_ID_CHARS else value
         return None
@@ -509,6 +512,14 @@ def validate_mcp_response(response: HttpResponse, request: RequestInfo) -> Excha
     return Exchange(request, status, message)
 
 
+def assert_same_id(echoed: Any, sent: Any) -> None:
+    """JSON-RPC 2.0, "Response object": the id is "the same value" the request sent, in
+    the same form too (``1.0`` is not answered as ``1``: a client whose JSON keeps floats
+    apart from integers would not match them)."""
+    assert echoed == sent, (echoed, sent)
+    assert type(echoed) is type(sent), (echoed, sent)
+
+
 def _validate_error(message: dict[str, Any], status: int, request: RequestInfo) -> None:
     assert_valid(message, "JSONRPCErrorResponse")
     code = message["error"]["code"]
@@ -528,7 +539,7 @@ def _validate_error(message: dict[str, Any], status: int, request: RequestInfo) 
         assert "id" not in message, "an error about a notification carries no id"
         assert status >= 400, status
     elif "id" in message:
-        assert message["id"] == request.readable_id, (message["id"], request.readable_id)
+        assert_same_id(message["id"], request.readable_id)
     elif request.readable_id is not None and status not in (401, 403, 413):
         # 403 (Origin), 413 (size) and 401 (credentials: basic/authorization.mdx puts
         # authentication before the body) are decided before the body is read.
@@ -555,7 +566,7 @@ def _validate_result(message: dict[str, Any], status: int, request: RequestInfo)
     assert status == 200, status
     assert not request.is_notification, "a notification got a result"
     assert_valid(message, "JSONRPCResultResponse")
-    assert message["id"] == request.readable_id, (message["id"], request.readable_id)
+    assert_same_id(message["id"], request.readable_id)
     types = RESULT_TYPES.get(request.method or "")
     if types is None:
         return

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from .errors import HeaderMismatch
+from .jsonrpc import MAX_SAFE_INTEGER
 
 PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
 METHOD_HEADER: Final = "mcp-method"
@@ -33,7 +34,6 @@ _UNPREFIXED: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
 _PLAIN_VALUE = re.compile(r"\A[\x20-\x7e]*\Z")
 #: RFC 9110 ``token``: the grammar of an ``x-mcp-header`` name.
 TOKEN = re.compile(r"\A[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
-MAX_SAFE_INTEGER: Final = 2**53 - 1
 #: RFC 8259's ``number`` in ASCII digits (``[0-9]``, not ``\d``, which matches any script's).
 _JSON_NUMBER = re.compile(r"\A-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
 

@@ -14,13 +14,19 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeGuard
 
 from . import jsontext
 from .errors import InvalidRequest, MCPError, ParseError
 
-RequestId: TypeAlias = str | int
+#: A string or an integer (schema.json ``RequestId``), the integer in JSON Schema 2020-12's
+#: sense: any number with a zero fractional part, so ``1.0`` too, which Python's json reads
+#: as a float and which is kept as one (see :func:`is_valid_id`).
+RequestId: TypeAlias = str | int | float
 JSONRPC_VERSION: Final = "2.0"
+#: The largest integer up to which a double holds every integer exactly (RFC 7493, I-JSON,
+#: section 2.2: the range ±(2**53-1) where implementations agree on an integer's value).
+MAX_SAFE_INTEGER: Final = 2**53 - 1
 #: The longest id (and progress token) the server echoes, in characters (an integer's
 #: digits). Every response repeats the id, and every progress notification the token:
 #: unbounded, a client makes the server write a large value back many times (a 500 KB
@@ -114,12 +120,34 @@ def decode_json(body: bytes) -> Any:
         raise MessageError(ParseError()) from exc
 
 
-def is_valid_id(value: Any) -> bool:
-    """RequestId is a string or an integer; never null, a boolean or a float."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+def is_valid_id(value: Any) -> TypeGuard[RequestId]:
+    """Whether ``value`` is a RequestId (or a ProgressToken, typed alike): a string or an
+    integer; never null, a boolean, a fraction or a structure.
+
+    An integer as schema.json means it (JSON Schema 2020-12, "type": "integer"): any number
+    with a zero fractional part, however it is written, so ``1.0`` and ``1e2`` are ones.
+    Python's json reads them as floats, and they stay floats: the response carries "the
+    same value" the request sent (JSON-RPC 2.0, "Response object"), and it is echoed as
+    the client wrote it (``1.0``) because clients whose JSON keeps a float apart from an
+    integer (Rust's serde_json, Java's Jackson) would not match a ``1`` with their ``1.0``.
+    Both validate as a RequestId. As a key (in-flight ids, cancellation) ``1.0`` is the id
+    ``1``, since Python's ``1.0 == 1`` and both hash alike: the same JSON value.
+
+    Only within ±(2**53-1): beyond it a double no longer holds every integer, so the value
+    read may not be the one sent (``9007199254740993.0`` reads as ``...992.0``), and I-JSON
+    (RFC 7493, 2.2) leaves such numbers to strings. An integer written without a fraction
+    or an exponent is read exactly at any size (up to :data:`MAX_ID_CHARS` digits). A
+    non-finite number never gets here: :data:`STRICT_DECODER` refuses ``NaN`` and ``1e400``
+    as not JSON (-32700).
+    """
+    if isinstance(value, str):
+        return True
+    if isinstance(value, float):
+        return value.is_integer() and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_oversized(value: str | int) -> bool:
+def is_oversized(value: RequestId) -> bool:
     """Whether an id or progress token is too large to echo (see :data:`MAX_ID_CHARS`)."""
     return len(value if isinstance(value, str) else str(value)) > MAX_ID_CHARS
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .errors import InvalidRequestMeta
-from .jsonrpc import MAX_ID_CHARS, is_oversized
+from .jsonrpc import MAX_ID_CHARS, RequestId, is_oversized, is_valid_id
 
 PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
@@ -54,7 +54,7 @@ class RequestMeta:
     client_capabilities: Mapping[str, Any]
     client_info: ClientInfo | None = None
     log_level: str | None = None
-    progress_token: str | int | None = None
+    progress_token: RequestId | None = None
     trace: Mapping[str, str] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)
 
@@ -149,11 +149,11 @@ def _log_level(value: Any) -> str | None:
     return str(value)
 
 
-def _progress_token(value: Any) -> str | int | None:
-    """The token every progress notification repeats: bounded like a request id."""
-    if value is None:
-        return None
-    if not isinstance(value, str | int) or isinstance(value, bool):
+def _progress_token(value: Any) -> RequestId:
+    """The token every progress notification repeats, typed and bounded like a request id
+    (schema.json ``ProgressToken`` is string | integer, as ``RequestId``): ``1.0`` is an
+    integer and is echoed as sent (:func:`~.jsonrpc.is_valid_id`)."""
+    if not is_valid_id(value):
         raise InvalidRequestMeta(f"{PROGRESS_TOKEN_KEY} must be a string or an integer")
     if is_oversized(value):
         raise InvalidRequestMeta(

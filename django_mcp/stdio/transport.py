@@ -269,7 +269,8 @@ class StdioServer:
     def cancel(self, request_id: Any) -> None:
         """Cancel the in-flight request ``request_id``; an unknown or finished one is
         ignored (the race is allowed), and so is one that is no request id at all (a list
-        would not hash, and ``true`` or ``1.0`` would be taken for the id ``1``)."""
+        would not hash, and ``true`` would be taken for the id ``1``); ``1.0`` is the id
+        ``1`` (:func:`~.jsonrpc.is_valid_id`) and cancels it, whichever way it was sent."""
         if jsonrpc.is_valid_id(request_id):
             self.inflight.cancel(request_id)
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.headers import normalise, normalise_environ
+from django_mcp.protocol.leading_id import leading_id
 
 
 def depth(value: object) -> int:
@@ -140,3 +141,46 @@ def test_a_body_of_a_million_empty_arrays_is_not_walked_value_by_value():
         sys.setprofile(None)
     assert too_deep is False
     assert calls < 100
+
+
+ID_TEXTS = [
+    b"1",
+    b"1.0",
+    b"-0.0",
+    b"1e2",
+    b"1.5",
+    b"9007199254740991.0",
+    b"9007199254740992.0",
+    b"1e400",
+    b'"x"',
+    b"true",
+    b"null",
+]
+
+
+def _read_id(body: bytes) -> tuple[str, object, type]:
+    """What the full parse makes of ``body``'s id: the id kept (with its type), or the
+    refusal (with the id it echoes)."""
+    try:
+        message = jsonrpc.parse_message(body)
+    except jsonrpc.MessageError as exc:
+        return ("refused", exc.request_id, type(exc.request_id))
+    assert isinstance(message, jsonrpc.Request)
+    return ("accepted", message.id, type(message.id))
+
+
+@pytest.mark.parametrize("text", ID_TEXTS)
+def test_every_reading_of_an_id_agrees(text):
+    """schema.json RequestId (string | integer, ``1.0`` an integer in JSON Schema 2020-12):
+    the decoder's shortcut for a document with no whitespace around it, its full path, and
+    stdio's look at the beginning of an over-long line (:mod:`.leading_id`) read an id
+    alike, value and type, and refuse alike (``1.5``, ``1e400``, ``true``, ``null``)."""
+    compact = b'{"jsonrpc":"2.0","id":' + text + b',"method":"m","params":{}}'
+    spaced = b" \n" + compact + b"\r\n"
+    assert _read_id(compact) == _read_id(spaced)
+    outcome, request_id, _ = _read_id(compact)
+    looked = leading_id(compact[:-2])  # the line cut short inside its params
+    if outcome == "accepted":
+        assert (looked, type(looked)) == (request_id, type(request_id))
+    else:
+        assert looked is None

@@ -28,14 +28,53 @@ def test_string_and_integer_ids_are_accepted(request_id):
     assert message == Request(id=request_id, method="m", params=None)
 
 
-@pytest.mark.parametrize("request_id", [None, True, False, 1.0, 1.5, [], {}])
-def test_null_boolean_float_and_structured_ids_are_refused_without_echo(request_id):
+@pytest.mark.parametrize(
+    "request_id", [None, True, False, 1.5, -0.5, 2.0**53, -(2.0**53), 1e300, [], {}]
+)
+def test_null_boolean_fractional_and_structured_ids_are_refused_without_echo(request_id):
     """basic/index.mdx: "Unlike base JSON-RPC, the ID MUST NOT be `null`." and the schema's
-    RequestId is string | integer, so the id cannot be echoed back either."""
+    RequestId is string | integer, so the id cannot be echoed back either. A number written
+    with a fraction or an exponent beyond ±(2**53-1) may not be the integer that was sent
+    (a double holds no more: RFC 7493, 2.2), so it is no id the server can echo either."""
     error = rejection(raw({"jsonrpc": "2.0", "id": request_id, "method": "m"}))
     assert error.error.code == errors.INVALID_REQUEST
     assert error.request_id is None
     assert error.is_notification is False
+
+
+@pytest.mark.parametrize(
+    ("text", "request_id"),
+    [
+        ("1.0", 1.0),
+        ("-3.0", -3.0),
+        ("0.0", 0.0),
+        ("-0.0", -0.0),
+        ("1e2", 100.0),
+        ("2.50E1", 25.0),
+        ("9007199254740991.0", 2.0**53 - 1),
+    ],
+)
+def test_ids_written_with_a_zero_fraction_are_integers_and_kept_as_sent(text, request_id):
+    """schema.json ``RequestId`` is ``string | integer``, and an integer in JSON Schema
+    2020-12 (which the schema declares) is any number with a zero fractional part: ``1.0``
+    is a valid request id. The response carries "the same value" (JSON-RPC 2.0, "Response
+    object"), so it is kept as the float it was read as, and echoed as ``1.0``."""
+    body = b'{"jsonrpc":"2.0","id":%s,"method":"m"}' % text.encode()
+    message = parse_message(body)
+    assert message == Request(id=request_id, method="m", params=None)
+    assert type(message.id) is float
+    echoed = jsonrpc.dumps(jsonrpc.result_response(message.id, {}))
+    assert echoed == b'{"jsonrpc":"2.0","id":%s,"result":{}}' % repr(request_id).encode()
+    assert type(json.loads(echoed)["id"]) is float
+
+
+def test_an_id_in_a_malformed_request_is_echoed_in_the_form_it_was_sent():
+    """basic/index.mdx, "Error Responses": an error carries the request's id when it could
+    be read; ``1.0`` is one (schema.json RequestId, JSON Schema 2020-12 integer)."""
+    error = rejection(b'{"jsonrpc":"1.0","id":7.0,"method":"m"}')
+    assert error.error.code == errors.INVALID_REQUEST
+    assert error.request_id == 7
+    assert type(error.request_id) is float
 
 
 def test_a_message_without_id_is_a_notification():

@@ -58,3 +58,18 @@ def test_only_the_beginning_is_looked_at() -> None:
     assert leading_id(b"{" + members + b'"id":5,' + PARAMS_CUT) is None
     assert leading_id(b'{"id":5,' + members + PARAMS_CUT) == 5
     assert leading_id(b"{" + b" " * (4 << 20) + b'"id":6,' + PARAMS_CUT) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [(b"1.0", 1.0), (b"-2.0", -2.0), (b"1e2", 100.0), (b"9007199254740992.0", None)],
+)
+def test_an_id_with_a_zero_fraction_is_found_as_the_full_parse_reads_it(
+    text: bytes, expected: object
+) -> None:
+    """schema.json RequestId: an integer as JSON Schema 2020-12 reads one, ``1.0`` too,
+    kept as the float it was sent as (echoed ``1.0``), as :func:`parse_message` keeps it;
+    beyond ±(2**53-1) it is no id, there as here."""
+    found = leading_id(b'{"jsonrpc":"2.0","id":' + text + b"," + PARAMS_CUT)
+    assert found == expected
+    assert type(found) is type(expected)

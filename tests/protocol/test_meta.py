@@ -106,13 +106,16 @@ def test_an_unrecognised_log_level_is_invalid_params(level):
     assert optional_error(**{LOG_LEVEL_KEY: level}).code == errors.INVALID_PARAMS
 
 
-@pytest.mark.parametrize("token", ["t", 0, 42])
+@pytest.mark.parametrize("token", ["t", 0, 42, 1.0, -7.0])
 def test_progress_tokens_are_strings_or_integers(token):
+    """schema.json ProgressToken: string | integer, an integer as JSON Schema 2020-12 reads
+    one (``1.0`` is one), kept as sent so the notifications echo it unchanged."""
     meta = complete_meta("2026-07-28", {}, {**VALID, PROGRESS_TOKEN_KEY: token})
     assert meta.progress_token == token
+    assert type(meta.progress_token) is type(token)
 
 
-@pytest.mark.parametrize("token", [1.5, True, [], {}])
+@pytest.mark.parametrize("token", [1.5, 2.0**53, True, [], {}])
 def test_other_progress_tokens_are_invalid_params(token):
     """schema.json ProgressToken: string | integer."""
     assert optional_error(**{PROGRESS_TOKEN_KEY: token}).code == errors.INVALID_PARAMS

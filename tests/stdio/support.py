@@ -48,7 +48,7 @@ def command(*args: str) -> list[str]:
     return [sys.executable, "manage.py", "mcp_stdio", *args]
 
 
-def request(id: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+def request(id: float | str, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "id": id,

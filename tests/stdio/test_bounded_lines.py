@@ -51,6 +51,15 @@ def test_an_oversized_request_keeps_the_id_its_beginning_shows():
     assert list(bounded_lines(stream, 100)) == [OversizedLine("r-7"), b'{"jsonrpc":"2.0","id":8}\n']
 
 
+def test_an_oversized_request_under_the_id_1_0_keeps_it_as_sent():
+    """schema.json RequestId: ``1.0`` is an integer (JSON Schema 2020-12), read from the
+    line's beginning as the full parse reads it, a float, so the refusal echoes ``1.0``."""
+    line = b'{"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{"x":"' + b"y" * 500
+    [oversized] = bounded_lines(CountingStream(line + b'"}}\n'), 100)
+    assert isinstance(oversized, OversizedLine)
+    assert (oversized.request_id, type(oversized.request_id)) == (1.0, float)
+
+
 def test_no_read_asks_for_more_than_the_limit_or_the_discard_chunk():
     stream = CountingStream(b"a" * 1_000_000 + b"\n")
     list(bounded_lines(stream, 100))

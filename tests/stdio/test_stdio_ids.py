@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from django_mcp.stdio.inflight import DUPLICATE_ID
 from tests.stdio.support import META, request
 
@@ -147,3 +149,31 @@ def test_a_malformed_response_from_the_client_is_never_answered_either(start: An
         f'{{"jsonrpc":"2.0","id":1,"result":{{"x":{deep}}}}}'.encode(),
     )
     assert stderr.count("a JSON-RPC response (id 1) was read from stdin") == 3
+
+
+@pytest.mark.parametrize(("sent_as", "named_as"), [(1.0, 1), (1, 1.0)])
+def test_an_id_written_as_1_0_is_answered_as_sent_and_is_the_id_1_in_flight(
+    start: Any, sent_as: Any, named_as: Any
+) -> None:
+    """schema.json RequestId: string | integer, an integer in JSON Schema 2020-12 being any
+    number with a zero fractional part, so ``1.0`` is an id (it was refused with -32600, and
+    without an id: on stdio, an answer to nobody). JSON-RPC 2.0: the response carries the
+    same value, echoed as sent. ``1.0`` and ``1`` are that same value: a request under one
+    while the other is in flight is a duplicate (basic/index.mdx, "Requests"), and
+    ``notifications/cancelled`` naming either cancels it (basic/patterns/cancellation.mdx)."""
+    process = start()
+    lines = process.lines()
+    process.send(request(sent_as, "tools/call", WAIT))
+    assert next(lines)["method"] == "notifications/progress"  # it runs under 1.0 (or 1)
+    process.send(request(named_as, "tools/call", {"name": "caller", "arguments": {}}))
+    refused = next(lines)
+    process.send(cancel(named_as))
+    process.send(request(2.0, "server/discover"))
+    answered = next(lines)
+    rest, _ = process.finish()  # the first request, were it not cancelled, waits 30 s
+
+    assert refused["error"] == {"code": -32600, "message": DUPLICATE_ID}
+    assert (refused["id"], type(refused["id"])) == (named_as, type(named_as))
+    assert (answered["id"], type(answered["id"])) == (2.0, float)
+    assert "result" in answered
+    assert rest == []
