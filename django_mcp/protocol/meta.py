@@ -91,21 +91,37 @@ def required_meta(
     return version, capabilities, meta
 
 
+#: What :func:`complete_meta` reads for a key the ``_meta`` leaves out (None is a value).
+_ABSENT: Final[Any] = object()
+
+
 def complete_meta(
     version: str, capabilities: Mapping[str, Any], meta: Mapping[str, Any]
 ) -> RequestMeta:
-    """Validate the optional keys and build the :class:`RequestMeta`; raise -32602."""
+    """Validate the optional keys and build the :class:`RequestMeta`; raise -32602.
+
+    A key sent as ``null`` is a value of the wrong type, refused as any other (-32602,
+    HTTP 400, the message naming the key), not taken for a key left out. schema.json's
+    ``RequestMetaObject`` types ``clientInfo`` as an ``Implementation`` (an object),
+    ``logLevel`` as a ``LoggingLevel`` (a string enum) and ``progressToken`` as a
+    ``ProgressToken`` (string | integer): none of them admits null, and an optional key is
+    optional by being left out (``required`` does not list it), never by being null. Real
+    clients leave them out: the official Python SDK (``mcp`` 2.3) serialises with
+    ``exclude_none``, so strictness costs it nothing, and a client that does send null
+    learns of its bug at once instead of silently getting no progress or no logs.
+    """
     # Positional, in field order, and each optional key checked only when present: this
     # runs for every request, and most carry client info at most.
     get = meta.get
-    level = get(LOG_LEVEL_KEY)
-    token = get(PROGRESS_TOKEN_KEY)
+    info = get(CLIENT_INFO_KEY, _ABSENT)
+    level = get(LOG_LEVEL_KEY, _ABSENT)
+    token = get(PROGRESS_TOKEN_KEY, _ABSENT)
     return RequestMeta(
         version,
         capabilities,
-        _client_info(get(CLIENT_INFO_KEY)),
-        None if level is None else _log_level(level),
-        None if token is None else _progress_token(token),
+        None if info is _ABSENT else _client_info(info),
+        None if level is _ABSENT else _log_level(level),
+        None if token is _ABSENT else _progress_token(token),
         {k: meta[k] for k in TRACE_KEYS if isinstance(get(k), str)}
         if not meta.keys().isdisjoint(TRACE_KEYS)
         else {},
@@ -113,9 +129,7 @@ def complete_meta(
     )
 
 
-def _client_info(value: Any) -> ClientInfo | None:
-    if value is None:
-        return None
+def _client_info(value: Any) -> ClientInfo:
     if not (
         (type(value) is dict or isinstance(value, Mapping))
         and isinstance(value.get("name"), str)
@@ -133,17 +147,15 @@ def readable_client_info(params: Any) -> ClientInfo | None:
     request whose ``_meta`` is not even readable simply has no client (for the request log).
     """
     meta = params.get("_meta") if isinstance(params, Mapping) else None
-    if not isinstance(meta, Mapping):
+    if not isinstance(meta, Mapping) or meta.get(CLIENT_INFO_KEY) is None:
         return None
     try:
-        return _client_info(meta.get(CLIENT_INFO_KEY))
+        return _client_info(meta[CLIENT_INFO_KEY])
     except InvalidRequestMeta:
         return None
 
 
-def _log_level(value: Any) -> str | None:
-    if value is None:
-        return None
+def _log_level(value: Any) -> str:
     if value not in LOG_LEVELS:
         raise InvalidRequestMeta(f"{LOG_LEVEL_KEY} must be one of: {', '.join(LOG_LEVELS)}")
     return str(value)

@@ -115,10 +115,21 @@ def test_progress_tokens_are_strings_or_integers(token):
     assert type(meta.progress_token) is type(token)
 
 
-@pytest.mark.parametrize("token", [1.5, 2.0**53, True, [], {}])
+@pytest.mark.parametrize("token", [1.5, 2.0**53, True, [], {}, None])
 def test_other_progress_tokens_are_invalid_params(token):
-    """schema.json ProgressToken: string | integer."""
+    """schema.json ProgressToken: string | integer (null is neither)."""
     assert optional_error(**{PROGRESS_TOKEN_KEY: token}).code == errors.INVALID_PARAMS
+
+
+@pytest.mark.parametrize("key", [CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROGRESS_TOKEN_KEY])
+def test_an_optional_key_sent_as_null_is_invalid_not_absent(key):
+    """schema.json RequestMetaObject: ``clientInfo`` is an ``Implementation``, ``logLevel``
+    a ``LoggingLevel`` and ``progressToken`` a ``ProgressToken``; none admits null, and an
+    optional key is optional by being left out. The message names the key."""
+    error = optional_error(**{key: None})
+    assert isinstance(error, errors.InvalidRequestMeta)
+    assert error.code == errors.INVALID_PARAMS
+    assert key in error.message
 
 
 def test_unknown_meta_keys_are_ignored_and_trace_keys_are_kept():
