@@ -102,8 +102,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "the last item of their page.",
     "REQUEST_STATE_MAX_AGE": "Seconds a sealed (encrypted, authenticated) `requestState` "
     "(multi-round-trip `input_required` results) stays valid.",
-    "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a `subscriptions/listen` "
-    "stream.",
+    "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a quiet "
+    "`subscriptions/listen` stream, and on a live progress stream whose handler is quiet.",
     "LISTEN_MAX_SECONDS": "Longest life of a listen stream before the server sends the closing "
     "result and ends it (sooner when the caller's token expires); always bounded (`None` is "
     "refused by check E004).",

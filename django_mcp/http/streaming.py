@@ -326,12 +326,21 @@ class LiveStream:
         return items
 
     async def events(self) -> AsyncIterator[bytes]:
-        """The SSE events after the first notification, ending with the reply."""
+        """The SSE events after the first notification, ending with the reply, with a
+        keep-alive comment after every ``LISTEN_KEEPALIVE_SECONDS`` the handler is quiet:
+        a slow tool's stream would otherwise be cut by a proxy's idle timeout (nginx's
+        ``proxy_read_timeout``, 60 s by default), and with it the reply. Waiting on the
+        queue with a timeout loses nothing: an item stays queued until a ``get`` takes it."""
         items = self._attach()
+        keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
         try:
             yield sse.event(notification_message(self.first_item))
             while True:
-                item = await items.get()
+                try:
+                    item = await asyncio.wait_for(items.get(), keep_alive)
+                except TimeoutError:
+                    yield sse.KEEP_ALIVE
+                    continue
                 if item is _DONE:
                     return
                 if isinstance(item, dict):
