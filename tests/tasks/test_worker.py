@@ -43,6 +43,15 @@ def task_site(mcp_site):
         ctx.report_progress(1, total=2, message="half way")
         return str(ctx.principal)
 
+    @mcp_site.tool(task="required")
+    def reports_nonsense(ctx: Context) -> str:
+        try:
+            ctx.report_progress(float("nan"), message="never stored")
+        except ValueError as exc:
+            ctx.report_progress(1, message="after the refusal")
+            return str(exc)
+        return "accepted"
+
     mcp_site.seen = seen
     return mcp_site
 
@@ -63,6 +72,18 @@ def test_progress_messages_become_the_status_message(client, task_site):
     polled = get(client, task_id)
     assert polled["statusMessage"] == "half way"
     assert polled["result"]["content"][0]["text"] == "anonymous"
+
+
+def test_progress_a_notification_cannot_carry_raises_in_a_task_too(client, task_site):
+    """basic/patterns/progress.mdx: ``progress`` is a number; a task's report is checked as
+    a request's is (NaN raises in the tool), and its message is not stored."""
+    task_id = start(client, "reports_nonsense")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert polled["statusMessage"] == "after the refusal"
+    assert polled["result"]["content"][0]["text"] == (
+        "report_progress: progress must be finite, not nan"
+    )
 
 
 def test_a_task_whose_worker_died_fails_with_a_clear_error(client, settings):
