@@ -330,14 +330,18 @@ class LiveStream:
         keep-alive comment after every ``LISTEN_KEEPALIVE_SECONDS`` the handler is quiet:
         a slow tool's stream would otherwise be cut by a proxy's idle timeout (nginx's
         ``proxy_read_timeout``, 60 s by default), and with it the reply. Waiting on the
-        queue with a timeout loses nothing: an item stays queued until a ``get`` takes it."""
+        queue with a timeout loses nothing: an item stays queued until a ``get`` takes it.
+        ``asyncio.timeout``, not ``wait_for``: on Python 3.11 ``wait_for`` returns an item
+        that arrives in the turn the task is cancelled and drops the cancellation, so a
+        client's disconnect did not cancel the handler."""
         items = self._attach()
         keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
         try:
             yield sse.event(notification_message(self.first_item))
             while True:
                 try:
-                    item = await asyncio.wait_for(items.get(), keep_alive)
+                    async with asyncio.timeout(keep_alive):
+                        item = await items.get()
                 except TimeoutError:
                     yield sse.KEEP_ALIVE
                     continue

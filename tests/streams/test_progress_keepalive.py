@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from django_mcp.http import streaming
 from django_mcp.protocol import sse as wire
 from django_mcp.server.context import Context
 from django_mcp.sites import MCPSite
@@ -78,3 +79,49 @@ def test_a_quiet_handler_s_stream_gets_keep_alives_and_then_its_reply(
     *notes, reply = client.answer()  # the comments are not messages
     assert [note["params"]["progress"] for note in notes] == [1, 2]
     assert reply["result"]["content"][0]["text"] == "done"
+
+
+class FakeContext:
+    cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_a_disconnect_in_the_turn_an_item_arrives_still_cancels_the_handler():
+    """basic/patterns/cancellation.mdx: over HTTP a disconnect is the cancellation. The
+    stream's task is cancelled in the same loop turn that an item reaches its queue: on
+    Python 3.11 ``asyncio.wait_for`` returned the item and dropped the cancellation, so
+    the stream went on writing to nobody and the handler was never cancelled (a hostile
+    review's finding). The keep-alive wait now uses ``asyncio.timeout``."""
+    stream = streaming.LiveStream(None, None, None)  # type: ignore[arg-type]  # no thread
+    stream.first_item = {"method": "notifications/progress", "params": {"progress": 1}}
+    stream.first.set()
+    context = FakeContext()
+    stream.context = context  # type: ignore[assignment]
+    seen: list[bytes] = []
+
+    async def consume() -> None:
+        async for part in stream.events():
+            seen.append(part)
+
+    async def scenario() -> bool:
+        task = asyncio.ensure_future(consume())
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert len(seen) == 1
+        assert stream._queue is not None
+        stream._queue.put_nowait({"method": "notifications/progress", "params": {"progress": 2}})
+        task.cancel()  # the client went away, in the same turn
+        for _ in range(5):
+            await asyncio.sleep(0)
+        ended = task.done()
+        if not ended:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        return ended
+
+    with override_mcp(LISTEN_KEEPALIVE_SECONDS=30):
+        assert asyncio.run(scenario()), "the stream went on after its task was cancelled"
+    assert context.cancelled, "the handler was not cancelled on disconnect"
