@@ -373,7 +373,9 @@ class MCPMiddleware:
             # Django answers an exception out of process_view with its HTML 500 page (the
             # view's own go to process_exception): a bug, or a rate limit's cache server
             # down, is answered in the protocol's shape instead, as on the native paths.
-            return answer_view_failure(request, exc)
+            # In a thread, as Django reports one under ASGI: the report's receivers and
+            # handlers (mail to ADMINS) may block or query the database.
+            return await sync_to_async(answer_view_failure, thread_sensitive=False)(request, exc)
         # The sync view runs in a thread anyway: admission goes first there (MCPView.dispatch).
         exchange.deferred_admission = partial(admit, exchange, request, body)
         return None

@@ -254,7 +254,11 @@ class NativeMCP:
                 raise unreadable
             response = await self.respond(match.func, request)
         except Exception as exc:  # a bug here must still answer, in the protocol's shape
-            response = self.answer_view_failure(request, exc)
+            # Reported in a thread, as Django reports one: receivers and log handlers
+            # (mail to ADMINS) may block or query the database.
+            response = await sync_to_async(self.answer_view_failure, thread_sensitive=False)(
+                request, exc
+            )
         except BaseException as exc:  # still recorded
             self.record_interrupted(request, exc)  # only a server shutting down cancels here
             raise

@@ -10,15 +10,21 @@ to the same answer, the report Django would make on ``django.request``, and the 
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
+import httpx
 import pytest
 from asgiref.sync import async_to_sync
+from django.core.asgi import get_asgi_application
 from django.core.cache.backends.base import BaseCache
+from django.core.signals import got_request_exception
 from django.test import AsyncClient, Client, override_settings
 
+from django_mcp.http.native import NativeMCP
 from django_mcp.protocol.errors import INTERNAL_ERROR
 from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
@@ -120,3 +126,61 @@ def test_a_bug_before_admission_on_the_sync_path_is_an_internal_error(site, db):
         response = mcp_post(client, "tools/list")
     assert_internal_error(response)
     assert recorded() == [(500, INTERNAL_ERROR)]
+
+
+@pytest.fixture
+def report_threads() -> Iterator[list[bool]]:
+    """Whether each ``got_request_exception`` receiver ran on an event loop."""
+    on_loop: list[bool] = []
+
+    def receiver(**kwargs: Any) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            on_loop.append(False)
+        else:
+            on_loop.append(True)
+
+    got_request_exception.connect(receiver)
+    yield on_loop
+    got_request_exception.disconnect(receiver)
+
+
+@pytest.mark.parametrize("path", ["django", "native"])
+def test_a_failure_is_reported_off_the_event_loop(site, db, report_threads, path):
+    """Django reports an unhandled exception under ASGI in a thread
+    (``response_for_exception`` through ``sync_to_async``): its receivers and log handlers
+    (``AdminEmailHandler`` sends mail) may block or query the database. The answer to a
+    failure of admission was reported on the loop itself, on Django's async path (a
+    hostile review's finding) and on the native path."""
+    body = mcp_body("tools/list", {})
+    broken = mock.patch(
+        "django_mcp.http.middleware.origin_allowed", side_effect=RuntimeError("a bug")
+    )
+
+    async def post() -> Any:
+        if path == "django":
+            return await AsyncClient(raise_request_exception=False).post(
+                "/mcp",
+                json.dumps(body),
+                content_type="application/json",
+                headers={**mcp_headers(body), "Origin": "http://localhost"},
+            )
+        app = NativeMCP(get_asgi_application())
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            return await http.post(
+                "/mcp",
+                content=json.dumps(body),
+                headers={
+                    **mcp_headers(body),
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                    "Origin": "http://localhost",
+                },
+            )
+
+    with broken:
+        response = async_to_sync(post)()
+    assert response.status_code == 500
+    assert report_threads == [False]
