@@ -245,6 +245,25 @@ def test_a_streamed_call_under_wsgi_is_in_the_views_transaction(
     assert names() == ([] if outcome == "fail" else ["Ghost"])
 
 
+@pytest.mark.parametrize("outcome", ["fail", "succeed"])
+def test_a_streamed_call_past_the_live_stream_limit_runs_in_the_views_transaction(
+    writing_tools, atomic_requests, outcome
+):
+    """Under ASGI past ``MAX_LIVE_STREAMS`` a streamed call is answered buffered, in the
+    view (basic/patterns/progress.mdx: progress MAY be sent, so later is allowed), and so
+    in the view's savepoint, as under WSGI: a failure undoes its writes. A hostile review
+    found this load-dependent difference from the live path undocumented;
+    docs/guides/tools.md now says so, and this pins it."""
+    client = AsyncMCPClient(site=writing_tools)
+    with override_mcp(MAX_LIVE_STREAMS=0):
+        result = async_to_sync(client.call_tool)(
+            f"write_report_then_{outcome}", {"name": "Ghost"}, meta={"progressToken": 1}
+        )
+    assert [n["method"] for n in result.notifications] == ["notifications/progress"]
+    assert result.is_error is (outcome == "fail")
+    assert names() == ([] if outcome == "fail" else ["Ghost"])
+
+
 @pytest.mark.skipif(
     connections["default"].vendor == "sqlite",
     reason="SQLite: the view's open transaction locks the table the stream's thread writes",
