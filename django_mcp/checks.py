@@ -289,8 +289,9 @@ def _revision_errors(value: dict[str, Any]) -> list[CheckMessage]:
         errors.append(
             error(
                 "SUPPORTED_REVISIONS",
-                f"List {CURRENT_REVISION!r}, the revision django-mcp implements: clients of "
-                "earlier revisions need the initialize handshake, which it does not serve.",
+                f"Remove the revisions older than {CURRENT_REVISION!r}, the one django-mcp "
+                "implements: their clients need the initialize handshake, which it does not "
+                "serve.",
             )
         )
     newest = max(supported)

@@ -127,9 +127,10 @@ def is_valid_id(value: Any) -> TypeGuard[RequestId]:
     An integer as schema.json means it (JSON Schema 2020-12, "type": "integer"): any number
     with a zero fractional part, however it is written, so ``1.0`` and ``1e2`` are ones.
     Python's json reads them as floats, and they stay floats: the response carries "the
-    same value" the request sent (JSON-RPC 2.0, "Response object"), and it is echoed as
-    the client wrote it (``1.0``) because clients whose JSON keeps a float apart from an
-    integer (Rust's serde_json, Java's Jackson) would not match a ``1`` with their ``1.0``.
+    same value" the request sent (JSON-RPC 2.0, "Response object"), and it is echoed as a
+    float (``1.0`` as written, ``1e2`` as ``100.0``, the same JSON number) because clients
+    whose JSON keeps a float apart from an integer (Rust's serde_json, Java's Jackson)
+    would not match a ``1`` with their ``1.0``.
     Both validate as a RequestId. As a key (in-flight ids, cancellation) ``1.0`` is the id
     ``1``, since Python's ``1.0 == 1`` and both hash alike: the same JSON value.
 

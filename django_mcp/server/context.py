@@ -268,9 +268,11 @@ def checked_progress(
 def _progress_number(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"report_progress: {name} must be a number, not {type(value).__name__}")
+    if isinstance(value, int):  # always finite; math.isfinite overflows past a float's range
+        return value
     if not math.isfinite(value):
         raise ValueError(f"report_progress: {name} must be finite, not {value!r}")
-    return value if isinstance(value, int) else float(value)
+    return float(value)
 
 
 def _progress_message(message: Any) -> str | None:

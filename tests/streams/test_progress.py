@@ -215,3 +215,5 @@ def test_checked_progress_keeps_integers_and_writes_other_reals_as_floats():
     progress, total, _ = checked_progress(Fraction(1, 2), Fraction(3, 2))
     assert (progress, total) == (0.5, 1.5)
     assert (type(progress), type(total)) == (float, float)
+    # An integer is finite however large: no OverflowError from math.isfinite.
+    assert checked_progress(10**400) == (10**400, None, None)
