@@ -107,9 +107,12 @@ class Heartbeat:
 
 
 def context_for(task: MCPTask, site: MCPSite) -> TaskContext:
-    """The context of the creating call, rebuilt from its stored ``_meta`` and caller."""
+    """The context of the creating call, rebuilt from its stored ``_meta`` and caller.
+
+    A key stored as null is left out: admission refuses one now, but a task created by an
+    earlier release, which took null for absent, must still run as it was admitted."""
     version, capabilities, raw = required_meta({"_meta": task.request_meta})
-    meta = complete_meta(version, capabilities, raw)
+    meta = complete_meta(version, capabilities, {k: v for k, v in raw.items() if v is not None})
     context = TaskContext(
         task,
         site,

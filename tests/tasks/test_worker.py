@@ -86,6 +86,26 @@ def test_progress_a_notification_cannot_carry_raises_in_a_task_too(client, task_
     )
 
 
+def test_a_task_stored_with_null_meta_keys_still_runs(client, task_site):
+    """Admission now refuses a ``_meta`` key sent as null (schema.json RequestMetaObject
+    admits no null); an earlier release took it for absent and stored it so. The worker
+    rebuilds the creating call's context from what was admitted, so such a task still
+    runs, rather than failing -32602 in the worker after an upgrade."""
+    task_id = start(client, "reports")["taskId"]
+    task = MCPTask.objects.get(pk=task_id)
+    task.request_meta = {
+        **task.request_meta,
+        "progressToken": None,
+        "io.modelcontextprotocol/logLevel": None,
+        "io.modelcontextprotocol/clientInfo": None,
+    }
+    task.save(update_fields=["request_meta"])
+    run_worker()
+    polled = get(client, task_id)
+    assert polled["status"] == "completed"
+    assert polled["result"]["content"][0]["text"] == "anonymous"
+
+
 def test_a_task_whose_worker_died_fails_with_a_clear_error(client, settings):
     """tasks.md: a task never stays ``working`` forever. A worker that started the task
     and stopped heart-beating (killed) leaves it orphaned: the next poll fails it."""
