@@ -220,8 +220,10 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: v is None or (_is_int(v) and v >= 1),
         "Use None (no limit) or a positive integer.",
     ),
-    "LISTEN_WSGI_STREAMS": (lambda v: _is_int(v) and v >= 0, "Use an integer, 0 or more."),
-    "MAX_LIVE_STREAMS": (lambda v: _is_int(v) and v >= 0, "Use an integer, 0 or more."),
+    **{
+        key: (lambda v: _is_int(v) and v >= 0, "Use an integer, 0 or more.")
+        for key in ("LISTEN_WSGI_STREAMS", "MAX_LIVE_STREAMS")
+    },
     **AUTH_VALIDATORS,
     **{
         key: (lambda v: _is_int(v) and v >= 1, "Use a positive integer.")
@@ -246,16 +248,20 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+def _invalid(key: str, hint: str) -> CheckMessage:
+    """E004 for the ``DJANGO_MCP`` key ``key``."""
+    return Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
+
+
 def _value_errors(value: dict[str, Any]) -> list[CheckMessage]:
     errors: list[CheckMessage] = []
     for key, (is_valid, hint) in VALIDATORS.items():
         if key in value and not is_valid(value[key]):
-            errors.append(
-                Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
-            )
+            errors.append(_invalid(key, hint))
     if not errors:
-        errors.extend(_heartbeat_errors({**DEFAULTS, **value}))
-        errors.extend(_revision_errors({**DEFAULTS, **value}))
+        merged = {**DEFAULTS, **value}
+        errors.extend(_heartbeat_errors(merged))
+        errors.extend(_revision_errors(merged))
     return errors
 
 
@@ -270,8 +276,7 @@ def _heartbeat_errors(value: dict[str, Any]) -> list[CheckMessage]:
         f"Use None, or at least twice TASK_HEARTBEAT_SECONDS ({beat} s): a running task "
         "whose last heartbeat is older than the timeout is failed as orphaned."
     )
-    key = "TASK_WORKER_TIMEOUT"
-    return [Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")]
+    return [_invalid("TASK_WORKER_TIMEOUT", hint)]
 
 
 def _revision_errors(value: dict[str, Any]) -> list[CheckMessage]:
@@ -280,14 +285,11 @@ def _revision_errors(value: dict[str, Any]) -> list[CheckMessage]:
     handshake era, whose lifecycle it does not speak), and a best-effort revision not newer
     than the newest supported one (never served: -32022 whatever the list says)."""
 
-    def error(key: str, hint: str) -> CheckMessage:
-        return Error(f"{SETTINGS_NAME}[{key!r}] is invalid.", hint=hint, id="django_mcp.E004")
-
     supported = value["SUPPORTED_REVISIONS"]
     errors: list[CheckMessage] = []
     if min(supported) < CURRENT_REVISION:  # ISO dates compare as text
         errors.append(
-            error(
+            _invalid(
                 "SUPPORTED_REVISIONS",
                 f"Remove the revisions older than {CURRENT_REVISION!r}, the one django-mcp "
                 "implements: their clients need the initialize handshake, which it does not "
@@ -298,7 +300,7 @@ def _revision_errors(value: dict[str, Any]) -> list[CheckMessage]:
     stale = [item for item in value["BEST_EFFORT_REVISIONS"] or () if item <= newest]
     if stale:
         errors.append(
-            error(
+            _invalid(
                 "BEST_EFFORT_REVISIONS",
                 f"Only revisions newer than the newest supported one ({newest}) are served "
                 f"best-effort; {', '.join(map(repr, stale))} would be refused with -32022.",

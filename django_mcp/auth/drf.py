@@ -70,13 +70,11 @@ class DRFAuthenticator(Authenticator):
             return ()  # nothing imported: DOT's modules need its app
         from oauth2_provider.contrib.rest_framework import OAuth2Authentication
 
-        classes = authentication_classes()
-        dots = [
-            cls
-            for cls in classes
-            if isinstance(cls, type) and issubclass(cls, OAuth2Authentication)
-        ]
-        return ("RESOURCE",) if dots else ()
+        dot = any(
+            isinstance(cls, type) and issubclass(cls, OAuth2Authentication)
+            for cls in authentication_classes()
+        )
+        return ("RESOURCE",) if dot else ()
 
     def has_credentials(self, request: HttpRequest) -> bool:
         return "HTTP_AUTHORIZATION" in request.META
