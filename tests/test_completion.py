@@ -12,6 +12,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import path
 
 from django_mcp.protocol import errors
@@ -234,6 +236,51 @@ def test_a_database_completer(client: Client, books: None) -> None:
     completion = values(complete(client, prompt("translate"), "title", "du", at=EXAMPLE))
 
     assert completion["values"] == ["Dune", "Dune Messiah"]
+
+
+@pytest.fixture
+def many_authors(db: None) -> None:
+    Author.objects.bulk_create(Author(name=f"Writer {n:03}") for n in range(150))
+
+
+def test_a_queryset_completer_fetches_101_rows_and_counts_the_rest(
+    client: Client, many_authors: None
+) -> None:
+    """server/utilities/completion.mdx: values has at most 100 items, total may exceed
+    what is sent and hasMore says more exist. A completer that returns its QuerySet (the
+    example's author_names) is not loaded whole to send 100: one query fetches 101 rows,
+    one COUNT gives the total."""
+    ref = template("books://by/{author}/{title}")
+    with CaptureQueriesContext(connection) as queries:
+        completion = values(complete(client, ref, "author", "wri", at=EXAMPLE))
+
+    assert completion["values"] == [f"Writer {n:03}" for n in range(100)]
+    assert (completion["total"], completion["hasMore"]) == (150, True)
+    sql = [
+        query["sql"].upper()
+        for query in queries.captured_queries
+        if "AUTHOR" in query["sql"].upper()
+    ]
+    assert len(sql) == 2, sql
+    assert "LIMIT 101" in sql[0]
+    assert "COUNT(" in sql[1]
+
+
+def test_a_queryset_completer_with_few_rows_is_not_counted(client: Client, books: None) -> None:
+    """server/utilities/completion.mdx: total is how many there are; when the first 101
+    rows hold them all, the fetch says so and no COUNT is needed."""
+    ref = template("books://by/{author}/{title}")
+    with CaptureQueriesContext(connection) as queries:
+        completion = values(complete(client, ref, "author", "h", at=EXAMPLE))
+
+    assert completion == {"values": ["Hilary Mantel"], "total": 1, "hasMore": False}
+    sql = [
+        query["sql"].upper()
+        for query in queries.captured_queries
+        if "AUTHOR" in query["sql"].upper()
+    ]
+    assert len(sql) == 1, sql
+    assert "COUNT(" not in sql[0]
 
 
 def test_an_argument_without_a_completer_completes_to_nothing(client: Client) -> None:

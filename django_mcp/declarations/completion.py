@@ -3,16 +3,19 @@
 A completer is a function (``def`` or ``async def``) that may accept any of ``value`` (what
 the user typed so far), ``arguments`` (earlier resolved arguments, from
 ``context.arguments``), ``argument`` (the argument's name) and ``ctx``; it returns an
-iterable of strings, best first. Arguments typed as ``Literal`` or an ``Enum`` complete by
-prefix without a completer.
+iterable of strings, best first, or a ``QuerySet`` (of which only the first 101 rows are
+fetched, and the rest counted in SQL). Arguments typed as ``Literal`` or an ``Enum``
+complete by prefix without a completer.
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Literal, get_args, get_origin
 
+from django.db.models import QuerySet
 from pydantic import TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
@@ -67,12 +70,28 @@ def run_completer(
         return {"values": [], "total": 0, "hasMore": False}
     available = {"value": value, "arguments": dict(arguments), "argument": argument, "ctx": context}
     result: Iterable[Any] = invoke.call(completer, **invoke.accepted_kwargs(completer, available))
-    values = [str(item) for item in result]
+    values, total = _first_values_and_total(result)
     return {
         "values": values[:MAX_VALUES],
-        "total": len(values),
-        "hasMore": len(values) > MAX_VALUES,
+        "total": total,
+        "hasMore": total > MAX_VALUES,
     }
+
+
+def _first_values_and_total(result: Iterable[Any]) -> tuple[list[str], int]:
+    """The first ``MAX_VALUES + 1`` candidates as strings, and how many there are in all.
+
+    Only what is sent is kept: a ``QuerySet`` over a large table is fetched with ``LIMIT
+    101`` and, when there are more, counted with ``COUNT(*)`` (a completer asked for "a"
+    on a table of a million titles would otherwise load them all to send 100); any other
+    iterable is read to its end for the total, one item at a time, without keeping the
+    rest."""
+    if isinstance(result, QuerySet):
+        head = [str(item) for item in result[: MAX_VALUES + 1]]
+        return head, (result.count() if len(head) > MAX_VALUES else len(head))
+    items = iter(result)
+    head = [str(item) for item in itertools.islice(items, MAX_VALUES + 1)]
+    return head, len(head) + sum(1 for _ in items)
 
 
 def check_choices(registrant: str, name: str, annotation: Any) -> None:

@@ -8,6 +8,7 @@ In a project these live in an app's ``mcp.py`` on the default site: write
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from django.urls import path
@@ -21,19 +22,20 @@ site = MCPSite(name="completion-example")
 # [docs:completers]
 # A completer receives what it asks for by name: ``value`` (typed so far), ``arguments``
 # (earlier values, from context.arguments), ``argument`` (the name) and ``ctx``. It returns
-# strings, best first; the server sends the first 100 with the total and hasMore.
-def author_names(value: str) -> list[str]:
+# strings, best first; the server sends the first 100 with the total and hasMore. Return a
+# QuerySet as it is: the server fetches 101 rows and counts the rest in SQL.
+def author_names(value: str) -> Iterable[str]:
     """Authors whose name starts with what was typed."""
     authors = Author.objects.filter(name__istartswith=value).order_by("name")
-    return list(authors.values_list("name", flat=True))
+    return authors.values_list("name", flat=True)
 
 
-def titles(value: str, arguments: dict[str, str]) -> list[str]:
+def titles(value: str, arguments: dict[str, str]) -> Iterable[str]:
     """Titles starting with what was typed, by the author chosen before, if any."""
     books = Book.objects.filter(title__istartswith=value)
     if "author" in arguments:
         books = books.filter(author__name=arguments["author"])
-    return list(books.order_by("title").values_list("title", flat=True))
+    return books.order_by("title").values_list("title", flat=True)
 
 
 LANGUAGES = ["English", "French", "German", "Spanish"]
