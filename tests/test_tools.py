@@ -17,6 +17,7 @@ import pytest
 from django.apps import apps
 from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest
+from django.urls import path
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, Field
 
@@ -34,11 +35,13 @@ from django_mcp import (
     Text,
     ToolError,
     ToolResult,
+    sites,
 )
 from django_mcp.protocol.errors import INTERNAL_ERROR
 from django_mcp.server.pagination import encode_cursor
-from django_mcp.sites import autodiscover
+from django_mcp.sites import MCPSite, autodiscover
 from django_mcp.sites import site as default_site
+from tests import urls as test_urls
 from tests.helpers import (
     SERVER_INFO_KEY,
     assert_error,
@@ -623,6 +626,40 @@ def test_a_cursor_resumes_after_its_last_tool_when_the_list_changes(client, mcp_
         second = result_of(mcp_post(client, "tools/list", {"cursor": first["nextCursor"]}))
     assert [tool["name"] for tool in second["tools"]] == ["d", "e"]
     assert "nextCursor" not in second
+
+
+class NewestFirstSite(MCPSite):
+    """A project's site that lists its tools in an order of its own."""
+
+    def get_tools(self, context: Any = None) -> list[Any]:
+        return list(reversed(super().get_tools(context)))
+
+
+def test_a_site_that_lists_in_its_own_order_still_pages_every_tool_once(client, settings):
+    """server/utilities/pagination.mdx: cursors SHOULD be stable. A cursor names the last
+    tool sent and the next page starts after it in name order; a site subclass returning
+    its tools in another order made that search land anywhere (here: after "d", the page
+    "e, d" was followed by nothing, and "a" to "c" were never listed). Pages follow the
+    names' order whatever order the site returns."""
+    site = NewestFirstSite(name="newest-first")
+    _register(site, ["a", "b", "c", "d", "e"])
+    test_urls.urlpatterns[:] = [path("mcp", site.urls)]
+    settings.ROOT_URLCONF = "tests.urls"
+    listed: list[str] = []
+    cursor = None
+    try:
+        with override_mcp(PAGE_SIZE=2):
+            for _ in range(5):
+                params = {} if cursor is None else {"cursor": cursor}
+                result = result_of(mcp_post(client, "tools/list", params))
+                listed += [tool["name"] for tool in result["tools"]]
+                cursor = result.get("nextCursor")
+                if cursor is None:
+                    break
+    finally:
+        test_urls.urlpatterns.clear()
+        sites._all_sites.discard(site)
+    assert listed == ["a", "b", "c", "d", "e"]
 
 
 @pytest.mark.parametrize("tamper", ["prefix", "suffix", "flip"])

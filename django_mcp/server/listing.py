@@ -35,10 +35,16 @@ def listing(
 ) -> dict[str, Any]:
     """The result of a list method: ``{key: [...definitions], ttlMs, cacheScope}``."""
     field = _KEY_FIELDS[key]
+
+    def key_of(spec: Any) -> str:
+        return str(spec.definition[field])
+
+    # MCPSite returns its lists in this order already (sorting sorted input is one pass);
+    # a subclass may not, and a cursor resumes by searching for its item in this order.
     page, next_cursor = paginate(
-        specs,
+        sorted(specs, key=key_of),
         params.get("cursor", NO_CURSOR),  # a string (schema.json): null is an invalid one
-        key=lambda spec: str(spec.definition[field]),
+        key=key_of,
         site_name=server.site.name,
         method=method,
         page_size=int(mcp_settings.PAGE_SIZE),
