@@ -193,6 +193,10 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         "Use None (never) or a positive number of seconds, at most 100 years "
         f"({MAX_TASK_SECONDS:_}).",
     ),
+    "PROGRESS_INTERVAL": (
+        lambda v: _is_number(v) and v >= 0,
+        "Use a number of seconds, 0 or more (0: every report is sent).",
+    ),
     "LISTEN_KEEPALIVE_SECONDS": (
         lambda v: _is_number(v) and v > 0,
         "Use a positive number of seconds.",

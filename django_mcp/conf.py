@@ -39,6 +39,9 @@ DEFAULTS: Final[dict[str, Any]] = {
     # Threads that run progress/log-streamed requests live under ASGI, at once per process;
     # past it such requests are answered buffered, as under WSGI (0: always buffered).
     "MAX_LIVE_STREAMS": 64,
+    # Fewest seconds between two notifications/progress of one request (or two status
+    # messages of one task); reports in between are held, the newest sent later (0: off).
+    "PROGRESS_INTERVAL": 0.05,
     # stdio (manage.py mcp_stdio): requests read and waiting for a worker; when that many
     # wait, stdin is read no further until one starts (backpressure, never a drop).
     "STDIO_MAX_QUEUED_REQUESTS": 32,

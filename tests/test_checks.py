@@ -130,6 +130,11 @@ def test_e003_for_each_unknown_key():
         ("MAX_LIVE_STREAMS", -1),
         ("MAX_LIVE_STREAMS", None),
         ("MAX_LIVE_STREAMS", "64"),
+        ("PROGRESS_INTERVAL", -0.1),
+        ("PROGRESS_INTERVAL", float("nan")),
+        ("PROGRESS_INTERVAL", None),
+        ("PROGRESS_INTERVAL", "0.05"),
+        ("PROGRESS_INTERVAL", True),
     ],
 )
 def test_e004_for_an_invalid_value(key, value):
@@ -158,6 +163,8 @@ def test_e004_for_an_invalid_value(key, value):
         ("TRUSTED_PROXY_HOPS", 2),
         ("LISTEN_RECHECK_SECONDS", 0.5),
         ("MAX_LIVE_STREAMS", 0),
+        ("PROGRESS_INTERVAL", 0),
+        ("PROGRESS_INTERVAL", 1),
     ],
 )
 def test_valid_values_pass(key, value):

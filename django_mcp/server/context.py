@@ -8,8 +8,6 @@ stateless.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +27,7 @@ from django_mcp.server.input_requests import (
     Sample,
 )
 from django_mcp.server.input_rounds import Inputs, inputs_for
+from django_mcp.server.progress import Pacer, checked_progress
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -72,6 +71,7 @@ class Context(Injected):
         self.user = caller.user
         self._emit = emit
         self._last_progress: float | None = None
+        self._progress_pacer: Pacer[dict[str, Any]] | None = None
         self.cancelled = False
         self._inputs: Inputs | None = None
         self._inputs_of: tuple[str, Mapping[str, Any], str] | None = None
@@ -149,6 +149,9 @@ class Context(Injected):
         Progress must increase; a value not above the last one is dropped. Without a token
         or an open stream this does nothing, so tools can call it unconditionally. Values
         the notification cannot carry raise at once, token or not (:func:`checked_progress`).
+        At most one notification goes per ``PROGRESS_INTERVAL``; a report sooner than that
+        is held, and the newest held one goes with the next report after the interval or
+        just before the reply (:mod:`django_mcp.server.progress`).
         """
         progress, total, message = checked_progress(progress, total, message)
         self.check_cancelled()
@@ -163,7 +166,19 @@ class Context(Injected):
             params["total"] = total
         if message is not None:
             params["message"] = message
-        self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": params})
+        if self._progress_pacer is None:
+            self._progress_pacer = Pacer()
+        if self._progress_pacer.offer(params) is not None:
+            self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": params})
+
+    def send_held_progress(self) -> None:
+        """Send the progress report :meth:`report_progress` held back, if any: the
+        handler is done and its reply comes next. Not once the request is cancelled
+        (nothing more may be sent for it)."""
+        pacer = self._progress_pacer
+        held = pacer.take_held() if pacer is not None else None
+        if held is not None and self._emit is not None and not self.cancelled:
+            self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": held})
 
     def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
         """Send ``notifications/message`` if the request asked for logs at ``level`` or
@@ -244,38 +259,3 @@ class Context(Injected):
 
     def __repr__(self) -> str:
         return f"<Context {self.method} id={self.request_id!r}>"
-
-
-def checked_progress(
-    progress: Any, total: Any = None, message: Any = None
-) -> tuple[float, float | None, str | None]:
-    """``report_progress``'s arguments as ``notifications/progress`` carries them
-    (basic/utilities/progress.mdx: ``progress`` and ``total`` are numbers, ``message`` a
-    string); a tool's mistake raises in the tool, with a message that says which.
-
-    NaN was sent as ``null``, which no client can read, and then let every later value
-    through: nothing compares above or below it, so "progress must increase" stopped
-    holding. Infinity, a bool or a string fared no better. An integer stays an integer; any
-    other real number (a ``Fraction``) becomes a float, which JSON can write.
-    """
-    return (
-        _progress_number("progress", progress),
-        None if total is None else _progress_number("total", total),
-        _progress_message(message),
-    )
-
-
-def _progress_number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"report_progress: {name} must be a number, not {type(value).__name__}")
-    if isinstance(value, int):  # always finite; math.isfinite overflows past a float's range
-        return value
-    if not math.isfinite(value):
-        raise ValueError(f"report_progress: {name} must be finite, not {value!r}")
-    return float(value)
-
-
-def _progress_message(message: Any) -> str | None:
-    if message is not None and not isinstance(message, str):
-        raise TypeError(f"report_progress: message must be a string, not {type(message).__name__}")
-    return message

@@ -33,9 +33,10 @@ from django_mcp.protocol import tasks as proto
 from django_mcp.protocol.errors import InternalError, MCPError, Unauthenticated
 from django_mcp.protocol.meta import complete_meta, required_meta
 from django_mcp.server import tasking
-from django_mcp.server.context import Context, checked_progress
+from django_mcp.server.context import Context
 from django_mcp.server.handlers.tools import error_result
 from django_mcp.server.input_rounds import Binding, InputRequired, Inputs
+from django_mcp.server.progress import Pacer, checked_progress
 from django_mcp.sites import MCPSite, all_sites
 from django_mcp.tasks import store
 from django_mcp.tasks.models import MCPTask
@@ -51,6 +52,7 @@ class TaskContext(Context):
     def __init__(self, task: MCPTask, site: MCPSite, **kwargs: Any) -> None:
         super().__init__(site=site, method=methods.TOOLS_CALL, request_id=None, **kwargs)
         self.task = task
+        self._message_pacer: Pacer[str] = Pacer()
 
     @property
     def principal(self) -> str:
@@ -68,7 +70,19 @@ class TaskContext(Context):
     ) -> None:
         progress, total, message = checked_progress(progress, total, message)
         self.check_cancelled()
-        if message is not None and store.set_message(self.task.id, message):
+        if message is not None and self._message_pacer.offer(message) is not None:
+            self._store_message(message)
+
+    def store_held_message(self) -> None:
+        """Store the status message the ``PROGRESS_INTERVAL`` pacer held back, if any: the
+        tool has returned, and its last word ("done, 120 rows") should be what the task
+        says (:mod:`django_mcp.server.progress`)."""
+        held = self._message_pacer.take_held()
+        if held is not None:
+            self._store_message(held)
+
+    def _store_message(self, message: str) -> None:
+        if store.set_message(self.task.id, message):
             tasking.announce(self.task.id)
 
 
@@ -188,6 +202,7 @@ def run(task_id: str) -> str:
         try:
             context, spec = served(task)
             result = spec.result(spec.call(task.arguments, context))
+            context.store_held_message()
         except ToolError as exc:
             result = error_result(str(exc))
         except InputRequired as exc:

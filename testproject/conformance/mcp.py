@@ -27,6 +27,7 @@ from django_mcp import (
     ToolError,
     user,
 )
+from django_mcp.conf import mcp_settings
 from django_mcp.protocol.errors import InvalidParams, MissingRequiredClientCapability
 from django_mcp.server.input_requests import Elicit, InputRequest, ListRoots, Sample
 
@@ -99,8 +100,12 @@ def test_error_handling() -> str:
 
 @django_mcp.tool(read_only=True)
 def test_tool_with_progress(ctx: Context) -> str:
-    """Report progress 0, 50 and 100 (out of 100) when the caller asked for progress."""
-    for progress in (0, 50, 100):
+    """Report progress 0, 50 and 100 (out of 100) when the caller asked for progress, about
+    50 ms apart, as the conformance suite's fixture does (and as ``PROGRESS_INTERVAL``, 50 ms
+    by default, lets each one through: reports closer together are paced)."""
+    for step, progress in enumerate((0, 50, 100)):
+        if step:
+            time.sleep(max(0.05, float(mcp_settings.PROGRESS_INTERVAL)))
         ctx.report_progress(progress, total=100)
     token = ctx.meta.progress_token
     return str(token) if token is not None else "Progress complete"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.helpers import call_tool, request_meta, result_of
+from tests.helpers import call_tool, override_mcp, request_meta, result_of
 
 from . import remote, sse
 
@@ -165,14 +165,16 @@ def test_the_wsgi_path_answers_plain_json_without_a_token(client: Any):
 @pytest.mark.usefixtures("streams_urls")
 def test_progress_that_does_not_rise_is_not_sent(client: Any):
     """basic/patterns/progress.mdx: "The progress value MUST increase with each notification";
-    a value not above the last one is dropped, not sent."""
-    response = call_tool(
-        client,
-        "progress_values",
-        {"values": [1, 1, 0.5, 2, 2, 3.5]},
-        path="/streams/mcp",
-        meta=request_meta(progressToken="p"),
-    )
+    a value not above the last one is dropped, not sent (unpaced here: pacing is
+    tests/streams/test_progress_pacing.py)."""
+    with override_mcp(PROGRESS_INTERVAL=0):
+        response = call_tool(
+            client,
+            "progress_values",
+            {"values": [1, 1, 0.5, 2, 2, 3.5]},
+            path="/streams/mcp",
+            meta=request_meta(progressToken="p"),
+        )
 
     notes = sse.messages(b"".join(response.streaming_content))[:-1]
     assert [note["params"]["progress"] for note in notes] == [1, 2, 3.5]

@@ -106,6 +106,23 @@ def progress_values(ctx: Context, values: list[float]) -> str:
 
 
 @site.tool
+def progress_burst(ctx: Context, count: int) -> str:
+    """Report 1 to ``count``, each with a message, as fast as it can (a tight loop)."""
+    for step in range(1, count + 1):
+        ctx.report_progress(step, total=count, message=f"step {step}")
+    return "reported"
+
+
+@site.tool
+def progress_with_pauses(ctx: Context, values: list[float], pauses: list[float]) -> str:
+    """Report each of ``values``, sleeping the matching entry of ``pauses`` after it."""
+    for value, pause in zip(values, pauses, strict=True):
+        ctx.report_progress(value)
+        time.sleep(pause)
+    return "reported"
+
+
+@site.tool
 def progress_mistakes(ctx: Context) -> str:
     """Report 1, then values a progress notification cannot carry (each refused in the
     tool, its message kept), then 2."""

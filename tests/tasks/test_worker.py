@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from django_mcp import Context
@@ -19,7 +21,7 @@ from django_mcp.server.task_runner import context_for
 from django_mcp.tasks import store
 from django_mcp.tasks.models import MCPTask
 from tests.commands import command_output
-from tests.helpers import assert_error, mcp_post, result_of
+from tests.helpers import assert_error, mcp_post, override_mcp, result_of
 from tests.tasks.support import get, run_worker, start, tasks_call
 
 pytestmark = pytest.mark.django_db
@@ -52,6 +54,12 @@ def task_site(mcp_site):
             return str(exc)
         return "accepted"
 
+    @mcp_site.tool(task="required")
+    def reports_every_row(ctx: Context) -> str:
+        for row in range(500):
+            ctx.report_progress(row, total=500, message=f"row {row}")
+        return "done"
+
     mcp_site.seen = seen
     return mcp_site
 
@@ -72,6 +80,24 @@ def test_progress_messages_become_the_status_message(client, task_site):
     polled = get(client, task_id)
     assert polled["statusMessage"] == "half way"
     assert polled["result"]["content"][0]["text"] == "anonymous"
+
+
+def test_a_task_reporting_every_row_stores_few_messages_and_ends_with_its_last(client, task_site):
+    """basic/patterns/progress.mdx: "Both parties SHOULD implement rate limiting to prevent
+    flooding". A task's progress message is a database write and an announcement; a tool
+    reporting each of 500 rows made 500 of each. Paced (``PROGRESS_INTERVAL``), the first
+    is stored, the rest held, and the newest stored when the tool returns: its
+    ``statusMessage`` is the tool's last word."""
+    task_id = start(client, "reports_every_row")["taskId"]
+    with override_mcp(PROGRESS_INTERVAL=60), CaptureQueriesContext(connection) as queries:
+        run_worker()
+    writes = [q["sql"] for q in queries.captured_queries if "status_message" in q["sql"]]
+    writes = [sql for sql in writes if sql.lstrip().upper().startswith("UPDATE")]
+
+    polled = get(client, task_id)
+    assert polled["statusMessage"] == "row 499"
+    assert polled["result"]["content"][0]["text"] == "done"
+    assert len(writes) <= 3, writes
 
 
 def test_progress_a_notification_cannot_carry_raises_in_a_task_too(client, task_site):

@@ -1,0 +1,133 @@
+"""Pacing of ``notifications/progress``: at most one per ``PROGRESS_INTERVAL``.
+
+basic/patterns/progress.mdx, "Implementation Notes": "Both parties SHOULD implement rate
+limiting to prevent flooding". A tool reporting from a tight loop sent one SSE event per
+step; answered buffered (WSGI, or past ``MAX_LIVE_STREAMS``) every one of them waited in
+memory until the reply. Now a report sooner than the interval after the last one sent is
+held, the newest replacing the older, and sent with the next report after the interval or
+just before the reply: the client always sees the first report and the last.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from django_mcp.conf import DEFAULTS
+from django_mcp.protocol.meta import RequestMeta
+from django_mcp.protocol.revisions import RevisionDecision, ServedHow
+from django_mcp.server.context import Context
+from django_mcp.server.progress import progress_interval
+from django_mcp.sites import MCPSite
+from tests.helpers import call_tool, override_mcp, request_meta
+
+from . import remote, sse
+
+if TYPE_CHECKING:
+    from tests.live import LiveServer
+
+pytestmark = pytest.mark.usefixtures("streams_urls")
+
+
+def reported(response: Any) -> list[dict[str, Any]]:
+    """The params of each progress notification on a buffered (WSGI) answer, in order."""
+    *notes, final = sse.messages(b"".join(response.streaming_content))
+    assert "result" in final, final
+    return [note["params"] for note in notes]
+
+
+def call(client: Any, tool: str, arguments: dict[str, Any]) -> Any:
+    return call_tool(
+        client, tool, arguments, path="/streams/mcp", meta=request_meta(progressToken="p")
+    )
+
+
+def test_a_burst_of_reports_sends_the_first_and_the_newest_before_the_reply(client: Any):
+    """basic/patterns/progress.mdx: senders SHOULD rate-limit. 2,000 reports in a tight
+    loop were 2,000 events, all buffered until the reply; within one interval only the
+    first goes at once, and the newest held (its message with it) just before the reply."""
+    with override_mcp(PROGRESS_INTERVAL=60):
+        params = reported(call(client, "progress_burst", {"count": 2000}))
+
+    assert [(p["progress"], p["total"], p["message"]) for p in params] == [
+        (1, 2000, "step 1"),
+        (2000, 2000, "step 2000"),
+    ]
+    assert {p["progressToken"] for p in params} == {"p"}
+
+
+def test_a_report_after_the_interval_goes_at_once(client: Any):
+    """basic/patterns/progress.mdx: progress MUST increase, and pacing keeps it so. 2 comes
+    after the interval and goes at once; 3 comes right after 2 and is held, then replaced
+    by 4, which goes before the reply: 1, 2, 4."""
+    arguments = {"values": [1, 2, 3, 4], "pauses": [0.3, 0, 0, 0]}
+    with override_mcp(PROGRESS_INTERVAL=0.2):
+        params = reported(call(client, "progress_with_pauses", arguments))
+
+    assert [p["progress"] for p in params] == [1, 2, 4]
+
+
+def test_an_interval_of_zero_sends_every_rising_report(client: Any):
+    """basic/patterns/progress.mdx: rate limiting is a SHOULD; ``PROGRESS_INTERVAL`` 0
+    turns it off, and every rising report is sent."""
+    with override_mcp(PROGRESS_INTERVAL=0):
+        params = reported(call(client, "progress_burst", {"count": 50}))
+
+    assert [p["progress"] for p in params] == list(range(1, 51))
+
+
+def test_the_default_interval_is_50_ms():
+    """The documented default (docs/settings.md): 20 reports a second at most, enough
+    for a progress bar, and what lets the conformance fixture's reports 50 ms apart
+    through."""
+    assert DEFAULTS["PROGRESS_INTERVAL"] == 0.05
+
+
+def test_a_cancelled_request_sends_no_held_report():
+    """basic/patterns/cancellation.mdx: once a request is cancelled the server MUST NOT
+    send more messages for it; a report held by the pacer stays unsent."""
+    sent: list[dict[str, Any]] = []
+    meta = RequestMeta(protocol_version="2026-07-28", client_capabilities={}, progress_token=1)
+    context = Context(
+        site=MCPSite(name="pacing-cancel"),
+        method="tools/call",
+        request_id=1,
+        meta=meta,
+        revision=RevisionDecision("2026-07-28", "2026-07-28", ServedHow.SUPPORTED),
+        emit=sent.append,
+        user=object(),
+    )
+    with override_mcp(PROGRESS_INTERVAL=60):
+        context.report_progress(1)
+        context.report_progress(2)  # held
+        context.cancel()
+        context.send_held_progress()
+
+    assert [note["params"]["progress"] for note in sent] == [1]
+
+
+@pytest.mark.live
+def test_a_burst_on_a_live_stream_is_paced_too(live: LiveServer):
+    """basic/patterns/progress.mdx: senders SHOULD rate-limit, on a live ASGI stream as on
+    a buffered answer: 2,000 reports in a tight loop reach the client as a few events (one
+    per 50 ms the loop takes, at the default interval), the first and the last among them."""
+    body = remote.tool_call("progress_burst", {"count": 2000}, progressToken="live")
+    with remote.stream(live.url("/streams/mcp"), body) as (response, reader):
+        assert response.headers["content-type"].split(";")[0] == "text/event-stream"
+        frames = reader.rest()
+
+    messages = [frame.message for frame in frames if frame.message]
+    values = [message["params"]["progress"] for message in messages[:-1]]
+    assert values[0] == 1
+    assert values[-1] == 2000
+    assert len(values) < 50, values
+    assert messages[-1]["result"]["content"][0]["text"] == "reported"
+
+
+@pytest.mark.parametrize("value", [-1, "fast", None, float("nan"), True])
+def test_an_interval_the_checks_refuse_means_the_default(value: Any):
+    """A process that never ran the checks (E004 refuses these) is paced at the default,
+    never unpaced by accident."""
+    with override_mcp(PROGRESS_INTERVAL=value):
+        assert progress_interval() == DEFAULTS["PROGRESS_INTERVAL"]
