@@ -35,7 +35,10 @@ def drf_allows(permission: Any, tools: ModelTools, ctx: Context, action: str) ->
     if ctx.request is None:
         return False
     view = ActionView(tools, ctx, action)
-    return bool(permission.has_permission(drf_request(ctx.request, ctx, action), view))
+    try:
+        return bool(permission.has_permission(drf_request(ctx.request, ctx, action), view))
+    except refusals():
+        return False
 
 
 def drf_allows_object(
@@ -48,7 +51,30 @@ def drf_allows_object(
         return False
     view = ActionView(tools, ctx, action)
     request = drf_request(ctx.request, ctx, action)
-    return bool(permission.has_object_permission(request, view, obj))
+    try:
+        return bool(permission.has_object_permission(request, view, obj))
+    except refusals():  # DRF's view answers these 404 or 403: a refused row
+        return False
+
+
+def refusals() -> tuple[type[Exception], ...]:
+    """What a DRF permission class raises to refuse, which a view answers 404 or 403:
+    ``DjangoObjectPermissions`` raises ``Http404`` for a row the user may not read (its
+    ``perms_map`` asks a view permission for ``GET``), and a class may raise DRF's or
+    Django's ``PermissionDenied`` (or ``NotFound``, ``NotAuthenticated``) to give its
+    message. Here each is the refusal it is, not an internal error (-32603)."""
+    from django.core.exceptions import PermissionDenied
+    from django.http import Http404
+    from rest_framework import exceptions
+
+    return (
+        Http404,
+        PermissionDenied,
+        exceptions.PermissionDenied,
+        exceptions.NotFound,
+        exceptions.NotAuthenticated,
+        exceptions.AuthenticationFailed,
+    )
 
 
 def checks_objects(permission: Any) -> bool:
