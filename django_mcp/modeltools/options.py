@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from django.contrib.admin.utils import lookup_spawns_duplicates
-from django.db import transaction
 from django.db.models import Model, ProtectedError, Q, QuerySet, RestrictedError
 from django.http import Http404
 
@@ -333,7 +332,7 @@ class ModelTools:
             data=dict(arguments), context=self._serializer_context(ctx)
         )
         args.reject_unknown(arguments, args.writable(serializer))
-        with transaction.atomic(using=writes.write_database(self.model)):
+        with writes.atomic(self.model):
             args.check_valid(serializer, self.opts.verbose_name)
             with writes.refused_as_tool_error(self.opts.verbose_name):
                 self.perform_create(serializer, ctx)
@@ -344,7 +343,7 @@ class ModelTools:
         changes = {name: value for name, value in arguments.items() if name != key}
         args.reject_unknown(arguments, [key, *args.writable(self.get_serializer_class()())])
         try:
-            with transaction.atomic(using=writes.write_database(self.model)):
+            with writes.atomic(self.model):
                 instance = self.get_object(arguments, ctx, for_update=True, action="update")
                 serializer = self.get_serializer_class()(
                     instance, data=changes, partial=True, context=self._serializer_context(ctx)
@@ -359,7 +358,7 @@ class ModelTools:
 
     def delete_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         args.reject_unknown(arguments, [self.lookup_argument])
-        with transaction.atomic(using=writes.write_database(self.model)):
+        with writes.atomic(self.model, deleting=True):
             instance = self.get_object(arguments, ctx, for_update=True, action="delete")
             value = args.field_value(
                 self.model, self.lookup_argument, arguments[self.lookup_argument]

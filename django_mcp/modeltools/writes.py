@@ -11,7 +11,8 @@ to an INSERT and the deleted row comes back; and two deletes both report success
 * an update never inserts (:func:`updates_only`): the row is saved with
   ``force_update=True``, and a row that vanished anyway is :class:`Vanished`;
 * a delete reports success only when its ``DELETE`` removed the row (:func:`delete_once`);
-* a refusal raised while saving is the tool error it is (:func:`refused_as_tool_error`).
+* a refusal raised while saving is the tool error it is (:func:`refused_as_tool_error`);
+* a write the database itself refuses is a tool error too (:func:`atomic`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from django.db import DatabaseError, connections, router
+from django.db import DatabaseError, DataError, IntegrityError, connections, router, transaction
 from django.db.models import Model, ProtectedError, QuerySet, RestrictedError
 from django.http import Http404
 
@@ -36,6 +37,34 @@ class Vanished(Exception):
 def write_database(model: type[Model]) -> str:
     """The alias the router sends writes of ``model`` to."""
     return router.db_for_write(model)
+
+
+@contextlib.contextmanager
+def atomic(model: type[Model], *, deleting: bool = False) -> Iterator[None]:
+    """``transaction.atomic()`` on ``model``'s write database, in which a write the
+    database refuses -- at its statement or at the commit (a deferred foreign key) -- is
+    a tool error, undone with the transaction: ``IntegrityError`` (a ``CheckConstraint``,
+    which DRF never validates; a unique value another caller saved since the serializer
+    checked it) or ``DataError`` (a value past its column, which a serializer field of
+    the project's own may let through). Left alone they were -32603 "Internal error". The
+    database's message is not repeated: it names columns, constraints and other rows."""
+    try:
+        with transaction.atomic(using=write_database(model)):
+            yield
+    except (IntegrityError, DataError) as exc:
+        raise ToolError(database_refusal(model._meta.verbose_name, exc, deleting)) from exc
+
+
+def database_refusal(verbose_name: Any, exc: DatabaseError, deleting: bool) -> str:
+    """What a write the database refused tells the model."""
+    if deleting:
+        return f"Cannot delete this {verbose_name}: the database refused it."
+    if isinstance(exc, DataError):
+        return f"Invalid {verbose_name}: a value does not fit its column in the database."
+    return (
+        f"Invalid {verbose_name}: the database refused it, as it breaks a constraint "
+        "(a value that must be unique and another row has, or a check it fails)."
+    )
 
 
 class SeveralRows(Exception):
