@@ -18,7 +18,7 @@ from django_mcp.declarations.permissions import (
 )
 from django_mcp.exceptions import InvalidDeclaration, MissingDependency, ToolError
 from django_mcp.modeltools import arguments as args
-from django_mcp.modeltools import listing, registration, writes
+from django_mcp.modeltools import cascades, listing, registration, writes
 from django_mcp.modeltools.drf_permissions import checks_objects, drf_allows, drf_allows_object
 from django_mcp.modeltools.permission_names import permission_name
 from django_mcp.modeltools.spec import ModelActionSpec
@@ -364,6 +364,7 @@ class ModelTools:
                 self.model, self.lookup_argument, arguments[self.lookup_argument]
             )
             try:
+                cascades.refuse(self, ctx, instance)
                 deleted = writes.delete_once(instance)
             except (ProtectedError, RestrictedError) as exc:
                 raise ToolError(writes.still_referenced(self.opts.verbose_name, exc)) from exc
