@@ -341,7 +341,8 @@ class ModelTools:
     def update_action(self, arguments: Mapping[str, Any], ctx: Context) -> Any:
         key = self.lookup_argument
         changes = {name: value for name, value in arguments.items() if name != key}
-        args.reject_unknown(arguments, [key, *args.writable(self.get_serializer_class()())])
+        blank = self.get_serializer_class()(context=self._serializer_context(ctx))  # as create's
+        args.reject_unknown(arguments, [key, *args.writable(blank)])
         try:
             with writes.atomic(self.model):
                 instance = self.get_object(arguments, ctx, for_update=True, action="update")
