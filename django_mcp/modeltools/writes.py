@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +29,8 @@ from django.http import Http404
 
 from django_mcp.exceptions import ToolError
 from django_mcp.modeltools import arguments as args
+
+logger = logging.getLogger("django_mcp")
 
 
 class Vanished(Exception):
@@ -47,11 +50,14 @@ def atomic(model: type[Model], *, deleting: bool = False) -> Iterator[None]:
     which DRF never validates; a unique value another caller saved since the serializer
     checked it) or ``DataError`` (a value past its column, which a serializer field of
     the project's own may let through). Left alone they were -32603 "Internal error". The
-    database's message is not repeated: it names columns, constraints and other rows."""
+    database's message is not repeated to the client (it names columns, constraints and
+    other rows' values) but logged as a warning, quoted: a hook that leaves a required
+    column empty is a bug its developer must still see."""
     try:
         with transaction.atomic(using=write_database(model)):
             yield
     except (IntegrityError, DataError) as exc:
+        logger.warning("The database refused a write of %s: %r", model._meta.label, str(exc))
         raise ToolError(database_refusal(model._meta.verbose_name, exc, deleting)) from exc
 
 

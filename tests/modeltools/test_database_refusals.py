@@ -134,3 +134,19 @@ def test_a_check_constraint_the_serializer_does_not_know_is_a_tool_error(
     assert "Invalid stock" in refusal(call_tool(client, "stock_update", {**row, "quantity": -5}))
     assert list(Stock.objects.values_list("quantity", flat=True)) == [3]
     assert errors_logged(caplog) == []
+
+
+@pytest.mark.django_db
+def test_the_database_refusal_is_logged_for_the_developer_on_one_line(
+    client: Client, catalogue: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A hook that leaves a required column empty is a bug: the client reads a tool
+    error, the server log keeps the database's words (quoted, so a newline in a value
+    cannot forge a line)."""
+    dune = catalogue["books"][0]
+    new = {"isbn": dune.isbn, "title": "Dune\nagain", "author": dune.author_id}
+    refusal(call_tool(client, "book_create", new))
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("The database refused a write of books.Book: ")
+    assert "\n" not in warnings[0]
