@@ -313,6 +313,30 @@ def test_e005_for_model_tools_options_naming_missing_fields(settings):
     assert not [m for m in check_model_tools(None) if m.obj is Misspelled]
 
 
+def test_e005_for_search_fields_that_cannot_be_searched(settings):
+    """django_mcp.E005: a search path whose first part is a field but which ends at a
+    relation (``author``: Django has no ``icontains`` for it), goes on past a field that
+    is no relation (``title__exact``), or names nothing further on (``author__nam``)
+    passed the check, and every search of the list was -32603."""
+    from django_mcp import MCPSite, ModelTools
+    from django_mcp.checks import check_model_tools
+    from testproject.books.models import Book
+
+    class Unsearchable(ModelTools):
+        search_fields = ("author", "title__exact", "author__nam", "author__name", "pk")
+
+    site = MCPSite(name="e005-search")
+    site.register(Book, Unsearchable)
+    try:
+        messages = [m.msg for m in check_model_tools(None) if m.obj is Unsearchable]
+    finally:
+        site.unregister(Book)
+    assert len(messages) == 3
+    assert "'author', a relation" in messages[0]
+    assert "'title' is no relation, so 'exact' cannot follow it" in messages[1]
+    assert "'nam' is not a field of books.Author" in messages[2]
+
+
 def lookup_warnings(model: Any, **options: Any) -> list[checks.CheckMessage]:
     """The W017 messages of a ModelTools of ``model`` with ``options``, registered on a
     site of its own for the check and unregistered after it."""

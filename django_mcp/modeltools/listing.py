@@ -1,5 +1,6 @@
-"""How a ``list`` action reads its rows so that paging holds: an ordering made total.
-(Whether a search path repeats rows is the admin's own ``lookup_spawns_duplicates``.)"""
+"""How a ``list`` action reads its rows so that paging holds: an ordering made total;
+and which search paths it can search at all. (Whether a search path repeats rows is the
+admin's own ``lookup_spawns_duplicates``.)"""
 
 from __future__ import annotations
 
@@ -16,3 +17,34 @@ def total_ordering(ordering: Sequence[Any], opts: Any) -> list[Any]:
     if names & {"pk", opts.pk.name, opts.pk.attname}:
         return list(ordering)
     return [*ordering, opts.pk.name]
+
+
+def search_path_problems(model: Any, path: str) -> list[str]:
+    """Why ``path`` (a ``search_fields`` entry whose first part is a field) cannot be
+    searched with ``icontains``: a part that names no field of the model before it, a part
+    after a field that is no relation (a lookup such as ``name__exact``), or a path ending
+    at a relation (``author``: Django refuses ``icontains`` on it). Each failed every
+    search of the list as -32603 at run time, while the system check said nothing."""
+    from django.core.exceptions import FieldDoesNotExist
+
+    current: Any = model
+    field: Any = None
+    for part in path.split("__"):
+        if current is None:
+            return [
+                f"search_fields names {path!r}: {field.name!r} is no relation, so "
+                f"{part!r} cannot follow it"
+            ]
+        try:
+            field = current._meta.get_field(current._meta.pk.name if part == "pk" else part)
+        except FieldDoesNotExist:
+            return [
+                f"search_fields names {path!r}: {part!r} is not a field of {current._meta.label}"
+            ]
+        current = field.related_model if field.is_relation else None
+    if field is not None and field.is_relation:
+        return [
+            f"search_fields names {path!r}, a relation: name a field of it to search, "
+            f"such as '{path}__<field>'"
+        ]
+    return []

@@ -111,6 +111,8 @@ class ModelTools:
                     problems.append(
                         f"{option} names {name!r}, which is not a field of {self.opts.label}"
                     )
+                elif option == "search_fields":
+                    problems.extend(listing.search_path_problems(self.model, name))
         for name in self.ordering or ():
             root = name.lstrip("-?").split("__", 1)[0]
             if root and root not in names:
