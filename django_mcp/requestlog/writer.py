@@ -38,6 +38,24 @@ logger = logging.getLogger("django_mcp")
 
 #: Errors that say the database cannot be reached, rather than that it refused a row.
 _UNREACHABLE: Final = (OperationalError, InterfaceError)
+#: MySQL's errors for a value its column cannot store, which mysqlclient raises as an
+#: ``OperationalError`` (it maps only a few data errors to ``DataError``), like a lost
+#: connection: 1292 and 1366 "Incorrect ... value" (an emoji in a ``utf8mb3`` column,
+#: any non-Latin-1 text in a ``latin1`` one: the defaults of MySQL before 8.0 and of
+#: MariaDB before 11.6), 1300 "Invalid ... character string", 1367 "Illegal ... value".
+#: One such row is refused on its own; the rows after it are still tried.
+_MYSQL_REFUSED_VALUE: Final = frozenset({1292, 1300, 1366, 1367})
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached, not that it refused a row."""
+    if not isinstance(exc, _UNREACHABLE):
+        return False
+    cause = exc.__cause__ or exc
+    code = cause.args[0] if cause.args else None
+    return not (isinstance(code, int) and code in _MYSQL_REFUSED_VALUE)
+
+
 #: The SQLSTATEs of a binary ``COPY`` value PostgreSQL could not read: one of another size
 #: than its column's type ("insufficient data left in message", a protocol violation that
 #: psycopg raises as an ``OperationalError``, as it does a lost connection), of another
@@ -166,7 +184,14 @@ def _write_one_by_one(rows: Sequence[Row], alias: str) -> Written:
     for index, row in enumerate(rows):
         try:
             _insert([row], alias, binary=False)
-        except _UNREACHABLE as exc:
+        except Exception as exc:  # see write(): counted, never lost
+            if not _unreachable(exc):
+                logger.error(
+                    "django-mcp could not write a request log record (%s): %s",
+                    _describe_error(exc),
+                    _describe_row(row),
+                )
+                continue
             lost = len(rows) - index
             logger.error(
                 "django-mcp could not reach the database to write %d request log records "
@@ -175,13 +200,6 @@ def _write_one_by_one(rows: Sequence[Row], alias: str) -> Written:
                 _describe_error(exc),
             )
             return Written(written, lost)
-        except Exception as exc:  # see write(): counted, never lost
-            logger.error(
-                "django-mcp could not write a request log record (%s): %s",
-                _describe_error(exc),
-                _describe_row(row),
-            )
-            continue
         written += 1
     return Written(written, len(rows) - written)
 

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connection
 
-from django_mcp.requestlog import drain, recorder
+from django_mcp.requestlog import drain, recorder, writer
 from django_mcp.requestlog.models import RequestLog
+from django_mcp.requestlog.records import FIELD_INDEX
 from django_mcp.requestlog.sanitise import REPLACEMENT
 from tests.helpers import call_tool, mcp_post, request_meta
 from tests.records.support import search
@@ -127,3 +128,46 @@ def test_an_unreachable_database_counts_the_batch_without_one_attempt_per_row(
     )
     assert len(attempts) == 3  # the batch, the first row, the summaries; not once per row
     assert not RequestLog.objects.exists()
+
+
+class MySQLdbOperationalError(Exception):
+    """What mysqlclient (``MySQLdb``, the driver Django supports) raises for a value its
+    column cannot store: it maps only a few of MySQL's data errors to ``DataError``, and
+    every other server error, 1366 "Incorrect string value" included, to
+    ``OperationalError``, the class of a lost connection."""
+
+
+def test_a_value_mysql_refuses_as_an_operational_error_spares_the_rest_of_its_batch(
+    client, monkeypatch, caplog
+):
+    """A table in ``latin1`` or ``utf8mb3`` (MySQL's defaults before 8.0, MariaDB's before
+    11.6) refuses an emoji with error 1366, which mysqlclient raises as an
+    ``OperationalError``: that row is refused, the database is not gone, so it is counted
+    and logged alone and the rows after it are still written, not counted as failed
+    without an attempt as for an unreachable database."""
+    insert_rows = writer.insert_rows
+    emoji = "\U0001f600"
+
+    def utf8mb3_column(rows: Any, alias: str, *, binary: bool = True) -> None:
+        if any(emoji in row[FIELD_INDEX["client_name"]] for row in rows):
+            message = "Incorrect string value: '\\xF0\\x9F\\x98\\x80' for column `client_name`"
+            raise OperationalError(1366, message) from MySQLdbOperationalError(1366, message)
+        insert_rows(rows, alias, binary=binary)
+
+    monkeypatch.setattr(writer, "insert_rows", utf8mb3_column)
+    search(client, request_id=1)
+    hostile_client_name(client, f"probe{emoji}", request_id=2)
+    for request_id in range(3, 6):
+        search(client, request_id=request_id)
+
+    with caplog.at_level(logging.WARNING, logger="django_mcp"):
+        written = recorder.flush()
+
+    assert written == 4
+    assert sorted(RequestLog.objects.values_list("request_id", flat=True)) == list("1345")
+    stats = recorder.stats()
+    assert (stats.written, stats.failed) == (4, 1)
+    messages = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert not [m for m in messages if "could not reach" in m]
+    [refused] = [m for m in messages if "could not write a request log record" in m]
+    assert "'request_id': '2'" in refused
