@@ -5,6 +5,7 @@ ends with a ``CommandError`` (a one-line message, exit status 1), never a traceb
 from __future__ import annotations
 
 import functools
+import io
 import json
 from io import StringIO
 from typing import Annotated, ClassVar
@@ -94,6 +95,33 @@ def test_mcp_call_refuses_arguments_nested_too_deep_to_decode(site):
     deep = '{"value": ' + "[" * 100_000 + "]" * 100_000 + "}"
     with pytest.raises(CommandError, match="nested too deeply"):
         run("mcp_call", "echo", "--arguments", deep)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "text"),
+    [
+        ("cp1252", "\u65e5\u672c\u8a9e \U0001f600"),  # Windows' pipes; CJK and an emoji
+        ("ascii", "Z\u00fcrich"),  # PYTHONIOENCODING=ascii, or an old C locale
+        ("utf-8", "listing-\udcff.txt"),  # a file name os.listdir() decoded with surrogateescape
+    ],
+)
+def test_mcp_call_prints_a_response_its_stdout_cannot_encode_as_escaped_json(site, encoding, text):
+    """The tool ran: its response must be printed whatever stdout's encoding, not lost to a
+    ``UnicodeEncodeError`` traceback and exit status 1, which means "a tool error". What
+    the encoding cannot hold is written as JSON's ``\\u`` escapes (the same JSON)."""
+
+    @site.tool
+    def name() -> str:
+        return text
+
+    raw = io.BytesIO()
+    stdout = io.TextIOWrapper(raw, encoding=encoding, write_through=True)
+    try:
+        call_command("mcp_call", "name", stdout=stdout)
+    except SystemExit as exit:
+        pytest.fail(f"mcp_call exited {exit.code}")
+    response = json.loads(raw.getvalue().decode(encoding))
+    assert response["result"]["content"][0]["text"] == text
 
 
 @pytest.mark.django_db

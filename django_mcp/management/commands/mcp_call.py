@@ -35,9 +35,22 @@ class Command(BaseCommand):
         site = site_named(options["site"])
         user = resolve_user(options["user"])
         status, message = call(site, options["tool"], arguments, user)
-        self.stdout.write(json.dumps(message, indent=2, ensure_ascii=False))
+        self.stdout.write(printable(message, getattr(self.stdout, "encoding", None)))
         if status:
             sys.exit(status)
+
+
+def printable(message: dict[str, Any], encoding: str | None) -> str:
+    """``message`` as indented JSON, readable where stdout's ``encoding`` holds every
+    character, else with JSON's ``\\u`` escapes (the same JSON): the tool has run, and
+    its response must not be lost to a ``UnicodeEncodeError`` (a pipe on Windows is
+    ``cp1252``; a lone surrogate, from a file name ``os.listdir`` decoded, is no UTF-8)."""
+    text = json.dumps(message, indent=2, ensure_ascii=False)
+    try:
+        text.encode(encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return json.dumps(message, indent=2)
+    return text
 
 
 def parse_arguments(text: str) -> Any:
