@@ -143,8 +143,8 @@ class StdioServer:
                     break  # nothing can be answered any more
                 if isinstance(line, OversizedLine):
                     self.write(jsonrpc.error_response(RequestTooLarge(), line.request_id))
-                elif line.strip():
-                    self.receive(line.strip())
+                elif message := line.strip(b" \t\r\n"):  # JSON's whitespace, no more
+                    self.receive(message)
         finally:
             self._closing.set()  # open listen streams end; requests finish and answer
             self._pool.shutdown(wait=True)
