@@ -256,6 +256,27 @@ def test_an_unreadable_since_is_a_command_error():
         command_output("mcp_rebuild_log_summaries", "--since", "last week")
 
 
+@pytest.mark.parametrize(
+    ("since", "time_zone"),
+    [
+        ("2024-02-30", "UTC"),  # shaped like a date, but no such day
+        ("2024-02-30T10:00", "UTC"),
+        ("2024-01-01T25:00", "UTC"),
+        ("0001-01-01", "Asia/Tokyo"),  # its UTC day is before the calendar's first
+        ("9999-12-31T23:00", "America/New_York"),  # its UTC day is after its last
+    ],
+)
+def test_a_since_no_calendar_holds_is_a_command_error(settings, since, time_zone):
+    """A date in the right shape that does not exist (or whose UTC day falls off the
+    calendar) was a ``ValueError`` or ``OverflowError`` traceback; it is an operator's
+    typo, refused in one line like any other unreadable ``--since``."""
+    from django.core.management import CommandError
+
+    settings.TIME_ZONE = time_zone
+    with pytest.raises(CommandError, match="--since"):
+        command_output("mcp_rebuild_log_summaries", "--since", since)
+
+
 def hour_row(days_ago: float) -> RequestLogHour:
     hour = tallies.hour_of(timezone.now() - datetime.timedelta(days=days_ago))
     return RequestLogHour.objects.create(hour=hour, site="mcp", method="tools/call", count=1)

@@ -30,15 +30,21 @@ if TYPE_CHECKING:
 
 
 def parse_since(text: str) -> datetime.datetime:
-    """An ISO date or date-time; a naive one is in the current time zone."""
-    when = parse_datetime(text)
-    if when is None:
-        day = parse_date(text)
-        if day is None:
-            raise CommandError(f"--since {text!r} is not a date (YYYY-MM-DD[THH:MM]).")
-        when = datetime.datetime.combine(day, datetime.time())
-    if timezone.is_naive(when):
-        when = timezone.make_aware(when)
+    """An ISO date or date-time; a naive one is in the current time zone. One in the
+    right shape that no calendar holds (February 30th, 25:00, a UTC day before year 1 or
+    after 9999) is refused like any unreadable one, not raised as a traceback."""
+    try:
+        when = parse_datetime(text)
+        if when is None:
+            day = parse_date(text)
+            if day is None:
+                raise CommandError(f"--since {text!r} is not a date (YYYY-MM-DD[THH:MM]).")
+            when = datetime.datetime.combine(day, datetime.time())
+        if timezone.is_naive(when):
+            when = timezone.make_aware(when)
+        tallies.day_of(when)  # the UTC day the rebuild starts on
+    except (ValueError, OverflowError) as exc:
+        raise CommandError(f"--since {text!r} is not a possible date-time: {exc}") from exc
     return when
 
 
