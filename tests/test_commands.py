@@ -181,6 +181,26 @@ def test_mcp_inspect_lists_every_declaration_with_access_and_annotations(site):
     assert "perms=books.add_book" in table
 
 
+def test_mcp_inspect_prints_its_table_whatever_stdouts_encoding(site):
+    """A resource URI and an argument name need not be ASCII: on a stdout whose encoding
+    lacks their characters (``cp1252``, a Windows pipe) the table was lost to a
+    ``UnicodeEncodeError`` traceback; what the encoding cannot hold is escaped instead."""
+
+    @site.tool
+    def lookup(名前: str) -> str:  # an identifier in Japanese
+        return 名前
+
+    site.resource("notes://\u65e5\u672c")(lambda: "about")
+
+    raw = io.BytesIO()
+    stdout = io.TextIOWrapper(raw, encoding="cp1252", write_through=True)
+    call_command("mcp_inspect", "--site", site.name, stdout=stdout)
+    table = raw.getvalue().decode("cp1252")
+
+    assert "notes://\\u65e5\\u672c" in table
+    assert "arguments: \\u540d\\u524d" in table
+
+
 def test_mcp_inspect_json_keeps_its_keys_for_each_kind_of_gate(site):
     """The JSON a script reads: ``public`` first, then ``permission_required`` and
     ``custom_check`` whenever a gate is declared (empty or null when one of them is not);

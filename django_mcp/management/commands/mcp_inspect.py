@@ -36,10 +36,19 @@ class Command(BaseCommand):
             sites = [named[name] for name in sorted(named)]
         report = [describe_site(s) for s in sites]
         render = as_json if options["format"] == "json" else as_table
-        self.stdout.write(render(report))
+        self.stdout.write(escaped(render(report), getattr(self.stdout, "encoding", None)))
         errors = check_errors()
         for message in errors:
             self.stderr.write(str(message))
         if errors:
             self.stderr.write(f"System checks found {len(errors)} error(s).")
             sys.exit(1)
+
+
+def escaped(text: str, encoding: str | None) -> str:
+    """``text`` with what stdout's ``encoding`` cannot hold (``cp1252``, a Windows pipe,
+    has no Japanese) written as ``\\u`` escapes, not lost to a ``UnicodeEncodeError``:
+    resource URIs and argument names need not be ASCII. JSON output is ASCII already."""
+    if not encoding:
+        return text
+    return text.encode(encoding, "backslashreplace").decode(encoding)
