@@ -143,6 +143,20 @@ def test_mcp_call_runs_as_the_named_user(site, django_user_model, monkeypatch):
         call_command("mcp_call", "who", "--user", "nobody")
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("command", ["mcp_call", "mcp_stdio"])
+def test_a_user_name_that_is_not_utf8_is_no_user_not_a_traceback(site, command, monkeypatch):
+    """``--user`` (or ``$DJANGO_MCP_USER``) in bytes that are not UTF-8 reaches Python as
+    lone surrogates (``surrogateescape``), which no database driver can encode: the query
+    for that user raised ``UnicodeEncodeError``, a traceback. No user is named so."""
+    name = b"ad\xffa".decode("utf-8", "surrogateescape")
+    with pytest.raises(CommandError, match="No active user is named"):
+        call_command(command, "--user", name, *(["tool"] if command == "mcp_call" else []))
+    monkeypatch.setenv("DJANGO_MCP_USER", name)
+    with pytest.raises(CommandError, match="No active user is named"):
+        call_command(command, *(["tool"] if command == "mcp_call" else []))
+
+
 def test_mcp_inspect_lists_every_declaration_with_access_and_annotations(site):
     """Every tool, resource, template and prompt of the site, with its schemas, its
     permissions (Django permissions and custom checks) and annotations."""

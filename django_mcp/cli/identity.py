@@ -38,8 +38,13 @@ def resolve_user(username: str | None) -> Any:
     name = username if username is not None else os.environ.get(USER_ENVIRONMENT) or None
     if name is None:
         return AnonymousUser()
+    unknown = CommandError(f"No active user is named {name!r}")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8, as lone surrogates: no driver
+        raise unknown from None  # can send them, and no user is named so
     model = get_user_model()
     user = model._default_manager.filter(**{model.USERNAME_FIELD: name}).first()
     if user is None or not user.is_active:
-        raise CommandError(f"No active user is named {name!r}")
+        raise unknown
     return user
