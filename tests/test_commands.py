@@ -417,6 +417,20 @@ def test_mcp_create_token_refuses_an_impossible_or_past_expiry(django_user_model
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("where", ["username", "--name", "--scope"])
+def test_mcp_create_token_refuses_text_that_is_not_utf8(django_user_model, where):
+    """An argument in bytes that are not UTF-8 reaches Python as lone surrogates, which
+    no database driver encodes: the command died with a ``UnicodeEncodeError`` traceback.
+    It is a ``CommandError`` naming the argument, and no token is issued."""
+    django_user_model.objects.create_user("ada")
+    bad = b"x\xff".decode("utf-8", "surrogateescape")
+    args = [bad] if where == "username" else ["ada", where, bad]
+    with pytest.raises(CommandError, match="not UTF-8"):
+        run("mcp_create_token", *args)
+    assert AccessToken.objects.count() == 0
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("option", ["--days", "--summary-days"])
 def test_mcp_prune_logs_refuses_a_retention_beyond_the_calendar(option):
     """``--days 1000000`` passed the ``days < 0`` check, then ``now - timedelta(days)``

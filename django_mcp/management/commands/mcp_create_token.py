@@ -65,6 +65,15 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="", help="What the token is for.")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        for what, text in [
+            ("The username", options["username"]),
+            ("--name", options["name"]),
+            *(("--scope", scope) for scope in options["scope"]),
+        ]:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates (``surrogateescape``): no driver
+                raise CommandError(f"{what} {text!r} is not UTF-8") from None  # stores them
         user_model = get_user_model()
         try:
             user = user_model._default_manager.get_by_natural_key(options["username"])
