@@ -47,9 +47,12 @@ from typing import TYPE_CHECKING, Any, Final
 from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
-from django_mcp.conf import DEFAULTS, mcp_settings
+from django_mcp.conf import mcp_settings
 from django_mcp.http.exchange import exchange_of
 from django_mcp.http.framing import handle_in_savepoint
+from django_mcp.http.live_slots import give_slot, take_slot
+from django_mcp.http.live_slots import live_streams as live_streams  # the public names,
+from django_mcp.http.live_slots import max_live_streams as max_live_streams  # kept here
 from django_mcp.listen.limits import is_asgi
 from django_mcp.protocol import jsonrpc, sse
 from django_mcp.protocol.errors import InternalError
@@ -86,9 +89,8 @@ def _start_stream_end_thread() -> None:
 
 def _forget_stream_end_thread() -> None:
     """In a forked child: the parent's threads and queued streams are not the child's."""
-    global _ENDED, _end_thread_lock, _end_thread, _slots
+    global _ENDED, _end_thread_lock, _end_thread
     _ENDED, _end_thread_lock, _end_thread = queue.SimpleQueue(), threading.Lock(), None
-    _slots = LiveSlots()
 
 
 os.register_at_fork(after_in_child=_forget_stream_end_thread)
@@ -106,59 +108,6 @@ def _end_one(stream: LiveStream) -> None:
         stream._end()
     except Exception:  # its record is best-effort already; never stop this thread
         logger.exception("django-mcp could not end an abandoned stream")
-
-
-def max_live_streams() -> int:
-    """``MAX_LIVE_STREAMS``; a value the checks refuse (a process that never ran them)
-    means the default: the threads are never unbounded."""
-    value: Any = mcp_settings.MAX_LIVE_STREAMS
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        value = DEFAULTS["MAX_LIVE_STREAMS"]
-    return int(value)
-
-
-class LiveSlots:
-    """How many :class:`LiveStream` threads run now in this process, at most
-    :func:`max_live_streams`."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._count = 0
-        self._warned = False
-
-    @property
-    def count(self) -> int:
-        return self._count
-
-    def take(self) -> bool:
-        """One more thread may start (True, counted), or the limit is reached (False)."""
-        limit = max_live_streams()
-        with self._lock:
-            if self._count < limit:
-                self._count += 1
-                return True
-            warn, self._warned = not self._warned and limit > 0, True
-        if warn:  # once until every live stream has ended, not once per request
-            logger.warning(
-                "django-mcp runs MAX_LIVE_STREAMS (%d) live progress streams; further "
-                "streamed requests are answered with their notifications buffered",
-                limit,
-            )
-        return False
-
-    def give(self) -> None:
-        with self._lock:
-            self._count -= 1
-            if self._count <= 0:
-                self._warned = False
-
-
-_slots = LiveSlots()
-
-
-def live_streams() -> int:
-    """Live-stream handler threads running now in this process (for tests and monitoring)."""
-    return _slots.count
 
 
 def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
@@ -226,12 +175,12 @@ class LiveStream:
     def start(self) -> bool:
         """Start the handler's thread if a ``MAX_LIVE_STREAMS`` slot is free and the
         system gives a thread; False when nothing was started (answer it buffered)."""
-        if not _slots.take():
+        if not take_slot():
             return False
         try:
             self._thread.start()
         except RuntimeError:  # "can't start new thread": answered as at the limit
-            _slots.give()
+            give_slot()
             logger.warning("django-mcp could not start a live stream's thread", exc_info=True)
             return False
         return True
@@ -259,7 +208,7 @@ class LiveStream:
         try:
             self._handle(server, admitted, request)
         finally:
-            _slots.give()  # however the thread ends
+            give_slot()  # however the thread ends
 
     def _handle(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
         reply: Any = None
