@@ -5,13 +5,17 @@ A request that set a ``progressToken`` or a ``logLevel``, from a client that acc
 before its response (basic/patterns/progress.mdx, server/utilities/logging.mdx).
 
 - Under ASGI the handler runs in a worker thread. The view waits for its first
-  notification or its reply: a reply that comes first is sent as plain JSON (so errors keep
-  their HTTP status); a notification opens the stream, and the reply ends it. If the client
-  closes the stream, the request is cancelled (basic/patterns/cancellation.mdx): the
-  context is marked cancelled, an async handler's task is cancelled, a sync handler stops
-  at its next ``report_progress``, and nothing more is written.
+  notification or its reply, at most ``LISTEN_KEEPALIVE_SECONDS``: a reply that comes first
+  is sent as plain JSON (so errors keep their HTTP status); a notification opens the
+  stream, and so does the wait running out, with a keep-alive comment (a proxy's idle
+  timeout would otherwise cut a slow tool that has not reported yet; a server may answer
+  any request with either, basic/transports/streamable-http.mdx); the reply ends it. If
+  the client closes the stream, the request is cancelled (basic/patterns/cancellation.mdx):
+  the context is marked cancelled, an async handler's task is cancelled, a sync handler
+  stops at its next ``report_progress``, and nothing more is written.
 - Under WSGI notifications cannot interleave with a running handler, so they are
-  collected and sent, in order, before the reply on one stream.
+  collected and sent, in order, before the reply on one stream; nothing is written
+  before the handler ends, so no keep-alive either.
 
 The worker threads of the ASGI case are bounded: at most ``MAX_LIVE_STREAMS`` run at once in
 a process (each is a thread, and may hold database connections; a client could otherwise
@@ -26,10 +30,10 @@ exception, a cancelled or abandoned stream).
 
 The native ASGI path (:mod:`django_mcp.http.native`) counts these threads here too, not
 against ``NATIVE_WORKER_THREADS``: its view runs in a pooled worker that waits for the
-handler's first notification, so a handler run in the same pool could wait for a worker
-held by its own view (all workers waiting for handlers queued behind them). So a process
-on that path runs at most ``NATIVE_WORKER_THREADS`` plus ``MAX_LIVE_STREAMS`` threads for
-MCP requests.
+handler's first notification (up to ``LISTEN_KEEPALIVE_SECONDS``), so a handler run in the
+same pool could wait for a worker held by its own view (all workers waiting for handlers
+queued behind them). So a process on that path runs at most ``NATIVE_WORKER_THREADS``
+plus ``MAX_LIVE_STREAMS`` threads for MCP requests.
 """
 
 from __future__ import annotations
@@ -67,6 +71,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("django_mcp")
 
 _DONE: Final = object()
+#: What :meth:`LiveStream.first_message` gives when the handler stayed quiet for the whole
+#: wait: the answer is a stream from then on, and it starts with a keep-alive comment.
+QUIET: Final = object()
 
 #: Streams whose response was freed before they ended (:meth:`LiveStream.abandoned`, a
 #: finalizer). A finalizer may run inside a garbage collection, on any thread, even one
@@ -108,6 +115,12 @@ def _end_one(stream: LiveStream) -> None:
         stream._end()
     except Exception:  # its record is best-effort already; never stop this thread
         logger.exception("django-mcp could not end an abandoned stream")
+
+
+def keep_alive_seconds() -> float:
+    """``LISTEN_KEEPALIVE_SECONDS``: the longest a live stream writes nothing, and so the
+    longest the view waits for a handler's first message before it opens the stream."""
+    return float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
 
 
 def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:
@@ -185,9 +198,17 @@ class LiveStream:
             return False
         return True
 
-    def first_message(self) -> Any:
-        """The handler's first item (a notification dict or the Reply), once it is known."""
-        self.first.wait()
+    def first_message(self, within: float | None = None) -> Any:
+        """The handler's first item (a notification dict or the Reply), once it is known;
+        :data:`QUIET` if ``within`` seconds pass first. Then the wait takes the first
+        place itself, under the lock ``_put`` takes it under, so every later item (the
+        reply too) goes to the stream: a reply that comes in the same instant is not
+        answered as JSON while the view has already chosen the stream."""
+        if not self.first.wait(within):
+            with self._lock:
+                if not self.first.is_set():
+                    self.first_item = QUIET
+                    self.first.set()
         return self.first_item
 
     def _put(self, item: Any) -> None:
@@ -235,8 +256,9 @@ class LiveStream:
 
     def abandoned(self) -> None:
         """The response was dropped before its stream started: the client went away
-        while the view waited for the first notification (Django cancels the request but
-        cannot stop the view's thread, so the stream never runs). Cancel the handler.
+        while the view waited for the first notification, at most
+        ``LISTEN_KEEPALIVE_SECONDS`` (Django cancels the request but cannot stop the view's
+        thread, so the stream never runs). Cancel the handler.
 
         Called by a ``weakref.finalize`` on the response, which CPython runs as soon as
         Django lets go of the unsent response."""
@@ -275,18 +297,20 @@ class LiveStream:
         return items
 
     async def events(self) -> AsyncIterator[bytes]:
-        """The SSE events after the first notification, ending with the reply, with a
-        keep-alive comment after every ``LISTEN_KEEPALIVE_SECONDS`` the handler is quiet:
-        a slow tool's stream would otherwise be cut by a proxy's idle timeout (nginx's
-        ``proxy_read_timeout``, 60 s by default), and with it the reply. Waiting on the
+        """The SSE events from the first notification (a keep-alive comment when the
+        handler was :data:`QUIET` until the view stopped waiting), ending with the reply,
+        with a keep-alive comment after every ``LISTEN_KEEPALIVE_SECONDS`` the handler is
+        quiet: a slow tool's stream would otherwise be cut by a proxy's idle timeout
+        (nginx's ``proxy_read_timeout``, 60 s by default), and with it the reply. Waiting on the
         queue with a timeout loses nothing: an item stays queued until a ``get`` takes it.
         ``asyncio.timeout``, not ``wait_for``: on Python 3.11 ``wait_for`` returns an item
         that arrives in the turn the task is cancelled and drops the cancellation, so a
         client's disconnect did not cancel the handler."""
         items = self._attach()
-        keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
+        keep_alive = keep_alive_seconds()
         try:
-            yield sse.event(notification_message(self.first_item))
+            first = self.first_item
+            yield sse.KEEP_ALIVE if first is QUIET else sse.event(notification_message(first))
             while True:
                 try:
                     async with asyncio.timeout(keep_alive):
@@ -315,13 +339,14 @@ def respond_streaming(
     request: HttpRequest,
     render_json: Callable[[Reply | None], HttpResponse],
 ) -> HttpResponseBase:
-    """Serve a request that may stream: plain JSON if nothing was emitted before the reply.
+    """Serve a request that may stream: plain JSON if the reply came before any
+    notification and within ``LISTEN_KEEPALIVE_SECONDS``; an SSE stream otherwise.
 
     Live under ASGI while a ``MAX_LIVE_STREAMS`` slot is free; buffered otherwise."""
     stream = LiveStream(server, admitted, request) if is_asgi(request) else None
     if stream is not None and stream.start():
-        first = stream.first_message()
-        if not isinstance(first, dict):
+        first = stream.first_message(within=keep_alive_seconds())
+        if first is not QUIET and not isinstance(first, dict):
             return render_json(first)
         response = event_stream_response(stream.events())
         _start_stream_end_thread()  # before the finalizer that may queue the stream
