@@ -70,8 +70,10 @@ DEFAULTS: Final[dict[str, Any]] = {
     "RESOURCE_FILE_MAX_BYTES": 10 * 1024 * 1024,
     # Multi round-trip requests: how long a requestState stays valid, in seconds.
     "REQUEST_STATE_MAX_AGE": 600,
-    # subscriptions/listen (docs/guides/subscriptions.md): keep-alive comment interval and
-    # the longest life of a stream (the server then sends the closing result; always bounded).
+    # subscriptions/listen (docs/guides/subscriptions.md): keep-alive comment interval (also
+    # on live progress streams, and how long a streamed call's quiet handler may go before
+    # its answer becomes a stream) and the longest life of a stream (the server then sends
+    # the closing result; always bounded).
     "LISTEN_KEEPALIVE_SECONDS": 15.0,
     "LISTEN_MAX_SECONDS": 300.0,
     # How often an open listen stream asks again whether its caller may still listen

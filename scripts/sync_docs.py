@@ -108,7 +108,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "REQUEST_STATE_MAX_AGE": "Seconds a sealed (encrypted, authenticated) `requestState` "
     "(multi-round-trip `input_required` results) stays valid.",
     "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a quiet "
-    "`subscriptions/listen` stream, and on a live progress stream whose handler is quiet.",
+    "`subscriptions/listen` stream, and on a live progress stream whose handler is quiet; "
+    "a streamed call's handler still quiet after this long gets its stream opened with one "
+    "(a reply within it is plain JSON).",
     "LISTEN_MAX_SECONDS": "Longest life of a listen stream before the server sends the closing "
     "result and ends it (sooner when the caller's token expires); always bounded (`None` is "
     "refused by check E004).",
