@@ -13,7 +13,8 @@ the answer becomes an SSE stream that opens with a keep-alive comment and goes o
 stream; a reply within the interval is still plain JSON.
 
 Driven in-process through Django's ASGI handler and through ``NativeMCP``, as
-``test_progress_keepalive`` drives them. Nothing is timed: the tools wait until the test
+``test_progress_keepalive`` drives them, and once over TCP through the live servers.
+Nothing is timed: the tools wait until the test
 has seen a keep-alive reach the client (without one, until ``QUIET_GUARD_SECONDS``: the
 test then fails).
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -34,8 +35,13 @@ from django_mcp.sites import MCPSite
 from tests.helpers import override_mcp
 from tests.records.test_streamed_records import row
 
-from . import sse
+from . import remote, sse
 from .test_live_stream_limit import APPS, Client, join_stream_threads
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.live import LiveServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -234,3 +240,28 @@ def test_a_quiet_call_past_max_live_streams_is_answered_buffered_without_keep_al
     assert client.content_type == "application/json"
     assert wire.KEEP_ALIVE not in client.received
     assert client.answer()[0]["result"]["content"][0]["text"] == "paused"
+
+
+@pytest.mark.live
+def test_a_live_server_opens_a_quiet_call_s_stream_with_a_keep_alive(
+    live: LiveServer, tmp_path: Path
+):
+    """The same over TCP through Daphne, uvicorn and the native path (their keep-alive
+    interval is ``tests.streams.settings``' 0.2 s): the stream's headers and a keep-alive
+    reach the client while the tool is still quiet, and its reply follows on that stream
+    once it answers (basic/transports/streamable-http.mdx, "Sending Messages")."""
+    spoken = tmp_path / "spoken"
+    body = remote.tool_call("quiet_until", {"path": str(spoken)}, id=5, progressToken="q")
+
+    with remote.stream(live.url(remote.STREAMS), body) as (response, reader):
+        assert response.status_code == 200
+        assert response.headers["content-type"].split(";")[0] == sse.CONTENT_TYPE
+        assert response.headers["x-accel-buffering"] == "no"
+        assert reader.frame().is_comment  # the tool has not answered: it waits for this
+        spoken.touch()
+        frames = reader.rest()
+
+    [reply] = [frame.message for frame in frames if frame.message is not None]
+    sse.check_message(reply, "tools/call")
+    assert reply["id"] == 5
+    assert reply["result"]["content"][0]["text"] == "spoke"

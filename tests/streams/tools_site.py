@@ -89,6 +89,17 @@ async def wait_async(ctx: Context, path: str, seconds: float = 10.0) -> str:
 
 
 @site.tool
+def quiet_until(ctx: Context, path: str, guard: float = 10.0) -> str:
+    """Report nothing until the file ``path`` exists (the test creates it), then answer;
+    give up waiting after ``guard`` seconds, so that a test cannot hang on it."""
+    deadline = time.monotonic() + guard
+    while not Path(path).exists() and time.monotonic() < deadline:
+        ctx.check_cancelled()
+        time.sleep(0.01)
+    return "spoke"
+
+
+@site.tool
 def pulse(ctx: Context, seconds: float) -> str:
     """Report progress, wait ``seconds`` (a sync handler), report again."""
     ctx.report_progress(1, total=2)
