@@ -265,3 +265,27 @@ def test_a_live_server_opens_a_quiet_call_s_stream_with_a_keep_alive(
     sse.check_message(reply, "tools/call")
     assert reply["id"] == 5
     assert reply["result"]["content"][0]["text"] == "spoke"
+
+
+def test_once_the_view_stopped_waiting_a_reply_goes_to_the_stream_not_to_json():
+    """The two sides of the instant the wait runs out, without threads: a reply put before
+    it is the first message (plain JSON); once the wait has taken the first place, a
+    reply put after it is queued for the stream, behind the opening keep-alive, and never
+    lost between the two."""
+    from django_mcp.server.dispatch import Reply
+
+    early = streaming.LiveStream(None, None, None)  # type: ignore[arg-type]  # no thread
+    early._put(Reply(1, result={"early": True}))
+    assert isinstance(early.first_message(within=0), Reply)
+
+    late = streaming.LiveStream(None, None, None)  # type: ignore[arg-type]
+    assert late.first_message(within=0) is streaming.QUIET
+    late._put(Reply(1, result={"late": True}))
+
+    async def read() -> list[bytes]:
+        return [part async for part in late.events()]
+
+    with override_mcp(LISTEN_KEEPALIVE_SECONDS=30):
+        parts = asyncio.run(read())
+    assert parts[0] == wire.KEEP_ALIVE
+    assert [message["result"]["late"] for message in sse.messages(b"".join(parts))] == [True]
