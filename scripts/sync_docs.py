@@ -125,8 +125,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "LISTEN_MAX_STREAMS": "Listen streams one process holds at once; one more is refused with "
     "HTTP 503 and error -31000.",
     "LISTEN_MAX_STREAMS_PER_CALLER": "Listen streams one caller (a signed-in user, a token acting "
-    "for no user by its client, else a client address as the rate limits count it) holds at once in one process; one more is refused "
-    "with HTTP 429 and error -31000.",
+    "for no user by its client, else a client address as the rate limits count it) holds at "
+    "once in one process; one more is refused with HTTP 429 and error -31000.",
     "LISTEN_WSGI_STREAMS": "Listen streams a threaded WSGI worker process may hold, each one a "
     "worker thread; 0 refuses listen under WSGI (HTTP 503), and a WSGI worker's "
     "`server/discover` then offers no `listChanged` or `subscribe`. Keep it below the threads "
