@@ -63,6 +63,13 @@ class AsyncMCPClient(BaseMCPClient):
         )
         return response
 
+    async def notify(
+        self, method: str, params: Mapping[str, Any] | None = None
+    ) -> HttpResponseBase:
+        """Send a notification (no id); the response is expected to be 202."""
+        outgoing = self.core.outgoing(method, params, notification=True)
+        return await self.post(outgoing.body, outgoing.headers)
+
     async def exchange(self, outgoing: Outgoing) -> Incoming:
         response = await self.post(outgoing.body, outgoing.headers)
         if response.streaming:
