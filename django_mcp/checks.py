@@ -241,6 +241,7 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
             "MAX_JSON_DEPTH",
             "LISTEN_MAX_STREAMS",
             "LISTEN_MAX_STREAMS_PER_CALLER",
+            "MAX_LIVE_STREAMS_PER_CALLER",
             "NATIVE_WORKER_THREADS",
             "STDIO_MAX_QUEUED_REQUESTS",
         )

@@ -39,6 +39,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     # Threads that run progress/log-streamed requests live under ASGI, at once per process;
     # past it such requests are answered buffered, as under WSGI (0: always buffered).
     "MAX_LIVE_STREAMS": 64,
+    # Of those, at most this many for one caller (a user, a token's client, else an address).
+    "MAX_LIVE_STREAMS_PER_CALLER": 8,
     # Fewest seconds between two notifications/progress of one request (or two status
     # messages of one task); reports in between are held, the newest sent later (0: off).
     "PROGRESS_INTERVAL": 0.05,

@@ -58,6 +58,11 @@ SETTING_MEANINGS: dict[str, str] = {
     "runs in the thread serving its view and gets its notifications buffered before the "
     "reply, as under WSGI, not cancelled by a disconnect. On the native ASGI path these "
     "threads come on top of `NATIVE_WORKER_THREADS`. `0`: never live.",
+    "MAX_LIVE_STREAMS_PER_CALLER": "Of `MAX_LIVE_STREAMS`, how many one caller (a signed-in "
+    "user, a token acting for no user by its client, else a client address as the rate "
+    "limits count it) runs live at once in one process; its next one is answered buffered, "
+    "not refused, so one client's slow streamed calls leave everyone else their live "
+    "progress.",
     "STDIO_MAX_QUEUED_REQUESTS": "Requests `manage.py mcp_stdio` holds read and waiting for "
     "a worker (8 run at once; listen streams are bounded apart). With that many waiting it "
     "reads no more of stdin until one starts, so a client that writes faster "

@@ -130,6 +130,8 @@ def test_e003_for_each_unknown_key():
         ("MAX_LIVE_STREAMS", -1),
         ("MAX_LIVE_STREAMS", None),
         ("MAX_LIVE_STREAMS", "64"),
+        ("MAX_LIVE_STREAMS_PER_CALLER", 0),
+        ("MAX_LIVE_STREAMS_PER_CALLER", "8"),
         ("PROGRESS_INTERVAL", -0.1),
         ("PROGRESS_INTERVAL", float("nan")),
         ("PROGRESS_INTERVAL", None),

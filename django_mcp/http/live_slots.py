@@ -2,9 +2,11 @@
 
 A live progress stream (:mod:`django_mcp.http.streaming`) runs its handler in a thread of
 its own, which may hold database connections; a client could otherwise open as many as it
-likes. A request that finds every slot taken is answered buffered, never refused. Apart
-from the stream so that the bound is one small thing with one job, reset in a forked child
-(the parent's threads are not the child's).
+likes. A request that finds every slot taken is answered buffered, never refused. One
+caller (counted as listen streams are: :func:`~django_mcp.listen.limits.caller_key`) holds
+at most ``MAX_LIVE_STREAMS_PER_CALLER`` of them, so that one client's slow streamed calls
+leave the others their live progress. Apart from the stream so that the bound is one small
+thing with one job, reset in a forked child (the parent's threads are not the child's).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import Counter
 from typing import Any
 
 from django_mcp.conf import DEFAULTS, mcp_settings
@@ -28,25 +31,39 @@ def max_live_streams() -> int:
     return int(value)
 
 
+def max_live_streams_per_caller() -> int:
+    """``MAX_LIVE_STREAMS_PER_CALLER``; a value the checks refuse means the default."""
+    value: Any = mcp_settings.MAX_LIVE_STREAMS_PER_CALLER
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        value = DEFAULTS["MAX_LIVE_STREAMS_PER_CALLER"]
+    return int(value)
+
+
 class LiveSlots:
     """How many live-stream threads run now in this process, at most
-    :func:`max_live_streams`."""
+    :func:`max_live_streams`, and how many of them each caller holds."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._count = 0
+        self._by_caller: Counter[str] = Counter()
         self._warned = False
 
     @property
     def count(self) -> int:
         return self._count
 
-    def take(self) -> bool:
-        """One more thread may start (True, counted), or the limit is reached (False)."""
+    def take(self, caller: str) -> bool:
+        """One more thread for ``caller`` may start (True, counted), or a limit is reached
+        (False): the process's, or the caller's share."""
         limit = max_live_streams()
+        share = max_live_streams_per_caller()
         with self._lock:
             if self._count < limit:
+                if self._by_caller[caller] >= share:
+                    return False  # this caller's own streams wait; nobody else's do
                 self._count += 1
+                self._by_caller[caller] += 1
                 return True
             warn, self._warned = not self._warned and limit > 0, True
         if warn:  # once until every live stream has ended, not once per request
@@ -57,9 +74,12 @@ class LiveSlots:
             )
         return False
 
-    def give(self) -> None:
+    def give(self, caller: str) -> None:
         with self._lock:
             self._count -= 1
+            self._by_caller[caller] -= 1
+            if self._by_caller[caller] <= 0:
+                del self._by_caller[caller]
             if self._count <= 0:
                 self._warned = False
 
@@ -76,14 +96,15 @@ def _forget_slots() -> None:
 os.register_at_fork(after_in_child=_forget_slots)
 
 
-def take_slot() -> bool:
-    """Count one more live-stream thread (True), or False when ``MAX_LIVE_STREAMS`` run."""
-    return _slots.take()
+def take_slot(caller: str) -> bool:
+    """Count one more live-stream thread of ``caller`` (True), or False when
+    ``MAX_LIVE_STREAMS`` run, or the caller's ``MAX_LIVE_STREAMS_PER_CALLER``."""
+    return _slots.take(caller)
 
 
-def give_slot() -> None:
-    """A live-stream thread ended, however it ended: its slot is free again."""
-    _slots.give()
+def give_slot(caller: str) -> None:
+    """A live-stream thread of ``caller`` ended, however it ended: its slot is free again."""
+    _slots.give(caller)
 
 
 def live_streams() -> int:

@@ -52,12 +52,13 @@ from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
 from django_mcp.conf import mcp_settings
+from django_mcp.http.client_ip import counted_address
 from django_mcp.http.exchange import exchange_of
 from django_mcp.http.framing import handle_in_savepoint
 from django_mcp.http.live_slots import give_slot, take_slot
 from django_mcp.http.live_slots import live_streams as live_streams  # the public names,
 from django_mcp.http.live_slots import max_live_streams as max_live_streams  # kept here
-from django_mcp.listen.limits import is_asgi
+from django_mcp.listen.limits import caller_key, is_asgi
 from django_mcp.protocol import jsonrpc, sse
 from django_mcp.protocol.errors import InternalError
 
@@ -169,7 +170,11 @@ class LiveStream:
     executor (a few threads) let a handful of slow streams stall every other one.
     """
 
-    def __init__(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
+    def __init__(
+        self, server: MCPServer, admitted: Admitted, request: HttpRequest, *, caller: str
+    ) -> None:
+        """``caller``: whom the stream's thread is counted against
+        (``MAX_LIVE_STREAMS_PER_CALLER``)."""
         self.first = threading.Event()
         self.first_item: Any = None
         self.context: Context | None = None
@@ -181,19 +186,21 @@ class LiveStream:
         self._ended = False
         self._final: Reply | None = None
         self._on_end: Callable[[Reply | None], None] | None = None
+        self._caller = caller
         self._thread = threading.Thread(
             target=self._run, args=(server, admitted, request), name="mcp-stream", daemon=True
         )
 
     def start(self) -> bool:
-        """Start the handler's thread if a ``MAX_LIVE_STREAMS`` slot is free and the
-        system gives a thread; False when nothing was started (answer it buffered)."""
-        if not take_slot():
+        """Start the handler's thread if a ``MAX_LIVE_STREAMS`` slot is free (and the
+        caller has one of its share left) and the system gives a thread; False when
+        nothing was started (answer it buffered)."""
+        if not take_slot(self._caller):
             return False
         try:
             self._thread.start()
         except RuntimeError:  # "can't start new thread": answered as at the limit
-            give_slot()
+            give_slot(self._caller)
             logger.warning("django-mcp could not start a live stream's thread", exc_info=True)
             return False
         return True
@@ -229,7 +236,7 @@ class LiveStream:
         try:
             self._handle(server, admitted, request)
         finally:
-            give_slot()  # however the thread ends
+            give_slot(self._caller)  # however the thread ends
 
     def _handle(self, server: MCPServer, admitted: Admitted, request: HttpRequest) -> None:
         reply: Any = None
@@ -343,7 +350,10 @@ def respond_streaming(
     notification and within ``LISTEN_KEEPALIVE_SECONDS``; an SSE stream otherwise.
 
     Live under ASGI while a ``MAX_LIVE_STREAMS`` slot is free; buffered otherwise."""
-    stream = LiveStream(server, admitted, request) if is_asgi(request) else None
+    stream = None
+    if is_asgi(request):
+        caller = caller_key(request, counted_address(request.META))
+        stream = LiveStream(server, admitted, request, caller=caller)
     if stream is not None and stream.start():
         first = stream.first_message(within=keep_alive_seconds())
         if first is not QUIET and not isinstance(first, dict):

@@ -26,7 +26,7 @@ import pytest
 from django.core.asgi import get_asgi_application
 
 from django_mcp.exceptions import RequestCancelled
-from django_mcp.http import streaming
+from django_mcp.http import live_slots, streaming
 from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
 from django_mcp.server.context import Context
@@ -322,7 +322,7 @@ def test_an_abandoned_stream_gives_the_slot_back():
             cancelled.wait(HANG_GUARD_SECONDS)
             return Reply(1, result={})
 
-    stream = streaming.LiveStream(Server(), None, None)  # type: ignore[arg-type]
+    stream = streaming.LiveStream(Server(), None, None, caller="ip:192.0.2.1")  # type: ignore[arg-type]
     streaming._start_stream_end_thread()  # as respond_streaming does before abandoning
     with override_mcp(MAX_LIVE_STREAMS=1):
         assert stream.start()
@@ -333,3 +333,52 @@ def test_an_abandoned_stream_gives_the_slot_back():
 
     assert cancelled.is_set()
     assert streaming.live_streams() == 0
+
+
+def from_address(client: Client, address: str) -> Client:
+    """``client``'s call as an anonymous caller at ``address`` (counted by address)."""
+    client.scope["client"] = (address, 40000)
+    return client
+
+
+def test_one_callers_share_is_bounded_and_leaves_others_live(app: Any, tools: Tools):
+    """``MAX_LIVE_STREAMS_PER_CALLER``: one caller's slow streamed calls took every thread,
+    and every other caller's progress then came buffered. With a share of 1, a caller's
+    second call while its first is live is answered buffered (its own notifications, in
+    order, before its reply: basic/patterns/progress.mdx, progress MAY be sent), while
+    another caller's call still gets a thread of its own."""
+    held = [
+        from_address(Client("hold", name="held-0"), "10.0.0.1"),
+        from_address(Client("hold", name="held-1"), "10.0.0.2"),
+    ]
+
+    async def scenario() -> tuple[Client, Client]:
+        calls = [asyncio.ensure_future(client.call(app)) for client in held]
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, tools.arrived.wait, HANG_GUARD_SECONDS)
+            same = from_address(Client("hold", name="same", wait=False), "10.0.0.1")
+            await same.call(app)
+            other = from_address(Client("hold", name="other", wait=False), "10.0.0.3")
+            await other.call(app)
+        finally:
+            tools.release.set()
+        await asyncio.gather(*calls)
+        return same, other
+
+    with override_mcp(MAX_LIVE_STREAMS=LIMIT + 2, MAX_LIVE_STREAMS_PER_CALLER=1):
+        same, other = asyncio.run(scenario())
+    join_stream_threads()
+
+    assert tools.threads["same"] != "mcp-stream"  # its caller's one live stream is taken
+    assert_held_stream(same.answer(), "same")
+    assert tools.threads["other"] == "mcp-stream"  # another caller is not held back
+    assert_held_stream(other.answer(), "other")
+    assert streaming.live_streams() == 0
+
+
+@pytest.mark.parametrize("value", [0, -1, "8", None, True])
+def test_a_share_the_checks_refuse_means_the_default(value: Any):
+    """A process that never ran the checks (E004 refuses these) keeps the default share."""
+    with override_mcp(MAX_LIVE_STREAMS_PER_CALLER=value):
+        assert live_slots.max_live_streams_per_caller() == 8

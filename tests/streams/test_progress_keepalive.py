@@ -94,7 +94,7 @@ def test_a_disconnect_in_the_turn_an_item_arrives_still_cancels_the_handler():
     Python 3.11 ``asyncio.wait_for`` returned the item and dropped the cancellation, so
     the stream went on writing to nobody and the handler was never cancelled (a hostile
     review's finding). The keep-alive wait now uses ``asyncio.timeout``."""
-    stream = streaming.LiveStream(None, None, None)  # type: ignore[arg-type]  # no thread
+    stream = streaming.LiveStream(None, None, None, caller="-")  # type: ignore[arg-type]  # no thread
     stream.first_item = {"method": "notifications/progress", "params": {"progress": 1}}
     stream.first.set()
     context = FakeContext()

@@ -274,11 +274,11 @@ def test_once_the_view_stopped_waiting_a_reply_goes_to_the_stream_not_to_json():
     lost between the two."""
     from django_mcp.server.dispatch import Reply
 
-    early = streaming.LiveStream(None, None, None)  # type: ignore[arg-type]  # no thread
+    early = streaming.LiveStream(None, None, None, caller="-")  # type: ignore[arg-type]  # no thread
     early._put(Reply(1, result={"early": True}))
     assert isinstance(early.first_message(within=0), Reply)
 
-    late = streaming.LiveStream(None, None, None)  # type: ignore[arg-type]
+    late = streaming.LiveStream(None, None, None, caller="-")  # type: ignore[arg-type]
     assert late.first_message(within=0) is streaming.QUIET
     late._put(Reply(1, result={"late": True}))
 
