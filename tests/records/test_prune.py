@@ -57,7 +57,10 @@ def test_prune_deletes_a_backlog_larger_than_one_batch():
     assert list(RequestLog.objects.all()) == [kept]
 
 
-@pytest.mark.parametrize("args", [("--days", "-1"), ("--batch-size", "0")])
+@pytest.mark.parametrize(
+    "args",
+    [("--days", "-1"), ("--batch-size", "0"), ("--batch-size", "100000000000000000000")],
+)
 def test_prune_refuses_nonsense_arguments(args):
     with pytest.raises(CommandError):
         prune(*args)

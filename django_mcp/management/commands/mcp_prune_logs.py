@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 DEFAULT_DAYS = 30
 DEFAULT_BATCH_SIZE = 10_000
+#: The largest ``--batch-size``: one statement deleting more is the long transaction the
+#: batches exist to avoid, and a much larger number overflows the database's integer
+#: (SQLite answered a traceback, "datatype mismatch").
+MAX_BATCH_SIZE = 1_000_000
 
 
 class Command(BaseCommand):
@@ -76,8 +80,8 @@ class Command(BaseCommand):
             summary_days = int(mcp_settings.REQUEST_LOG_SUMMARY_DAYS)
         if days < 0 or summary_days < 0:
             raise CommandError("--days and --summary-days must be 0 or more.")
-        if batch_size < 1:
-            raise CommandError("--batch-size must be 1 or more.")
+        if not 1 <= batch_size <= MAX_BATCH_SIZE:
+            raise CommandError(f"--batch-size must be from 1 to {MAX_BATCH_SIZE:_}.")
         now = timezone.now()
         try:
             cutoff = now - datetime.timedelta(days=days)
