@@ -67,6 +67,35 @@ def test_mcp_call_prints_the_result_and_exits_by_outcome(site):
         call_command("mcp_call", "add", "--arguments", "{nope")
 
 
+def exit_status_from_the_command_line(*argv: str) -> int:
+    """The status ``manage.py mcp_call ...`` exits with (Django's ``run_from_argv``, which
+    turns a ``CommandError`` into its message on stderr and its ``returncode``)."""
+    from django_mcp.management.commands.mcp_call import Command
+
+    command = Command(stdout=StringIO(), stderr=StringIO())
+    with pytest.raises(SystemExit) as exit:
+        command.run_from_argv(["manage.py", "mcp_call", *argv])
+    return int(exit.value.code or 0)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("add", "--arguments", "{nope"),  # not JSON
+        ("add", "--site", "nowhere"),  # no such site
+        ("add", "--bogus"),  # an option argparse does not know
+        (),  # no tool named
+    ],
+    ids=["arguments", "site", "option", "no-tool"],
+)
+def test_mcp_call_that_made_no_call_exits_4_not_a_tool_or_protocol_status(site, argv):
+    """docs/guides/stdio.md, mcp_call's statuses: 1 is a tool error and 2 a protocol error.
+    A call refused before it was made (bad --arguments, an unknown site) exited 1, and a
+    usage error argparse's 2, so a script took them for the tool's or the server's answer;
+    they exit 4."""
+    assert exit_status_from_the_command_line(*argv) == 4
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_mcp_call_refuses_a_constant_that_is_not_json(site, constant):
     """NaN and Infinity are not JSON (RFC 8259), and the server refuses them with -32700.

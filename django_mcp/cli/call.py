@@ -3,7 +3,9 @@ every transport (``MCPServer.admit`` with no headers, then ``MCPServer.handle``)
 
 The exit status says how it went: 0 a result, 1 a tool error (``isError: true``), 2 a
 protocol error (the JSON-RPC error is printed), 3 the tool asked for input, which a
-one-shot command cannot give (the ``input_required`` result is printed).
+one-shot command cannot give (the ``input_required`` result is printed), 4 no call was
+made (unknown option, site or user, ``--arguments`` that is not JSON: the reason is on
+stderr).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
 PROTOCOL_VERSION: Final = "2026-07-28"
 CLIENT_INFO: Final = {"name": "django-mcp-call", "version": "1.0"}
-OK, TOOL_ERROR, PROTOCOL_ERROR, INPUT_REQUIRED = 0, 1, 2, 3
+OK, TOOL_ERROR, PROTOCOL_ERROR, INPUT_REQUIRED, NOT_CALLED = 0, 1, 2, 3, 4
 
 
 def tool_call_message(name: str, arguments: Any) -> bytes:

@@ -8,9 +8,9 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_mcp.cli.call import call
+from django_mcp.cli.call import NOT_CALLED, call
 from django_mcp.cli.identity import USER_ENVIRONMENT, resolve_user, site_named
 
 if TYPE_CHECKING:
@@ -19,6 +19,22 @@ if TYPE_CHECKING:
 
 class Command(BaseCommand):
     help = "Call one MCP tool as a client would and print the JSON-RPC response."
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        """Django's parser, whose usage errors exit :data:`NOT_CALLED`: argparse's own
+        status, 2, is the one this command gives a protocol error, so a script could not
+        tell a mistyped option from a refused call."""
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        usage_error = parser.error
+
+        def error(message: str) -> Any:
+            try:
+                return usage_error(message)
+            except SystemExit as exc:
+                raise SystemExit(NOT_CALLED) from exc
+
+        parser.error = error  # type: ignore[method-assign]
+        return parser
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("tool", help="The tool's name.")
@@ -31,9 +47,12 @@ class Command(BaseCommand):
         parser.add_argument("--site", help="The site's name (default: the default site).")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        arguments = parse_arguments(options["arguments"])
-        site = site_named(options["site"])
-        user = resolve_user(options["user"])
+        try:
+            arguments = parse_arguments(options["arguments"])
+            site = site_named(options["site"])
+            user = resolve_user(options["user"])
+        except CommandError as exc:  # before any call: not a tool error (status 1)
+            raise CommandError(str(exc), returncode=NOT_CALLED) from exc
         status, message = call(site, options["tool"], arguments, user)
         self.stdout.write(printable(message, getattr(self.stdout, "encoding", None)))
         if status:
