@@ -339,6 +339,36 @@ def test_e005_for_search_fields_that_cannot_be_searched(settings):
     assert "'nam' is not a field of books.Author" in messages[2]
 
 
+@pytest.mark.django_db
+def test_e005_accepts_a_search_path_ending_in_a_transform(settings):
+    """django_mcp.E005: ``published__year`` (a transform, as ``name__unaccent`` is on
+    PostgreSQL) is searched as ``published__year__icontains``, which Django runs; the
+    check refused it as a lookup after a field that is no relation, an error that stopped
+    ``runserver`` and ``migrate`` for a search that worked."""
+    from django.db.models import Q
+
+    from django_mcp import MCPSite, ModelTools
+    from django_mcp.checks import check_model_tools
+    from testproject.books.models import Author, Book
+
+    author = Author.objects.create(name="A")
+    Book.objects.create(isbn="1", title="T", author=author, published="2020-01-02")
+    assert Book.objects.filter(Q(published__year__icontains="2020")).count() == 1
+
+    class ByYear(ModelTools):
+        search_fields = ("published__year", "title__exact", "published__nope")
+
+    site = MCPSite(name="e005-transform")
+    site.register(Book, ByYear)
+    try:
+        messages = [m.msg for m in check_model_tools(None) if m.obj is ByYear]
+    finally:
+        site.unregister(Book)
+    assert len(messages) == 2, messages
+    assert "'exact' cannot follow it" in messages[0]
+    assert "'nope' cannot follow it" in messages[1]
+
+
 def lookup_warnings(model: Any, **options: Any) -> list[checks.CheckMessage]:
     """The W017 messages of a ModelTools of ``model`` with ``options``, registered on a
     site of its own for the check and unregistered after it."""

@@ -22,8 +22,9 @@ def total_ordering(ordering: Sequence[Any], opts: Any) -> list[Any]:
 def search_path_problems(model: Any, path: str) -> list[str]:
     """Why ``path`` (a ``search_fields`` entry whose first part is a field) cannot be
     searched with ``icontains``: a part that names no field of the model before it, a part
-    after a field that is no relation (a lookup such as ``name__exact``), or a path ending
-    at a relation (``author``: Django refuses ``icontains`` on it). Each failed every
+    after a field that is no relation unless it is a transform of that field (a lookup
+    such as ``name__exact``; ``published__year`` is searched as Django searches it), or a
+    path ending at a relation (``author``: Django refuses ``icontains`` on it). Each failed every
     search of the list as -32603 at run time, while the system check said nothing."""
     from django.core.exceptions import FieldDoesNotExist
 
@@ -31,6 +32,9 @@ def search_path_problems(model: Any, path: str) -> list[str]:
     field: Any = None
     for part in path.split("__"):
         if current is None:
+            get_transform = getattr(field, "get_transform", None)
+            if get_transform is not None and get_transform(part) is not None:
+                return []  # a transform (published__year, name__unaccent): icontains follows
             return [
                 f"search_fields names {path!r}: {field.name!r} is no relation, so "
                 f"{part!r} cannot follow it"
