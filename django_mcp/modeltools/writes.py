@@ -23,7 +23,15 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from django.db import DatabaseError, DataError, IntegrityError, connections, router, transaction
+from django.db import (
+    DatabaseError,
+    DataError,
+    IntegrityError,
+    OperationalError,
+    connections,
+    router,
+    transaction,
+)
 from django.db.models import Model, ProtectedError, QuerySet, RestrictedError
 from django.http import Http404
 
@@ -56,16 +64,32 @@ def atomic(model: type[Model], *, deleting: bool = False) -> Iterator[None]:
     try:
         with transaction.atomic(using=write_database(model)):
             yield
-    except (IntegrityError, DataError) as exc:
+    except (IntegrityError, DataError, OperationalError) as exc:
+        if isinstance(exc, OperationalError) and not mysql_refused_value(exc):
+            raise  # the database is gone, or busy: not the input's fault
         logger.warning("The database refused a write of %s: %r", model._meta.label, str(exc))
         raise ToolError(database_refusal(model._meta.verbose_name, exc, deleting)) from exc
+
+
+#: MySQL's errors for a value its column cannot store, which mysqlclient raises as an
+#: ``OperationalError`` (as it does a lost connection), not a ``DataError``: 1292 and 1366
+#: "Incorrect ... value" (an emoji in a ``utf8mb3`` column, non-Latin-1 text in a
+#: ``latin1`` one), 1300 "Invalid ... character string", 1367 "Illegal ... value".
+MYSQL_REFUSED_VALUE = frozenset({1292, 1300, 1366, 1367})
+
+
+def mysql_refused_value(exc: BaseException) -> bool:
+    """Whether ``exc`` is MySQL refusing a value (:data:`MYSQL_REFUSED_VALUE`)."""
+    cause = exc.__cause__ or exc
+    code = cause.args[0] if cause.args else None
+    return isinstance(code, int) and code in MYSQL_REFUSED_VALUE
 
 
 def database_refusal(verbose_name: Any, exc: DatabaseError, deleting: bool) -> str:
     """What a write the database refused tells the model."""
     if deleting:
         return f"Cannot delete this {verbose_name}: the database refused it."
-    if isinstance(exc, DataError):
+    if isinstance(exc, (DataError, OperationalError)):
         return f"Invalid {verbose_name}: a value does not fit its column in the database."
     return (
         f"Invalid {verbose_name}: the database refused it, as it breaks a constraint "

@@ -150,3 +150,37 @@ def test_the_database_refusal_is_logged_for_the_developer_on_one_line(
     assert len(warnings) == 1
     assert warnings[0].startswith("The database refused a write of books.Book: ")
     assert "\n" not in warnings[0]
+
+
+class MySQLdbOperationalError(Exception):
+    """What mysqlclient raises for a value its column cannot store (1366 "Incorrect string
+    value": an emoji in a ``utf8mb3`` column), and for a lost connection (2006) alike;
+    Django re-raises it as its own ``OperationalError`` with the same arguments."""
+
+
+@pytest.mark.django_db
+def test_a_value_mysql_refuses_as_an_operational_error_is_a_tool_error(
+    client: Client, catalogue: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request log's writer already tells MySQL's refusal of a value (an
+    ``OperationalError``, 1366) from a lost connection; a ModelTools write did not, and
+    answered -32603. A lost connection (2006) is still no tool error."""
+    from django.db import OperationalError
+
+    code = {"value": 1366}
+
+    def refused(self: Any, serializer: Any, ctx: Any) -> None:
+        message = "Incorrect string value: '\\xF0\\x9F\\x98\\x80' for column `title` at row 1"
+        cause = MySQLdbOperationalError(code["value"], message)
+        raise OperationalError(code["value"], message) from cause
+
+    monkeypatch.setattr(BookTools, "perform_create", refused)
+    dune = catalogue["books"][0]
+    new = {"isbn": "2" * 13, "title": "Dune \U0001f600", "author": dune.author_id}
+    text = refusal(call_tool(client, "book_create", new))
+    assert text == "Invalid book: a value does not fit its column in the database."
+    assert "title" not in text
+
+    code["value"] = 2006  # "MySQL server has gone away"
+    message = call_tool(client, "book_create", new).json()
+    assert message["error"]["code"] == -32603
