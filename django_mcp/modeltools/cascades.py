@@ -10,8 +10,9 @@ that the site serves through a permission-gated ``ModelTools`` must allow the ca
 ``delete`` action (:meth:`~django_mcp.modeltools.ModelTools.has_permission`), and, where
 its ``ModelTools`` decides row by row, each of those rows
 (:meth:`~django_mcp.modeltools.ModelTools.has_object_permission`), as the admin asks
-``has_delete_permission(request, obj)`` of each. A model the site does not serve is not
-asked about, as in the admin. The rows are found by Django's
+``has_delete_permission(request, obj)`` of each; and a token must grant that model's
+``delete`` scopes (``scopes_required``), as its ``delete`` tool would ask. A model the
+site does not serve is not asked about, as in the admin. The rows are found by Django's
 own ``Collector``, as ``Model.delete()`` finds them, and only when the site has another
 gated model: otherwise a delete costs what it did.
 """
@@ -44,7 +45,7 @@ def forbidden(tools: ModelTools, ctx: Context, instance: Model) -> list[str]:
     asked = {
         model: other
         for model, other in tools.site.registered_models().items()
-        if (model is not tools.model and other.is_gated()) or checks_rows(other)
+        if (model is not tools.model and guards_delete(other)) or checks_rows(other)
     }
     if not asked:
         return []
@@ -70,12 +71,26 @@ def forbidden(tools: ModelTools, ctx: Context, instance: Model) -> list[str]:
         ]
         if not others:
             continue
-        may = model is tools.model or not other.is_gated() or other.has_permission(ctx, "delete")
+        may = model is tools.model or may_delete(other, ctx)
         if may and every_row:
             may = all(other.has_object_permission(ctx, "delete", row) for row in others)
         if not may:
             refused.append(str(model._meta.verbose_name_plural))
     return sorted(refused)
+
+
+def guards_delete(other: ModelTools) -> bool:
+    """Whether ``other``'s ``delete`` asks anything of the caller: a permission, or the
+    scopes a token must grant (``scopes_required``, which its ``delete`` tool asks)."""
+    return other.is_gated() or bool(other.scopes_for("delete"))
+
+
+def may_delete(other: ModelTools, ctx: Context) -> bool:
+    """Whether the caller may use ``other``'s ``delete``: its token's scopes, then its
+    permissions."""
+    if not ctx.caller.has_scopes(other.scopes_for("delete")):
+        return False
+    return not other.is_gated() or other.has_permission(ctx, "delete")
 
 
 def _read(rows: Any, every_row: bool) -> Any:
