@@ -90,9 +90,9 @@ SETTING_MEANINGS: dict[str, str] = {
     "limit); larger ones are a tool execution error before the tool runs.",
     "PROGRESS_INTERVAL": "Fewest seconds between two `notifications/progress` of one request "
     "(the spec asks senders to rate-limit them), and between two status messages a task "
-    "stores. A report sooner than that is held; the newest held one is sent with the next "
-    "report after the interval, or just before the reply (a task: stored when the tool "
-    "returns). `0`: every rising report is sent.",
+    "stores. A report sooner than that is held; the newest held one is sent once the interval "
+    "has passed, or just before the reply (a task: stored at its next heartbeat, or when the "
+    "tool returns). `0`: every rising report is sent.",
     "TOOL_TIMEOUT": "Seconds a tool call may run (None: no limit). An async tool is cancelled "
     "at the limit; a sync tool is told to stop at its next cancellation check and its late "
     "result is discarded. Either way the client gets a tool execution error. Not applied to "

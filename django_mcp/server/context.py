@@ -150,8 +150,8 @@ class Context(Injected):
         or an open stream this does nothing, so tools can call it unconditionally. Values
         the notification cannot carry raise at once, token or not (:func:`checked_progress`).
         At most one notification goes per ``PROGRESS_INTERVAL``; a report sooner than that
-        is held, and the newest held one goes with the next report after the interval or
-        just before the reply (:mod:`django_mcp.server.progress`).
+        is held, and the newest held one goes once the interval has passed, or just before
+        the reply (:mod:`django_mcp.server.progress`).
         """
         progress, total, message = checked_progress(progress, total, message)
         self.check_cancelled()
@@ -167,18 +167,20 @@ class Context(Injected):
         if message is not None:
             params["message"] = message
         if self._progress_pacer is None:
-            self._progress_pacer = Pacer()
-        if self._progress_pacer.offer(params) is not None:
+            self._progress_pacer = Pacer(self._send_progress)
+        self._progress_pacer.offer(params)
+
+    def _send_progress(self, params: dict[str, Any]) -> None:
+        """The pacer's ``send`` (the handler's thread, or the flushing thread for a report
+        it held): never once the request is cancelled."""
+        if self._emit is not None and not self.cancelled:
             self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": params})
 
-    def send_held_progress(self) -> None:
-        """Send the progress report :meth:`report_progress` held back, if any: the
-        handler is done and its reply comes next. Not once the request is cancelled
-        (nothing more may be sent for it)."""
-        pacer = self._progress_pacer
-        held = pacer.take_held() if pacer is not None else None
-        if held is not None and self._emit is not None and not self.cancelled:
-            self._emit({"method": methods.NOTIFICATION_PROGRESS, "params": held})
+    def end_progress(self) -> None:
+        """The handler is done and its reply comes next: send the progress report the
+        pacer still holds, if any (not once the request is cancelled), and nothing after."""
+        if self._progress_pacer is not None:
+            self._progress_pacer.close(send_held=not self.cancelled)
 
     def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
         """Send ``notifications/message`` if the request asked for logs at ``level`` or

@@ -186,9 +186,9 @@ class MCPServer:
             else:
                 input_rounds.mark_uncacheable_retry(method, params, result)
         except Exception as exc:  # the one dispatch boundary (docs/adr/0002-validate-once.md)
-            context.send_held_progress()
+            context.end_progress()
             return self.failure(admitted, exc, context)
-        context.send_held_progress()  # the last report a pacer held goes before the reply
+        context.end_progress()  # the last report a pacer held goes before the reply
         return Reply(admitted.request.id, result=self.finish_result(result))
 
     def runs_on_loop(self, admitted: Admitted) -> bool:

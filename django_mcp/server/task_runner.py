@@ -52,7 +52,9 @@ class TaskContext(Context):
     def __init__(self, task: MCPTask, site: MCPSite, **kwargs: Any) -> None:
         super().__init__(site=site, method=methods.TOOLS_CALL, request_id=None, **kwargs)
         self.task = task
-        self._message_pacer: Pacer[str] = Pacer()
+        # Flushed by the task's heartbeat, not the shared flushing thread: storing is a
+        # database write, and that thread holds no connection of its own.
+        self._message_pacer: Pacer[str] = Pacer(self._store_message, trailing=False)
 
     @property
     def principal(self) -> str:
@@ -70,16 +72,15 @@ class TaskContext(Context):
     ) -> None:
         progress, total, message = checked_progress(progress, total, message)
         self.check_cancelled()
-        if message is not None and self._message_pacer.offer(message) is not None:
-            self._store_message(message)
+        if message is not None:
+            self._message_pacer.offer(message)
 
     def store_held_message(self) -> None:
-        """Store the status message the ``PROGRESS_INTERVAL`` pacer held back, if any: the
-        tool has returned, and its last word ("done, 120 rows") should be what the task
-        says (:mod:`django_mcp.server.progress`)."""
-        held = self._message_pacer.take_held()
-        if held is not None:
-            self._store_message(held)
+        """Store the status message the ``PROGRESS_INTERVAL`` pacer holds, if any: at each
+        heartbeat (so the task's ``statusMessage`` is at most a beat behind) and when the
+        tool has returned, whose last word ("done, 120 rows") should be what the task says
+        (:mod:`django_mcp.server.progress`)."""
+        self._message_pacer.flush()
 
     def _store_message(self, message: str) -> None:
         if store.set_message(self.task.id, message):
@@ -92,6 +93,8 @@ class Heartbeat:
 
     def __init__(self, task_id: str) -> None:
         self.task_id = task_id
+        #: Run after each beat, in the heartbeat's thread (the held status message).
+        self.also: Callable[[], None] | None = None
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, name="mcp-task-heartbeat", daemon=True)
 
@@ -113,6 +116,8 @@ class Heartbeat:
             while not self.stopped.wait(interval):
                 try:
                     store.beat(self.task_id)
+                    if self.also is not None:
+                        self.also()
                 except Exception:  # a heartbeat must never kill the worker
                     logger.exception("Task %s: heartbeat failed", self.task_id)
                     connection.close()
@@ -197,12 +202,12 @@ def run(task_id: str) -> str:
     if not store.pick_up(task_id):  # the first heartbeat
         return status_of(task_id)  # cancelled or purged since it was read
     tasking.announce(task_id)  # no longer waiting for a worker
-    with Heartbeat(task_id):
+    with Heartbeat(task_id) as heartbeat:
         context: TaskContext | None = None
         try:
             context, spec = served(task)
+            heartbeat.also = context.store_held_message
             result = spec.result(spec.call(task.arguments, context))
-            context.store_held_message()
         except ToolError as exc:
             result = error_result(str(exc))
         except InputRequired as exc:
@@ -222,8 +227,21 @@ def run(task_id: str) -> str:
         except BaseException as exc:  # sys.exit() in the tool, Ctrl-C: the run is over
             stopped(task_id, exc)
             raise
+    store_last_message(context)
     result.setdefault("resultType", "complete")
     return settle(task_id, result=result)
+
+
+def store_last_message(context: TaskContext | None) -> None:
+    """Store the status message the tool reported last and the pacer still holds, before
+    the outcome (a terminal task's message is not changed). Best-effort: the tool's work
+    is done, and a failed write must not fail the task."""
+    if context is None:
+        return
+    try:
+        context.store_held_message()
+    except Exception:
+        logger.exception("Task %s: could not store its last status message", context.task.id)
 
 
 #: The error of a run stopped by an exception that is not an ``Exception`` (``%s``: its

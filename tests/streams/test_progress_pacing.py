@@ -10,6 +10,7 @@ just before the reply: the client always sees the first report and the last.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,7 +19,7 @@ from django_mcp.conf import DEFAULTS
 from django_mcp.protocol.meta import RequestMeta
 from django_mcp.protocol.revisions import RevisionDecision, ServedHow
 from django_mcp.server.context import Context
-from django_mcp.server.progress import progress_interval
+from django_mcp.server.progress import Pacer, progress_interval
 from django_mcp.sites import MCPSite
 from tests.helpers import call_tool, override_mcp, request_meta
 
@@ -102,7 +103,7 @@ def test_a_cancelled_request_sends_no_held_report():
         context.report_progress(1)
         context.report_progress(2)  # held
         context.cancel()
-        context.send_held_progress()
+        context.end_progress()
 
     assert [note["params"]["progress"] for note in sent] == [1]
 
@@ -131,3 +132,62 @@ def test_an_interval_the_checks_refuse_means_the_default(value: Any):
     never unpaced by accident."""
     with override_mcp(PROGRESS_INTERVAL=value):
         assert progress_interval() == DEFAULTS["PROGRESS_INTERVAL"]
+
+
+def wait_for(condition: Any, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_held_report_goes_once_its_interval_has_passed():
+    """basic/patterns/progress.mdx: progress tells the client where the work is. A report
+    held by the pacer waited for the next report or the reply, so ``report(0)``, then
+    ``report(1)`` a moment later and an hour of work left the client on 0 for the hour;
+    the shared flushing thread sends it once the interval has passed."""
+    sent: list[int] = []
+    pacer = Pacer(sent.append, interval=0.1)
+    pacer.offer(0)
+    pacer.offer(1)  # held
+
+    assert sent == [0]
+    assert wait_for(lambda: sent == [0, 1]), sent
+    pacer.close(send_held=True)
+    assert sent == [0, 1]  # nothing held any more, nothing sent twice
+
+
+def test_nothing_goes_after_close_not_even_a_held_report():
+    """basic/patterns/progress.mdx: progress notifications MUST stop after completion; a
+    cancelled request gets nothing more (basic/patterns/cancellation.mdx)."""
+    sent: list[int] = []
+    pacer = Pacer(sent.append, interval=0.05)
+    pacer.offer(0)
+    pacer.offer(1)  # held
+    pacer.close(send_held=False)
+    pacer.offer(2)
+    time.sleep(0.3)  # past the held report's turn: the flushing thread sends nothing
+
+    assert sent == [0]
+
+
+@pytest.mark.live
+def test_a_held_report_reaches_a_live_stream_before_a_long_quiet_stretch_ends(
+    live: LiveServer,
+):
+    """basic/patterns/progress.mdx: notifications go while the request is in progress.
+    Reports 1 and 2 a moment apart, then a second of quiet work: 2 is held for one
+    interval (50 ms), then sent, long before the reply; it used to come with the reply."""
+    arguments = {"values": [1, 2], "pauses": [0, 1.0]}
+    body = remote.tool_call("progress_with_pauses", arguments, progressToken="t")
+    with remote.stream(live.url("/streams/mcp"), body) as (_, reader):
+        assert reader.message()["params"]["progress"] == 1
+        assert reader.message()["params"]["progress"] == 2
+        second_at = time.monotonic()
+        final = reader.message()
+        reply_at = time.monotonic()
+
+    assert final["result"]["content"][0]["text"] == "reported"
+    assert reply_at - second_at > 0.5, "the held report came with the reply"

@@ -7,6 +7,7 @@ Rules cite ext-tasks ``specification/draft/tasks.md`` ("tasks.md") and
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -98,6 +99,35 @@ def test_a_task_reporting_every_row_stores_few_messages_and_ends_with_its_last(c
     assert polled["statusMessage"] == "row 499"
     assert polled["result"]["content"][0]["text"] == "done"
     assert len(writes) <= 3, writes
+
+
+def test_the_heartbeat_stores_a_held_message_while_the_tool_still_works(
+    client, mcp_site, monkeypatch
+):
+    """tasks.md: ``statusMessage`` describes the task's progress. A message held by the
+    pacer used to wait for the tool's next report or its end: "a" then "b" a moment apart,
+    then long work, and the task said "a" throughout. Each heartbeat stores the held one."""
+    stored: list[str] = []
+    seen_while_working: list[str] = []
+    monkeypatch.setattr(store, "beat", lambda task_id: True)
+    monkeypatch.setattr(store, "set_message", lambda task_id, text: stored.append(text) or False)
+
+    @mcp_site.tool(task="required")
+    def works_on(ctx: Context) -> str:
+        ctx.report_progress(1, message="a")
+        ctx.report_progress(2, message="b")  # held
+        deadline = time.monotonic() + 3
+        while "b" not in stored and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen_while_working.extend(stored)
+        return "done"
+
+    start(client, "works_on")
+    with override_mcp(PROGRESS_INTERVAL=60, TASK_HEARTBEAT_SECONDS=0.05):
+        run_worker()
+
+    assert seen_while_working == ["a", "b"]
+    assert stored == ["a", "b"]  # stored once: nothing held is left for the end
 
 
 def test_progress_a_notification_cannot_carry_raises_in_a_task_too(client, task_site):
