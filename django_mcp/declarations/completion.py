@@ -88,7 +88,9 @@ def _first_values_and_total(result: Iterable[Any]) -> tuple[list[str], int]:
     rest."""
     if isinstance(result, QuerySet):
         head = [str(item) for item in result[: MAX_VALUES + 1]]
-        return head, (result.count() if len(head) > MAX_VALUES else len(head))
+        # Rows deleted between the two queries must not make the total smaller than what
+        # is sent (total may only exceed the values, server/utilities/completion.mdx).
+        return head, (max(result.count(), len(head)) if len(head) > MAX_VALUES else len(head))
     items = iter(result)
     head = [str(item) for item in itertools.islice(items, MAX_VALUES + 1)]
     return head, len(head) + sum(1 for _ in items)
