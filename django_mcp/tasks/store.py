@@ -71,9 +71,16 @@ def to_wire(task: MCPTask, poll_interval_ms: int | None = None) -> dict[str, Any
 
 def shown_message(task: MCPTask) -> str:
     """The ``statusMessage`` a client sees: :data:`WAITING_FOR_WORKER` while the task is
-    ``working`` and no worker runs it, else what its tool last reported (possibly none)."""
+    ``working`` and no worker runs it; the error's message once it ``failed`` (ext-tasks
+    ``tasks.md``, "Task Execution Errors": the response SHOULD include a ``statusMessage``
+    with diagnostic information about the failure, which the tool's last progress report
+    is not); else what its tool last reported (possibly none)."""
     if task.status == proto.WORKING and task.heartbeat_at is None:
         return WAITING_FOR_WORKER
+    if task.status == proto.FAILED:
+        message = (task.error or {}).get("message") if isinstance(task.error, dict) else None
+        if isinstance(message, str) and message:
+            return message
     return task.status_message
 
 

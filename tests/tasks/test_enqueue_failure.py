@@ -43,7 +43,7 @@ def assert_failed_unqueued(client: Any, task_id: str) -> None:
     polled = get(client, task_id)
     assert polled["status"] == "failed", polled
     assert polled["error"] == {"code": -32603, "message": store.NOT_QUEUED}
-    assert "statusMessage" not in polled  # not "waiting for a worker"
+    assert polled["statusMessage"] == store.NOT_QUEUED  # the failure's, not "waiting"
     assert "pollIntervalMs" not in polled
 
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django_mcp import Context
 from django_mcp.exceptions import RequestCancelled
 from django_mcp.listen.listener import Listener
-from django_mcp.protocol.errors import InternalError, MCPError
+from django_mcp.protocol.errors import InternalError, InvalidParams, MCPError
 from django_mcp.protocol.subscriptions import SubscriptionFilter
 from django_mcp.server import task_runner, tasking
 from django_mcp.sites import MCPSite
@@ -81,6 +81,27 @@ def test_the_pick_up_moves_last_updated_at_and_a_cancelled_task_never_waits(clie
     assert "statusMessage" not in get(client, cancelled)
 
 
+def test_a_failed_task_says_why_in_its_status_message(client, mcp_site, notified):
+    """ext-tasks ``specification/2026-07-28/tasks.md``, "Task Execution Errors": "The
+    ``tasks/get`` response SHOULD include a ``statusMessage`` field with diagnostic
+    information about the failure, and MUST include the ``error`` field". The message is
+    the error's, not the tool's last progress report, in ``tasks/get`` and in the
+    ``notifications/tasks`` that announces the failure."""
+
+    @mcp_site.tool(task="required")
+    def breaks(ctx: Context) -> str:
+        ctx.report_progress(1, total=2, message="half way")
+        raise InvalidParams("the archive is not there")
+
+    task_id = start(client, "breaks")["taskId"]
+    run_worker()
+    polled = get(client, task_id)
+    assert polled["status"] == "failed"
+    assert polled["error"] == {"code": -32602, "message": "the archive is not there"}
+    assert polled["statusMessage"] == "the archive is not there"
+    assert notified[-1] == ("failed", "the archive is not there")
+
+
 def test_stamps_on_a_whole_second_keep_their_fraction_so_they_sort_as_text(client, mcp_site):
     """ext-tasks ``tasks.md``: ``createdAt`` and ``lastUpdatedAt`` are ISO 8601 strings.
     Always six fractional digits: ``isoformat()`` wrote a whole second as "...:05Z",
@@ -121,7 +142,7 @@ def test_a_run_that_fails_before_the_tool_starts_fails_the_task(client, mcp_site
     polled = get(client, gone)
     assert (polled["status"], polled["error"]["code"]) == ("failed", -32603)
     assert "no longer served" in polled["error"]["message"]
-    assert "statusMessage" not in polled
+    assert polled["statusMessage"] == polled["error"]["message"]  # not "waiting"
     assert job_outcome(gone) == ("SUCCESSFUL", "failed")
 
     def no_context(task: MCPTask, site: MCPSite) -> Context:
@@ -235,7 +256,7 @@ def test_a_task_failed_as_orphaned_is_announced(client, notified):
     long_ago = timezone.now() - timezone.timedelta(hours=1)
     MCPTask.objects.filter(pk=task_id).update(heartbeat_at=long_ago)
     assert get(client, task_id)["status"] == "failed"
-    assert notified == [("failed", None)]
+    assert notified == [("failed", store.WORKER_LOST)]
 
 
 def test_a_listener_sends_nothing_of_a_task_after_its_terminal_state():
