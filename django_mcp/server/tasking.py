@@ -49,6 +49,14 @@ UNSTORED_CALLER = (
 )
 
 
+#: The tool error of a required task on a server without a Tasks framework (``%s``: the
+#: tool's name): no task can be created or run there.
+NO_TASKS_FRAMEWORK = (
+    "Tool %s runs only as a task, and this server has no Tasks framework to run it "
+    "(Django 6, or the django-tasks backport)"
+)
+
+
 def always(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
     """The default ``TASK_POLICY``: every optional tool is a task for a declaring client."""
     return True
@@ -62,6 +70,9 @@ def supports_tasks(site: MCPSite) -> bool:
 def runs_as_task(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
     """Whether this call becomes a task; -32021 for a required task without the extension.
 
+    Never without a Tasks framework (:func:`supports_tasks` is False, so the extension is
+    not offered): an optional task runs synchronously, and a required one is a tool error.
+
     Never for a caller a worker could not act as (see ``user_is_stored`` in
     :mod:`django_mcp.auth.revocation`): an optional task runs synchronously, and a
     required one is a tool error.
@@ -73,6 +84,13 @@ def runs_as_task(spec: ToolSpec, arguments: Mapping[str, Any], context: Context)
             raise proto.missing_extension(
                 f"Tool {spec.name} runs only as a task: declare the {proto.EXTENSION} extension"
             )
+        return False
+    if not engine.available():
+        # The site does not offer the extension (server/discover leaves it out, the tasks
+        # methods are -32601): an optional tool runs now, as for a non-declaring request,
+        # instead of failing with -32603 on a job nothing can enqueue or run.
+        if spec.task == "required":
+            raise ToolError(NO_TASKS_FRAMEWORK % spec.name)
         return False
     if not user_is_stored(context.caller):
         # A worker rebuilds a task's caller from the database: it would run as the user

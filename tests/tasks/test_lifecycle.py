@@ -225,3 +225,43 @@ def test_a_legacy_task_param_is_ignored(client):
     params = {"name": "greet", "arguments": {"name": "sep"}, "task": {"ttl": 1000}}
     result = result_of(mcp_post(client, "tools/call", params, meta=declaring()))
     assert result["content"][0]["text"] == "Hello, sep!"
+
+
+@pytest.fixture
+def no_tasks_framework(monkeypatch):
+    """A server without a Tasks framework (neither Django 6's ``django.tasks`` nor the
+    backport): ``@task`` is missing, so the job module cannot even be imported."""
+    import sys
+    import weakref
+
+    from django_mcp.server import capabilities
+    from django_mcp.tasks import engine
+
+    # What discover derives is cached per site: derive it afresh, and forget it after.
+    monkeypatch.setattr(capabilities, "_derived", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(capabilities, "_last", None)
+    monkeypatch.setattr(engine, "task", None)
+    monkeypatch.setattr(engine, "available", lambda: False)
+    monkeypatch.delitem(sys.modules, "django_mcp.server.task_job", raising=False)
+
+
+@pytest.mark.usefixtures("no_tasks_framework")
+def test_without_a_tasks_framework_the_extension_is_not_offered_nor_used(client):
+    """tasks.md, "Capability Negotiation": "A server that has negotiated this extension
+    MAY return ``CreateTaskResult``". Without a Tasks framework ``server/discover`` leaves
+    the extension out and the tasks methods do not exist, so a declaring call of an
+    optional tool runs synchronously (it was -32603: the call tried to enqueue a job), and
+    a required tool, which cannot run at all, answers a tool error saying why."""
+    capabilities = result_of(mcp_post(client, "server/discover"))["capabilities"]
+    assert EXTENSION not in capabilities.get("extensions", {})
+    assert_error(tasks_call(client, "tasks/get", "any"), 404, -32601)
+
+    arguments = {"seconds": 0, "label": "x"}
+    result = result_of(call_tool(client, "slow_compute", arguments, meta=declaring()))
+    assert result["resultType"] == "complete"
+    assert result["content"][0]["text"] == "x: computed for 0s"
+
+    result = result_of(call_tool(client, "failing_job", {}, meta=declaring()))
+    assert result["isError"] is True
+    assert "no Tasks framework" in result["content"][0]["text"]
+    assert not MCPTask.objects.exists()
