@@ -372,8 +372,7 @@ class StdioServer:
             reply = self.server.handle(
                 admitted, request=request or self.request, emit=emit, on_context=on_context
             )
-            # Only the client's cancellation (or a broken stdout) silences the response: a
-            # Context cancelled by TOOL_TIMEOUT is answered with its timeout error, as on HTTP.
+            # Only the client (or a broken stdout) silences it, not TOOL_TIMEOUT (as on HTTP).
             if call.cancelled or not self.inflight.release(call):
                 logger.info("request %r was cancelled; no response is sent", request_id)
                 return

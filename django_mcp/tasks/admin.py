@@ -10,7 +10,7 @@ from django.contrib import admin
 from django_mcp.admin_guards import Check, GuardedAdmin, anything, is_boolean
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.tasks.models import MCPTask
-from django_mcp.tasks.store import shown_message
+from django_mcp.tasks.wire import shown_message
 
 
 @admin.register(MCPTask)

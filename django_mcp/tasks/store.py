@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from django.db import transaction
@@ -23,65 +23,19 @@ from django_mcp.protocol import tasks as proto
 from django_mcp.protocol.errors import INTERNAL_ERROR, InvalidParams
 from django_mcp.protocol.strings import first_match, may_hold
 from django_mcp.tasks.models import MCPTask
+from django_mcp.tasks.wire import WAITING_FOR_WORKER as WAITING_FOR_WORKER  # read from here too
+from django_mcp.tasks.wire import iso as iso
+from django_mcp.tasks.wire import shown_message as shown_message
+from django_mcp.tasks.wire import to_wire as to_wire
 
 WORKER_LOST = (
     "The worker running this task stopped before it finished (no heartbeat); start the call again"
 )
-#: The ``statusMessage`` of a ``working`` task that no worker is running yet (queued, or
-#: queued again after its last answer): without it a client could not tell a task stuck
-#: behind a busy (or absent) worker pool from one whose tool is slow.
-WAITING_FOR_WORKER = "Waiting for a worker to pick this task up"
 #: The error of a task whose TTL passed before its run finished (:func:`expire`).
 EXPIRED = "The task's TTL passed before it finished; start the call again"
 #: The error of a task whose job the task backend refused (its ``enqueue`` raised): no
 #: worker would ever pick it up, so it is failed at once rather than left "waiting".
 NOT_QUEUED = "The task could not be queued for a worker; start the call again"
-
-
-def iso(moment: datetime) -> str:
-    """ISO 8601 in UTC with a ``Z``, as ``createdAt``/``lastUpdatedAt`` need, always with
-    six fractional digits: ``isoformat()`` drops a zero fraction, and a stamp on a whole
-    second (``...:32Z``) then sorted after one later in that second (``...:32.48Z``) for
-    a client that compares the strings."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def to_wire(task: MCPTask, poll_interval_ms: int | None = None) -> dict[str, Any]:
-    """The ``DetailedTask`` for the task's current status (no ``resultType``)."""
-    wire: dict[str, Any] = {
-        "taskId": task.id,
-        "status": task.status,
-        "createdAt": iso(task.created_at),
-        "lastUpdatedAt": iso(task.last_updated_at),
-        "ttlMs": task.ttl_ms,
-    }
-    message = shown_message(task)
-    if message:
-        wire["statusMessage"] = message
-    if poll_interval_ms is not None and not task.is_terminal:
-        wire["pollIntervalMs"] = poll_interval_ms
-    if task.status == proto.INPUT_REQUIRED:
-        wire["inputRequests"] = dict(task.input_requests)
-    elif task.status == proto.COMPLETED:
-        wire["result"] = task.result
-    elif task.status == proto.FAILED:
-        wire["error"] = task.error
-    return wire
-
-
-def shown_message(task: MCPTask) -> str:
-    """The ``statusMessage`` a client sees: :data:`WAITING_FOR_WORKER` while the task is
-    ``working`` and no worker runs it; the error's message once it ``failed`` (ext-tasks
-    ``tasks.md``, "Task Execution Errors": the response SHOULD include a ``statusMessage``
-    with diagnostic information about the failure, which the tool's last progress report
-    is not); else what its tool last reported (possibly none)."""
-    if task.status == proto.WORKING and task.heartbeat_at is None:
-        return WAITING_FOR_WORKER
-    if task.status == proto.FAILED:
-        message = (task.error or {}).get("message") if isinstance(task.error, dict) else None
-        if isinstance(message, str) and message:
-            return message
-    return task.status_message
 
 
 def create(
