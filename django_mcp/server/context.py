@@ -8,6 +8,7 @@ stateless.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +73,9 @@ class Context(Injected):
         self._emit = emit
         self._last_progress: float | None = None
         self._progress_pacer: Pacer[dict[str, Any]] | None = None
+        # Around "must increase" and the offer: a tool reporting from several threads must
+        # not offer a smaller value after a larger one passed the check.
+        self._progress_lock = threading.Lock()
         self.cancelled = False
         self._inputs: Inputs | None = None
         self._inputs_of: tuple[str, Mapping[str, Any], str] | None = None
@@ -158,17 +162,18 @@ class Context(Injected):
         token = self.meta.progress_token
         if token is None or self._emit is None:
             return
-        if self._last_progress is not None and progress <= self._last_progress:
-            return
-        self._last_progress = progress
         params: dict[str, Any] = {"progressToken": token, "progress": progress}
         if total is not None:
             params["total"] = total
         if message is not None:
             params["message"] = message
-        if self._progress_pacer is None:
-            self._progress_pacer = Pacer(self._send_progress)
-        self._progress_pacer.offer(params)
+        with self._progress_lock:
+            if self._last_progress is not None and progress <= self._last_progress:
+                return
+            self._last_progress = progress
+            if self._progress_pacer is None:
+                self._progress_pacer = Pacer(self._send_progress)
+            self._progress_pacer.offer(params)
 
     def _send_progress(self, params: dict[str, Any]) -> None:
         """The pacer's ``send`` (the handler's thread, or the flushing thread for a report
@@ -179,8 +184,11 @@ class Context(Injected):
     def end_progress(self) -> None:
         """The handler is done and its reply comes next: send the progress report the
         pacer still holds, if any (not once the request is cancelled), and nothing after."""
-        if self._progress_pacer is not None:
-            self._progress_pacer.close(send_held=not self.cancelled)
+        with self._progress_lock:
+            pacer, self._progress_pacer = self._progress_pacer, None  # no cycle left behind
+            self._last_progress = float("inf")  # a thread the tool left behind sends nothing
+        if pacer is not None:
+            pacer.close(send_held=not self.cancelled)
 
     def log(self, level: str, data: Any, *, logger: str | None = None) -> None:
         """Send ``notifications/message`` if the request asked for logs at ``level`` or

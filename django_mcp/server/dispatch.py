@@ -186,9 +186,9 @@ class MCPServer:
             else:
                 input_rounds.mark_uncacheable_retry(method, params, result)
         except Exception as exc:  # the one dispatch boundary (docs/adr/0002-validate-once.md)
-            context.end_progress()
             return self.failure(admitted, exc, context)
-        context.end_progress()  # the last report a pacer held goes before the reply
+        finally:  # the last report a pacer held goes before the reply; nothing after it
+            context.end_progress()
         return Reply(admitted.request.id, result=self.finish_result(result))
 
     def runs_on_loop(self, admitted: Admitted) -> bool:

@@ -47,8 +47,15 @@ class Pacer(Generic[T]):
     and holds the newest of those that come sooner. A held item goes when the interval
     has passed (``trailing``: the shared flushing thread sends it; otherwise whoever calls
     :meth:`flush`, a task's heartbeat), with the next item after the interval, or at
-    :meth:`close`. ``send`` runs under the pacer's lock, whichever thread calls it, so
-    items go out in the order they were offered and never after :meth:`close`."""
+    :meth:`close`; nothing goes after :meth:`close`.
+
+    One thread at a time sends (the *sender*); ``send`` runs outside the pacer's lock, so
+    a thread offering an item never waits for another thread's send: a task's heartbeat
+    storing a held message waits on the database, perhaps on a row lock of the tool's own
+    transaction, and a tool that then reported again waited for the heartbeat, which
+    waited for the tool. An item offered while another thread sends is held, and that
+    sender sends it after its own once its interval has passed. Items are taken newest
+    first, one sender at a time, so what goes out keeps the order it was offered in."""
 
     __slots__ = (
         "__weakref__",
@@ -56,7 +63,9 @@ class Pacer(Generic[T]):
         "_held",
         "_interval",
         "_lock",
+        "_scheduled",
         "_send",
+        "_sending",
         "_sent_at",
         "_trailing",
     )
@@ -67,9 +76,11 @@ class Pacer(Generic[T]):
         self._send = send
         self._interval = progress_interval() if interval is None else interval
         self._trailing = trailing
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._sent_at: float | None = None
         self._held: T | None = None
+        self._sending = False
+        self._scheduled = False
         self._closed = False
 
     def offer(self, item: T) -> None:
@@ -78,41 +89,81 @@ class Pacer(Generic[T]):
         with self._lock:
             if self._closed:
                 return
-            now = time.monotonic()
-            if self._sent_at is None or now - self._sent_at >= self._interval:
-                self._sent_at, self._held = now, None
-                self._send(item)
-                return
-            first_held = self._held is None
             self._held = item
-            due = self._sent_at + self._interval
-        if first_held and self._trailing:
-            _flusher.schedule(due, self)
+            if self._sending or not self._take_sender(force=False):
+                return
+        self._drain(force=False)
 
     def flush(self) -> None:
-        """Send the held item now, if there is one (the interval need not have passed)."""
+        """Send the held item now, if there is one (the interval need not have passed);
+        nothing when another thread is sending (it sends what is held, in its turn)."""
         with self._lock:
-            if not self._closed and self._held is not None:
-                self._sent_at, held, self._held = time.monotonic(), self._held, None
-                self._send(held)
+            if self._closed or self._held is None or self._sending:
+                return
+            self._sending = True
+        self._drain(force=True)
 
     def flush_due(self) -> None:
-        """Send the held item if its interval has passed (the flushing thread's call; an
-        item held after a later send has its own turn)."""
+        """The flushing thread's turn: send the held item if its interval has passed."""
         with self._lock:
-            if self._closed or self._held is None or self._sent_at is None:
+            self._scheduled = False
+            if self._closed or self._held is None or self._sending:
                 return
-            if time.monotonic() - self._sent_at < self._interval:
+            if not self._take_sender(force=False):
                 return
-            self._sent_at, held, self._held = time.monotonic(), self._held, None
-            self._send(held)
+        self._drain(force=False)
 
     def close(self, *, send_held: bool) -> None:
-        """Nothing more goes out; the held item first when ``send_held``."""
+        """Nothing more goes out; the held item first when ``send_held`` (after the send
+        in progress, if any, so that it is the last)."""
         with self._lock:
-            held, self._held, self._closed = self._held, None, True
-            if send_held and held is not None:
-                self._send(held)
+            self._closed = True
+            while self._sending:
+                self._lock.wait()
+            held, self._held = self._held, None
+        if send_held and held is not None:
+            self._send(held)
+
+    def _take_sender(self, *, force: bool) -> bool:
+        """With the lock held and an item held: become the sender when it may go now;
+        otherwise have the flushing thread come back when it may (``trailing``)."""
+        now = time.monotonic()
+        if force or self._sent_at is None or now - self._sent_at >= self._interval:
+            self._sending = True
+            return True
+        if self._trailing and not self._scheduled and self._sent_at is not None:
+            self._scheduled = _flusher.schedule(self._sent_at + self._interval, self)
+        return False
+
+    def _drain(self, *, force: bool) -> None:
+        """As the sender: send the held item, then any offered meanwhile whose interval has
+        passed; hand the role back however it ends. An item whose send failed is held
+        again unless a newer one came (a heartbeat's write refused by a locked SQLite)."""
+        try:
+            while True:
+                with self._lock:
+                    item = self._held
+                    if item is None or self._closed:
+                        return
+                    sent_at = self._sent_at
+                    if not force and sent_at is not None:
+                        due = sent_at + self._interval
+                        if time.monotonic() < due:  # offered meanwhile, too soon: its turn
+                            if self._trailing and not self._scheduled:
+                                self._scheduled = _flusher.schedule(due, self)
+                            return
+                    self._held, self._sent_at, force = None, time.monotonic(), False
+                try:
+                    self._send(item)
+                except BaseException:
+                    with self._lock:
+                        if self._held is None:
+                            self._held = item
+                    raise
+        finally:
+            with self._lock:
+                self._sending = False
+                self._lock.notify_all()
 
 
 class _Flusher:
@@ -125,25 +176,36 @@ class _Flusher:
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
 
-    def schedule(self, when: float, pacer: Pacer[Any]) -> None:
+    def schedule(self, when: float, pacer: Pacer[Any]) -> bool:
+        """Have ``pacer.flush_due`` called at ``when``; False when no thread could be
+        started for it (the held item then goes with the next report, or at close)."""
         with self._wake:
-            heapq.heappush(self._due, (when, next(self._order), weakref.ref(pacer)))
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="mcp-progress-flush", daemon=True
-                )
-                self._thread.start()
+                thread = threading.Thread(target=self._run, name="mcp-progress-flush", daemon=True)
+                try:
+                    thread.start()
+                except RuntimeError:  # "can't start new thread": never the tool's problem
+                    logger.warning("django-mcp could not start its progress thread", exc_info=True)
+                    return False
+                self._thread = thread
+            heapq.heappush(self._due, (when, next(self._order), weakref.ref(pacer)))
             self._wake.notify()
+        return True
 
     def _run(self) -> None:
         while True:
-            pacer = self._next()
-            if pacer is None:
-                continue
-            try:
-                pacer.flush_due()
-            except Exception:  # a transport's failure must not stop every later flush
-                logger.exception("django-mcp could not send a held progress report")
+            self._flush(self._next())
+
+    @staticmethod
+    def _flush(pacer: Pacer[Any] | None) -> None:
+        """Flush one pacer. A function of its own, so that no frame keeps the pacer (and
+        its request) alive while the thread waits for the next one."""
+        if pacer is None:
+            return
+        try:
+            pacer.flush_due()
+        except Exception:  # a transport's failure must not stop every later flush
+            logger.exception("django-mcp could not send a held progress report")
 
     def _next(self) -> Pacer[Any] | None:
         """Wait for the earliest due pacer and take it off the heap (None: it is gone)."""

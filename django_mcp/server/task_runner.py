@@ -207,7 +207,10 @@ def run(task_id: str) -> str:
         try:
             context, spec = served(task)
             heartbeat.also = context.store_held_message
-            result = spec.result(spec.call(task.arguments, context))
+            try:
+                result = spec.result(spec.call(task.arguments, context))
+            finally:  # the outcome is written next: no heartbeat's message after it
+                heartbeat.also = None
         except ToolError as exc:
             result = error_result(str(exc))
         except InputRequired as exc:

@@ -10,7 +10,13 @@ just before the reply: the client always sees the first report and the last.
 
 from __future__ import annotations
 
+import gc
+import itertools
+import json
+import sys
+import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -19,9 +25,10 @@ from django_mcp.conf import DEFAULTS
 from django_mcp.protocol.meta import RequestMeta
 from django_mcp.protocol.revisions import RevisionDecision, ServedHow
 from django_mcp.server.context import Context
+from django_mcp.server.dispatch import MCPServer
 from django_mcp.server.progress import Pacer, progress_interval
 from django_mcp.sites import MCPSite
-from tests.helpers import call_tool, override_mcp, request_meta
+from tests.helpers import call_tool, mcp_body, override_mcp, request_meta
 
 from . import remote, sse
 
@@ -41,6 +48,20 @@ def reported(response: Any) -> list[dict[str, Any]]:
 def call(client: Any, tool: str, arguments: dict[str, Any]) -> Any:
     return call_tool(
         client, tool, arguments, path="/streams/mcp", meta=request_meta(progressToken="p")
+    )
+
+
+def paced_context(emit: Any) -> Context:
+    """A ``tools/call`` Context with a progress token whose notifications go to ``emit``."""
+    meta = RequestMeta(protocol_version="2026-07-28", client_capabilities={}, progress_token=1)
+    return Context(
+        site=MCPSite(name="pacing"),
+        method="tools/call",
+        request_id=1,
+        meta=meta,
+        revision=RevisionDecision("2026-07-28", "2026-07-28", ServedHow.SUPPORTED),
+        emit=emit,
+        user=object(),
     )
 
 
@@ -89,16 +110,7 @@ def test_a_cancelled_request_sends_no_held_report():
     """basic/patterns/cancellation.mdx: once a request is cancelled the server MUST NOT
     send more messages for it; a report held by the pacer stays unsent."""
     sent: list[dict[str, Any]] = []
-    meta = RequestMeta(protocol_version="2026-07-28", client_capabilities={}, progress_token=1)
-    context = Context(
-        site=MCPSite(name="pacing-cancel"),
-        method="tools/call",
-        request_id=1,
-        meta=meta,
-        revision=RevisionDecision("2026-07-28", "2026-07-28", ServedHow.SUPPORTED),
-        emit=sent.append,
-        user=object(),
-    )
+    context = paced_context(sent.append)
     with override_mcp(PROGRESS_INTERVAL=60):
         context.report_progress(1)
         context.report_progress(2)  # held
@@ -191,3 +203,106 @@ def test_a_held_report_reaches_a_live_stream_before_a_long_quiet_stretch_ends(
 
     assert final["result"]["content"][0]["text"] == "reported"
     assert reply_at - second_at > 0.5, "the held report came with the reply"
+
+
+def test_an_offer_never_waits_for_another_threads_send():
+    """A task's heartbeat stores a held message (a database write) while the tool works:
+    the pacer sent under its lock, so when that write waited on a row lock of the tool's
+    own transaction and the tool reported again, the tool waited for the heartbeat, which
+    waited for the tool, for ever. An offer made during another thread's send is held,
+    and the offering thread goes on at once."""
+    in_send, release, sent = threading.Event(), threading.Event(), []
+
+    def send(item: str) -> None:
+        if item == "b":  # the heartbeat's write, stuck behind the tool's transaction
+            in_send.set()
+            release.wait(10)
+        sent.append(item)
+
+    pacer: Pacer[str] = Pacer(send, interval=60, trailing=False)
+    pacer.offer("a")
+    pacer.offer("b")  # held
+    heartbeat = threading.Thread(target=pacer.flush)
+    heartbeat.start()
+    assert in_send.wait(10)
+    tool = threading.Thread(target=pacer.offer, args=("c",))
+    tool.start()
+    tool.join(2)
+    offered_at_once = not tool.is_alive()
+    release.set()
+    heartbeat.join(10)
+    tool.join(10)
+
+    assert offered_at_once, "the tool's report waited for the heartbeat's send"
+    assert sent == ["a", "b"]
+    pacer.flush()
+    assert sent == ["a", "b", "c"]
+
+
+def test_reports_from_several_threads_still_rise():
+    """basic/patterns/progress.mdx: the progress value MUST increase with each
+    notification. Eight threads report values of one counter, in rising order under the
+    tool's own lock; what is sent must rise too (the check and the offer were apart, so a
+    smaller value could follow a larger one)."""
+    sent: list[dict[str, Any]] = []
+    context = paced_context(sent.append)
+    counter = itertools.count(1)
+    counting = threading.Lock()
+
+    def report() -> None:
+        for _ in range(2000):
+            with counting:
+                value = next(counter)
+            context.report_progress(value)
+
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns often: the race shows in one run
+    try:
+        with override_mcp(PROGRESS_INTERVAL=0):
+            threads = [threading.Thread(target=report) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(30)
+    finally:
+        sys.setswitchinterval(switching)
+    values = [note["params"]["progress"] for note in sent]
+
+    assert values == sorted(set(values))
+
+
+def test_the_flushing_thread_keeps_no_request_alive():
+    """The flushing thread held the last pacer it flushed (and through it the request's
+    Context, its stream and buffered notes) until the next one came due, maybe hours."""
+    sent: list[int] = []
+    pacer = Pacer(sent.append, interval=0.05)
+    pacer.offer(0)
+    pacer.offer(1)  # held, then sent by the flushing thread
+    assert wait_for(lambda: sent == [0, 1])
+    gone = weakref.ref(pacer)
+    del pacer
+    gc.collect()
+
+    assert wait_for(lambda: gone() is None, 2), "the flushing thread still holds the pacer"
+
+
+def test_a_handler_that_ends_in_a_base_exception_still_closes_its_pacer(mcp_site: Any):
+    """basic/patterns/progress.mdx: progress notifications MUST stop after completion. A
+    tool ending in ``SystemExit`` left its pacer open, so a held report could still go out
+    after the request had ended; the pacer is closed however the handler ends."""
+    sent: list[dict[str, Any]] = []
+
+    @mcp_site.tool
+    def exits(ctx: Context) -> str:
+        ctx.report_progress(1)
+        ctx.report_progress(2)  # held
+        raise SystemExit(3)
+
+    server = MCPServer(mcp_site)
+    body = json.dumps(mcp_body("tools/call", {"name": "exits"}, meta=request_meta(progressToken=1)))
+    admitted = server.admit(body.encode(), None)
+    with override_mcp(PROGRESS_INTERVAL=60), pytest.raises(SystemExit):
+        server.handle(admitted, emit=sent.append)  # type: ignore[arg-type]
+
+    # 2 went at close, as the handler ended; open, the pacer would send it a minute on.
+    assert [note["params"]["progress"] for note in sent] == [1, 2]
