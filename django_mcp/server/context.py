@@ -173,7 +173,10 @@ class Context(Injected):
             self._last_progress = progress
             if self._progress_pacer is None:
                 self._progress_pacer = Pacer(self._send_progress)
-            self._progress_pacer.offer(params)
+            pacer = self._progress_pacer
+            if not pacer.hold(params):  # held in the order checked; sent outside this lock
+                return
+        pacer.drain()
 
     def _send_progress(self, params: dict[str, Any]) -> None:
         """The pacer's ``send`` (the handler's thread, or the flushing thread for a report

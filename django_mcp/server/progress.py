@@ -86,19 +86,30 @@ class Pacer(Generic[T]):
     def offer(self, item: T) -> None:
         """Send ``item`` now if the interval has passed since the last one sent, else hold
         it (in place of an older held one)."""
+        if self.hold(item):
+            self.drain()
+
+    def hold(self, item: T) -> bool:
+        """The first half of :meth:`offer`: hold ``item``; True when the caller became the
+        sender and must call :meth:`drain` (outside any lock of its own)."""
         with self._lock:
             if self._closed:
-                return
+                return False
             self._held = item
-            if self._sending or not self._take_sender(force=False):
-                return
+            return not self._sending and self._take_sender(force=False)
+
+    def drain(self) -> None:
+        """The second half of :meth:`offer`, for the thread :meth:`hold` made the sender."""
         self._drain(force=False)
 
     def flush(self) -> None:
-        """Send the held item now, if there is one (the interval need not have passed);
-        nothing when another thread is sending (it sends what is held, in its turn)."""
+        """Send the held item now, if there is one (the interval need not have passed),
+        after the send in progress, if any (callers are a heartbeat and the task's end,
+        never an offering thread)."""
         with self._lock:
-            if self._closed or self._held is None or self._sending:
+            while self._sending:  # flush() is no offer: it may wait for a send
+                self._lock.wait()
+            if self._closed or self._held is None:
                 return
             self._sending = True
         self._drain(force=True)
@@ -131,39 +142,55 @@ class Pacer(Generic[T]):
         if force or self._sent_at is None or now - self._sent_at >= self._interval:
             self._sending = True
             return True
-        if self._trailing and not self._scheduled and self._sent_at is not None:
-            self._scheduled = _flusher.schedule(self._sent_at + self._interval, self)
+        self._schedule()
         return False
 
     def _drain(self, *, force: bool) -> None:
         """As the sender: send the held item, then any offered meanwhile whose interval has
-        passed; hand the role back however it ends. An item whose send failed is held
-        again unless a newer one came (a heartbeat's write refused by a locked SQLite)."""
+        passed. The role is handed back in the same critical section that finds nothing
+        (more) to send, so an offer can never be held with nobody to send it; an item whose
+        send failed is held again (unless a newer one came) and its flush scheduled."""
+        item: T | None = None
+        sending = True  # this thread is the sender until it hands the role back
         try:
             while True:
                 with self._lock:
                     item = self._held
                     if item is None or self._closed:
+                        sending = self._release()
                         return
                     sent_at = self._sent_at
-                    if not force and sent_at is not None:
-                        due = sent_at + self._interval
-                        if time.monotonic() < due:  # offered meanwhile, too soon: its turn
-                            if self._trailing and not self._scheduled:
-                                self._scheduled = _flusher.schedule(due, self)
-                            return
+                    if (
+                        not force
+                        and sent_at is not None
+                        and time.monotonic() < sent_at + self._interval
+                    ):
+                        self._schedule()
+                        sending = self._release()
+                        return
                     self._held, self._sent_at, force = None, time.monotonic(), False
-                try:
-                    self._send(item)
-                except BaseException:
-                    with self._lock:
-                        if self._held is None:
-                            self._held = item
-                    raise
-        finally:
+                self._send(item)
+                item = None
+        except BaseException:
             with self._lock:
-                self._sending = False
-                self._lock.notify_all()
+                if self._held is None and item is not None:
+                    self._held = item
+                if sending:
+                    if self._held is not None and not self._closed:
+                        self._schedule()
+                    self._release()
+            raise
+
+    def _schedule(self) -> None:
+        """With the lock held and an item held: have the flushing thread come back at its due."""
+        if self._trailing and not self._scheduled and self._sent_at is not None:
+            self._scheduled = _flusher.schedule(self._sent_at + self._interval, self)
+
+    def _release(self) -> bool:
+        """With the lock held: hand the sender role back (False: no longer the sender)."""
+        self._sending = False
+        self._lock.notify_all()
+        return False
 
 
 class _Flusher:
@@ -175,6 +202,7 @@ class _Flusher:
         self._due: list[tuple[float, int, weakref.ref[Pacer[Any]]]] = []
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
+        self._warned = False
 
     def schedule(self, when: float, pacer: Pacer[Any]) -> bool:
         """Have ``pacer.flush_due`` called at ``when``; False when no thread could be
@@ -185,7 +213,9 @@ class _Flusher:
                 try:
                     thread.start()
                 except RuntimeError:  # "can't start new thread": never the tool's problem
-                    logger.warning("django-mcp could not start its progress thread", exc_info=True)
+                    if not self._warned:  # once: a tight reporting loop asks again and again
+                        self._warned = True
+                        logger.warning("django-mcp could not start its progress thread")
                     return False
                 self._thread = thread
             heapq.heappush(self._due, (when, next(self._order), weakref.ref(pacer)))

@@ -306,3 +306,112 @@ def test_a_handler_that_ends_in_a_base_exception_still_closes_its_pacer(mcp_site
 
     # 2 went at close, as the handler ended; open, the pacer would send it a minute on.
     assert [note["params"]["progress"] for note in sent] == [1, 2]
+
+
+def test_a_report_never_waits_for_another_threads_send_through_the_context():
+    """As the pacer's offer, so the Context's: thread A's report is being sent (a stdio
+    write to a full pipe), and thread B's report must not wait for it. The Context held
+    its own lock across the send, which undid the pacer's."""
+    in_send, release, sent = threading.Event(), threading.Event(), []
+
+    def emit(note: dict[str, Any]) -> None:
+        if note["params"]["progress"] == 1:
+            in_send.set()
+            release.wait(10)
+        sent.append(note["params"]["progress"])
+
+    with override_mcp(PROGRESS_INTERVAL=0):
+        context = paced_context(emit)
+        first = threading.Thread(target=context.report_progress, args=(1,))
+        first.start()
+        assert in_send.wait(10)
+        second = threading.Thread(target=context.report_progress, args=(2,))
+        second.start()
+        second.join(2)
+        reported_at_once = not second.is_alive()
+        release.set()
+        first.join(10)
+        second.join(10)
+
+    assert reported_at_once, "thread B's report waited for thread A's send"
+    assert sent == [1, 2]  # A's sender sent B's report after its own, in order
+
+
+def test_an_offer_in_the_senders_last_moment_is_still_sent():
+    """basic/patterns/progress.mdx: a held report goes once its interval passes. The
+    sender decided to stop and handed its role back in two steps; an offer between them
+    was held with nobody to send it nor any flush due. Forced here: the lock pauses the
+    sender right after the step that found nothing more to send."""
+    sent: list[str] = []
+    in_gap, offered = threading.Event(), threading.Event()
+    pacer: Pacer[str] = Pacer(sent.append, interval=0.2)
+    sender: threading.Thread | None = None
+
+    class PausingLock(threading.Condition):
+        def __exit__(self, *exc: Any) -> None:
+            gap = (
+                threading.current_thread() is sender
+                and sent == ["a"]
+                and pacer._held is None
+                and not in_gap.is_set()
+            )
+            super().__exit__(*exc)
+            if gap:
+                in_gap.set()
+                offered.wait(5)
+
+    pacer._lock = PausingLock()
+    sender = threading.Thread(target=pacer.offer, args=("a",))
+    sender.start()
+    in_gap.wait(5)
+    pacer.offer("b")
+    offered.set()
+    sender.join(5)
+
+    assert wait_for(lambda: sent == ["a", "b"], 3), f"'b' was never sent: {sent}"
+    pacer.close(send_held=True)
+
+
+def test_a_held_report_whose_send_failed_is_sent_again_later():
+    """A transport's send that fails once (the flushing thread logs it and goes on) left
+    its report held with no flush due; it is held again and its turn scheduled."""
+    sent: list[str] = []
+    failures = [OSError("pipe busy")]
+
+    def send(item: str) -> None:
+        if item == "b" and failures:
+            raise failures.pop()
+        sent.append(item)
+
+    pacer: Pacer[str] = Pacer(send, interval=0.05)
+    pacer.offer("a")
+    pacer.offer("b")  # held; the flushing thread's first send of it fails
+
+    assert wait_for(lambda: sent == ["a", "b"], 3), f"'b' was not sent again: {sent}"
+    pacer.close(send_held=True)
+
+
+def test_flush_waits_for_a_send_in_progress_then_sends_what_is_held():
+    """A task's last status message is stored when its tool returns; a thread the tool
+    left behind, sending at that moment, made flush() return without storing it, and the
+    task's outcome was then written with the message before it."""
+    in_send, release, sent = threading.Event(), threading.Event(), []
+
+    def send(item: str) -> None:
+        if item == "b":
+            in_send.set()
+            release.wait(10)
+        sent.append(item)
+
+    pacer: Pacer[str] = Pacer(send, interval=60, trailing=False)
+    pacer.offer("a")
+    pacer.offer("b")
+    behind = threading.Thread(target=pacer.flush)  # the left-behind thread's send
+    behind.start()
+    assert in_send.wait(10)
+    pacer.offer("final")  # held while "b" is being sent
+    threading.Timer(0.2, release.set).start()
+    pacer.flush()  # the task's end: waits for "b", then stores "final"
+    behind.join(10)
+
+    assert sent == ["a", "b", "final"]
