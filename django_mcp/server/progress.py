@@ -96,7 +96,7 @@ class Pacer(Generic[T]):
             if self._closed:
                 return False
             self._held = item
-            return not self._sending and self._take_sender(force=False)
+            return not self._sending and self._take_sender()
 
     def drain(self) -> None:
         """The second half of :meth:`offer`, for the thread :meth:`hold` made the sender."""
@@ -120,7 +120,7 @@ class Pacer(Generic[T]):
             self._scheduled = False
             if self._closed or self._held is None or self._sending:
                 return
-            if not self._take_sender(force=False):
+            if not self._take_sender():
                 return
         self._drain(force=False)
 
@@ -135,11 +135,11 @@ class Pacer(Generic[T]):
         if send_held and held is not None:
             self._send(held)
 
-    def _take_sender(self, *, force: bool) -> bool:
+    def _take_sender(self) -> bool:
         """With the lock held and an item held: become the sender when it may go now;
         otherwise have the flushing thread come back when it may (``trailing``)."""
         now = time.monotonic()
-        if force or self._sent_at is None or now - self._sent_at >= self._interval:
+        if self._sent_at is None or now - self._sent_at >= self._interval:
             self._sending = True
             return True
         self._schedule()
