@@ -208,6 +208,28 @@ class MCPSettings:
         each read through Django's lazy settings object costs a proxy call."""
         return bool(settings.USE_TZ)
 
+    def number(
+        self,
+        name: str,
+        *,
+        at_least: float | None = None,
+        above: float | None = None,
+        integer: bool = False,
+    ) -> Any:
+        """Setting ``name`` when it is a number (an ``int`` when ``integer``; never a bool)
+        in range, else its default. For the bounds code relies on even in a process that
+        never ran the checks, which refuse such a value (E004): a thread count, an
+        interval, a stream's life is never unbounded or nonsense. NaN is out of range."""
+        value: Any = getattr(self, name)
+        numeric = isinstance(value, int) if integer else isinstance(value, int | float)
+        in_range = (
+            numeric
+            and not isinstance(value, bool)
+            and (at_least is None or value >= at_least)
+            and (above is None or value > above)
+        )
+        return value if in_range else DEFAULTS[name]
+
     def reload(self) -> None:
         """Forget every cached value; the next access reads settings again."""
         self.__dict__.clear()

@@ -15,9 +15,8 @@ import logging
 import os
 import threading
 from collections import Counter
-from typing import Any
 
-from django_mcp.conf import DEFAULTS, mcp_settings
+from django_mcp.conf import mcp_settings
 
 logger = logging.getLogger("django_mcp")
 
@@ -25,18 +24,12 @@ logger = logging.getLogger("django_mcp")
 def max_live_streams() -> int:
     """``MAX_LIVE_STREAMS``; a value the checks refuse (a process that never ran them)
     means the default: the threads are never unbounded."""
-    value: Any = mcp_settings.MAX_LIVE_STREAMS
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        value = DEFAULTS["MAX_LIVE_STREAMS"]
-    return int(value)
+    return int(mcp_settings.number("MAX_LIVE_STREAMS", at_least=0, integer=True))
 
 
 def max_live_streams_per_caller() -> int:
     """``MAX_LIVE_STREAMS_PER_CALLER``; a value the checks refuse means the default."""
-    value: Any = mcp_settings.MAX_LIVE_STREAMS_PER_CALLER
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        value = DEFAULTS["MAX_LIVE_STREAMS_PER_CALLER"]
-    return int(value)
+    return int(mcp_settings.number("MAX_LIVE_STREAMS_PER_CALLER", at_least=1, integer=True))
 
 
 class LiveSlots:

@@ -28,12 +28,12 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from asgiref.sync import sync_to_async
 
 from django_mcp.auth.revocation import can_be_withdrawn, current
-from django_mcp.conf import DEFAULTS, mcp_settings
+from django_mcp.conf import mcp_settings
 from django_mcp.listen import limits
 
 if TYPE_CHECKING:
@@ -44,10 +44,7 @@ logger = logging.getLogger("django_mcp")
 
 def recheck_seconds() -> float:
     """``LISTEN_RECHECK_SECONDS``; a value the checks refuse means the default."""
-    value: Any = mcp_settings.LISTEN_RECHECK_SECONDS
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        value = DEFAULTS["LISTEN_RECHECK_SECONDS"]
-    return float(value)
+    return float(mcp_settings.number("LISTEN_RECHECK_SECONDS", above=0))
 
 
 class Recheck:

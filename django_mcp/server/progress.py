@@ -27,7 +27,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from django_mcp.conf import DEFAULTS, mcp_settings
+from django_mcp.conf import mcp_settings
 
 T = TypeVar("T")
 logger = logging.getLogger("django_mcp")
@@ -36,10 +36,7 @@ logger = logging.getLogger("django_mcp")
 def progress_interval() -> float:
     """``PROGRESS_INTERVAL``; a value the checks refuse (a process that never ran them)
     means the default, so reports are never unpaced by accident."""
-    value: Any = mcp_settings.PROGRESS_INTERVAL
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-        value = DEFAULTS["PROGRESS_INTERVAL"]
-    return float(value)
+    return float(mcp_settings.number("PROGRESS_INTERVAL", at_least=0))
 
 
 class Pacer(Generic[T]):
