@@ -35,6 +35,7 @@ from django.db import (
 from django.db.models import Model, ProtectedError, QuerySet, RestrictedError
 from django.http import Http404
 
+from django_mcp.db_refusals import mysql_refused_value
 from django_mcp.exceptions import ToolError
 from django_mcp.modeltools import arguments as args
 
@@ -69,20 +70,6 @@ def atomic(model: type[Model], *, deleting: bool = False) -> Iterator[None]:
             raise  # the database is gone, or busy: not the input's fault
         logger.warning("The database refused a write of %s: %r", model._meta.label, str(exc))
         raise ToolError(database_refusal(model._meta.verbose_name, exc, deleting)) from exc
-
-
-#: MySQL's errors for a value its column cannot store, which mysqlclient raises as an
-#: ``OperationalError`` (as it does a lost connection), not a ``DataError``: 1292 and 1366
-#: "Incorrect ... value" (an emoji in a ``utf8mb3`` column, non-Latin-1 text in a
-#: ``latin1`` one), 1300 "Invalid ... character string", 1367 "Illegal ... value".
-MYSQL_REFUSED_VALUE = frozenset({1292, 1300, 1366, 1367})
-
-
-def mysql_refused_value(exc: BaseException) -> bool:
-    """Whether ``exc`` is MySQL refusing a value (:data:`MYSQL_REFUSED_VALUE`)."""
-    cause = exc.__cause__ or exc
-    code = cause.args[0] if cause.args else None
-    return isinstance(code, int) and code in MYSQL_REFUSED_VALUE
 
 
 def database_refusal(verbose_name: Any, exc: DatabaseError, deleting: bool) -> str:

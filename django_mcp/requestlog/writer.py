@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 
+from django_mcp.db_refusals import mysql_refused_value
 from django_mcp.requestlog import pgcopy
 from django_mcp.requestlog.models import RequestLog
 from django_mcp.requestlog.records import FIELD_INDEX, RequestRecord, Row
@@ -38,22 +39,13 @@ logger = logging.getLogger("django_mcp")
 
 #: Errors that say the database cannot be reached, rather than that it refused a row.
 _UNREACHABLE: Final = (OperationalError, InterfaceError)
-#: MySQL's errors for a value its column cannot store, which mysqlclient raises as an
-#: ``OperationalError`` (it maps only a few data errors to ``DataError``), like a lost
-#: connection: 1292 and 1366 "Incorrect ... value" (an emoji in a ``utf8mb3`` column,
-#: any non-Latin-1 text in a ``latin1`` one: the defaults of MySQL before 8.0 and of
-#: MariaDB before 11.6), 1300 "Invalid ... character string", 1367 "Illegal ... value".
-#: One such row is refused on its own; the rows after it are still tried.
-_MYSQL_REFUSED_VALUE: Final = frozenset({1292, 1300, 1366, 1367})
 
 
 def _unreachable(exc: BaseException) -> bool:
-    """Whether ``exc`` says the database cannot be reached, not that it refused a row."""
-    if not isinstance(exc, _UNREACHABLE):
-        return False
-    cause = exc.__cause__ or exc
-    code = cause.args[0] if cause.args else None
-    return not (isinstance(code, int) and code in _MYSQL_REFUSED_VALUE)
+    """Whether ``exc`` says the database cannot be reached, not that it refused a row (a
+    MySQL refusal of a value, raised as an ``OperationalError`` too, is refused alone;
+    the rows after it are still tried)."""
+    return isinstance(exc, _UNREACHABLE) and not mysql_refused_value(exc)
 
 
 #: The SQLSTATEs of a binary ``COPY`` value PostgreSQL could not read: one of another size
