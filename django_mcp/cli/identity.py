@@ -31,6 +31,18 @@ def site_named(name: str | None) -> MCPSite:
     raise CommandError(f"No MCP site is named {name!r} (known: {known})")
 
 
+def storable(text: str) -> bool:
+    """Whether ``text`` is UTF-8 text a database driver can send: a command-line argument
+    or environment variable that was not UTF-8 bytes reaches Python as lone surrogates
+    (``surrogateescape``), which every driver fails to encode (a traceback, not an
+    error message)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def resolve_user(username: str | None) -> Any:
     """The active user named ``username`` (else ``$DJANGO_MCP_USER``), or
     ``AnonymousUser`` when neither is given. An unknown or inactive user is an error, never
@@ -39,10 +51,8 @@ def resolve_user(username: str | None) -> Any:
     if name is None:
         return AnonymousUser()
     unknown = CommandError(f"No active user is named {name!r}")
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # bytes that are not UTF-8, as lone surrogates: no driver
-        raise unknown from None  # can send them, and no user is named so
+    if not storable(name):  # no user is named so
+        raise unknown
     model = get_user_model()
     user = model._default_manager.filter(**{model.USERNAME_FIELD: name}).first()
     if user is None or not user.is_active:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from django_mcp.auth.models import AccessToken
+from django_mcp.cli.identity import storable
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -70,10 +71,8 @@ class Command(BaseCommand):
             ("--name", options["name"]),
             *(("--scope", scope) for scope in options["scope"]),
         ]:
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:  # lone surrogates (``surrogateescape``): no driver
-                raise CommandError(f"{what} {text!r} is not UTF-8") from None  # stores them
+            if not storable(text):
+                raise CommandError(f"{what} {text!r} is not UTF-8")
         user_model = get_user_model()
         try:
             user = user_model._default_manager.get_by_natural_key(options["username"])
