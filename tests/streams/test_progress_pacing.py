@@ -146,6 +146,23 @@ def test_an_interval_the_checks_refuse_means_the_default(value: Any):
         assert progress_interval() == DEFAULTS["PROGRESS_INTERVAL"]
 
 
+class StuckSend:
+    """A transport's send that records what went, and blocks on the item whose ``key`` is
+    ``stuck`` (a full pipe, a write behind a row lock) until :attr:`release` is set;
+    :attr:`in_send` says the send has begun."""
+
+    def __init__(self, stuck: Any, key: Any = lambda item: item) -> None:
+        self.stuck, self.key = stuck, key
+        self.in_send, self.release = threading.Event(), threading.Event()
+        self.sent: list[Any] = []
+
+    def __call__(self, item: Any) -> None:
+        if self.key(item) == self.stuck:
+            self.in_send.set()
+            self.release.wait(10)
+        self.sent.append(self.key(item))
+
+
 def wait_for(condition: Any, seconds: float = 10) -> bool:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -212,32 +229,25 @@ def test_an_offer_never_waits_for_another_threads_send():
     own transaction and the tool reported again, the tool waited for the heartbeat, which
     waited for the tool, for ever. An offer made during another thread's send is held,
     and the offering thread goes on at once."""
-    in_send, release, sent = threading.Event(), threading.Event(), []
-
-    def send(item: str) -> None:
-        if item == "b":  # the heartbeat's write, stuck behind the tool's transaction
-            in_send.set()
-            release.wait(10)
-        sent.append(item)
-
+    send = StuckSend("b")  # the heartbeat's write, stuck behind the tool's transaction
     pacer: Pacer[str] = Pacer(send, interval=60, trailing=False)
     pacer.offer("a")
     pacer.offer("b")  # held
     heartbeat = threading.Thread(target=pacer.flush)
     heartbeat.start()
-    assert in_send.wait(10)
+    assert send.in_send.wait(10)
     tool = threading.Thread(target=pacer.offer, args=("c",))
     tool.start()
     tool.join(2)
     offered_at_once = not tool.is_alive()
-    release.set()
+    send.release.set()
     heartbeat.join(10)
     tool.join(10)
 
     assert offered_at_once, "the tool's report waited for the heartbeat's send"
-    assert sent == ["a", "b"]
+    assert send.sent == ["a", "b"]
     pacer.flush()
-    assert sent == ["a", "b", "c"]
+    assert send.sent == ["a", "b", "c"]
 
 
 def test_reports_from_several_threads_still_rise():
@@ -313,29 +323,22 @@ def test_a_report_never_waits_for_another_threads_send_through_the_context():
     """As the pacer's offer, so the Context's: thread A's report is being sent (a stdio
     write to a full pipe), and thread B's report must not wait for it. The Context held
     its own lock across the send, which undid the pacer's."""
-    in_send, release, sent = threading.Event(), threading.Event(), []
-
-    def emit(note: dict[str, Any]) -> None:
-        if note["params"]["progress"] == 1:
-            in_send.set()
-            release.wait(10)
-        sent.append(note["params"]["progress"])
-
+    emit = StuckSend(1, key=lambda note: note["params"]["progress"])
     with override_mcp(PROGRESS_INTERVAL=0):
         context = paced_context(emit)
         first = threading.Thread(target=context.report_progress, args=(1,))
         first.start()
-        assert in_send.wait(10)
+        assert emit.in_send.wait(10)
         second = threading.Thread(target=context.report_progress, args=(2,))
         second.start()
         second.join(2)
         reported_at_once = not second.is_alive()
-        release.set()
+        emit.release.set()
         first.join(10)
         second.join(10)
 
     assert reported_at_once, "thread B's report waited for thread A's send"
-    assert sent == [1, 2]  # A's sender sent B's report after its own, in order
+    assert emit.sent == [1, 2]  # A's sender sent B's report after its own, in order
 
 
 def test_an_offer_in_the_senders_last_moment_is_still_sent():
@@ -396,23 +399,16 @@ def test_flush_waits_for_a_send_in_progress_then_sends_what_is_held():
     """A task's last status message is stored when its tool returns; a thread the tool
     left behind, sending at that moment, made flush() return without storing it, and the
     task's outcome was then written with the message before it."""
-    in_send, release, sent = threading.Event(), threading.Event(), []
-
-    def send(item: str) -> None:
-        if item == "b":
-            in_send.set()
-            release.wait(10)
-        sent.append(item)
-
+    send = StuckSend("b")
     pacer: Pacer[str] = Pacer(send, interval=60, trailing=False)
     pacer.offer("a")
     pacer.offer("b")
     behind = threading.Thread(target=pacer.flush)  # the left-behind thread's send
     behind.start()
-    assert in_send.wait(10)
+    assert send.in_send.wait(10)
     pacer.offer("final")  # held while "b" is being sent
-    threading.Timer(0.2, release.set).start()
+    threading.Timer(0.2, send.release.set).start()
     pacer.flush()  # the task's end: waits for "b", then stores "final"
     behind.join(10)
 
-    assert sent == ["a", "b", "final"]
+    assert send.sent == ["a", "b", "final"]
