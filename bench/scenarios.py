@@ -82,8 +82,8 @@ PROGRESS_SSE = Scenario(
     "progress stream (SSE)",
     "/mcp",
     "tools/call",
-    {"name": "test_tool_with_progress", "arguments": {}},
-    "test_tool_with_progress",
+    {"name": "progress_burst", "arguments": {}},
+    "progress_burst",
     "notifications/progress",
     {"progressToken": "bench"},
 )

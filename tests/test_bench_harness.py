@@ -99,7 +99,7 @@ def test_wrk_output_without_a_latency_distribution_is_an_error_not_a_zero():
 def test_the_lua_script_carries_the_body_and_headers_escaped():
     script = wrk.script(PROGRESS_SSE.body(), PROGRESS_SSE.headers())
     assert 'wrk.method = "POST"' in script
-    assert 'wrk.headers["Mcp-Name"] = "test_tool_with_progress"' in script
+    assert 'wrk.headers["Mcp-Name"] = "progress_burst"' in script
     assert "thread:stop" not in script  # it leaves connections open: a sync worker hangs
     body_literal = script.split("wrk.body = ", 1)[1].split("\n", 1)[0]
     assert json.loads(body_literal) == PROGRESS_SSE.body()  # a valid, exact string literal
