@@ -231,7 +231,12 @@ class _Flusher:
             return
         try:
             pacer.flush_due()
-        except Exception:  # a transport's failure must not stop every later flush
+        except BaseException:
+            # A transport's failure must not stop every later flush, not even one that is
+            # no Exception: a send bridged to an event loop that was shutting down raises
+            # CancelledError, and this thread ending left every pacer on the heap waiting
+            # (the failed item too: it is scheduled again from this very thread). No signal
+            # reaches a thread other than the main one, so nothing here is an interrupt.
             logger.exception("django-mcp could not send a held progress report")
 
     def _next(self) -> Pacer[Any] | None:

@@ -395,6 +395,35 @@ def test_a_held_report_whose_send_failed_is_sent_again_later():
     pacer.close(send_held=True)
 
 
+def test_a_send_that_raises_a_base_exception_does_not_stop_the_flushing_thread():
+    """A send bridged to an event loop that is shutting down raises CancelledError (no
+    Exception): the flushing thread ended, and every held report on its heap (the failed
+    one, scheduled again from that thread, and another request's) waited for a schedule
+    that might never come."""
+    import asyncio
+
+    sent: list[str] = []
+    failures = [asyncio.CancelledError()]
+
+    def failing_once(item: str) -> None:
+        if item == "b" and failures:
+            raise failures.pop()
+        sent.append(item)
+
+    other_sent: list[str] = []
+    failing: Pacer[str] = Pacer(failing_once, interval=0.05)
+    other: Pacer[str] = Pacer(other_sent.append, interval=0.2)
+    failing.offer("a")
+    other.offer("x")
+    failing.offer("b")  # held; the flushing thread's first send of it raises
+    other.offer("y")  # held; due after that failure
+
+    assert wait_for(lambda: other_sent == ["x", "y"], 3), f"'y' never went: {other_sent}"
+    assert wait_for(lambda: sent == ["a", "b"], 3), f"'b' was not sent again: {sent}"
+    failing.close(send_held=True)
+    other.close(send_held=True)
+
+
 def test_flush_waits_for_a_send_in_progress_then_sends_what_is_held():
     """A task's last status message is stored when its tool returns; a thread the tool
     left behind, sending at that moment, made flush() return without storing it, and the
