@@ -4,7 +4,7 @@ SQLite file in a temporary directory (``tests.tasks.live_settings``).
 :func:`live_tasks` migrates the database and returns the environment every process gets;
 :func:`worker` runs one ``db_worker`` for a ``with`` block and always stops it;
 :class:`TasksClient` sends the extension's requests over HTTP, declaring the extension in
-each request's ``_meta`` (ext-tasks ``specification/draft/tasks.md``, "Capability
+each request's ``_meta`` (ext-tasks ``specification/2026-07-28/tasks.md``, "Capability
 Negotiation"), and polls a task until a condition holds, bounded and at the task's
 ``pollIntervalMs``.
 """

@@ -1,6 +1,6 @@
 """The demo's task-capable tool (``stock_report``) runs as a task for a declaring client.
 
-ext-tasks ``specification/draft/tasks.md``: an optional tool may become a task.
+ext-tasks ``specification/2026-07-28/tasks.md``: an optional tool may become a task.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The tasks guide's examples run (docs/examples/tasks_example.py), as the guide says.
 
-ext-tasks ``specification/draft/tasks.md``: an optional tool is synchronous without the
+ext-tasks ``specification/2026-07-28/tasks.md``: an optional tool is synchronous without the
 extension and a task with it; input asked inside a task makes it ``input_required``.
 """
 

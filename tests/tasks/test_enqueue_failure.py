@@ -4,7 +4,7 @@ With a task backend other than django-tasks-db's, the job is enqueued when the t
 transaction commits (``transaction.on_commit``). A backend that refused it (a broker
 down, say) answered the request -32603, but the committed row stayed ``working``,
 "waiting for a worker", which no worker would ever pick up: ``tasks/get`` said so until
-the TTL passed. ext-tasks ``specification/draft/tasks.md``: a poll MUST get the task's
+the TTL passed. ext-tasks ``specification/2026-07-28/tasks.md``: a poll MUST get the task's
 real status ("Task Polling"), and a JSON-RPC error ends a task ``failed`` with that error
 ("Task Execution Errors").
 """

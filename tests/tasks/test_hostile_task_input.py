@@ -4,7 +4,7 @@ take: each refused or answered as unknown, never an internal error or an HTML 50
 PostgreSQL keeps no NUL in text or ``jsonb`` and refuses to compare a NUL with text; a
 query takes a bounded number of parameters. Found by a hostile probe: a NUL task id was
 -32603 on PostgreSQL, a NUL in a task's arguments or ``_meta`` too, and a listen filter with
-a NUL or 300,000 task ids was an HTML 500. Rules: ext-tasks ``specification/draft/tasks.md``
+a NUL or 300,000 task ids was an HTML 500. Rules: ext-tasks ``specification/2026-07-28/tasks.md``
 ("Protocol Errors": an unknown id is -32602) and basic/index.mdx ("Error Codes": -32602 for
 invalid params, -32603 only for the server's own failures).
 """

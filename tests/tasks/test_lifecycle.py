@@ -1,6 +1,6 @@
 """The Tasks extension through the real HTTP stack, against the testproject's fixtures.
 
-Rules cite ext-tasks ``specification/draft/tasks.md`` (the extension's normative text,
+Rules cite ext-tasks ``specification/2026-07-28/tasks.md`` (the extension's normative text,
 "tasks.md" below) and SEP-2663 (``seps/2663-tasks-extension.md``). Jobs run on the
 database backend and are drained by ``db_worker --batch`` in the test process.
 """

@@ -7,7 +7,7 @@ The SDK does not implement the Tasks extension, so the test declares it the SDK'
 ``tasks/update`` and ``tasks/cancel`` as raw requests through the SDK session and its
 streamable HTTP transport (``Mcp-Name`` mirrors ``taskId``).
 
-ext-tasks ``specification/draft/tasks.md``: "Capability Negotiation", "Task Creation",
+ext-tasks ``specification/2026-07-28/tasks.md``: "Capability Negotiation", "Task Creation",
 "Task Polling", "Task Update Requests", "Task Cancellation".
 """
 

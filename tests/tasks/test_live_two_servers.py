@@ -1,7 +1,7 @@
 """Two server processes and one worker serving the same tasks: Daphne A and B and one
 ``manage.py db_worker`` on one SQLite file (:mod:`tests.tasks.livetasks`).
 
-ext-tasks ``specification/draft/tasks.md``: the task id is all a request needs ("Task
+ext-tasks ``specification/2026-07-28/tasks.md``: the task id is all a request needs ("Task
 Polling", "Task Update Requests", "Task Cancellation"), and creation is durable: once the
 ``CreateTaskResult`` is sent, ``tasks/get`` finds the task ("Task Creation"), here from
 the other process. docs/guides/tasks.md, "Scaling out".

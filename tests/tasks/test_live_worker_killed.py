@@ -1,7 +1,7 @@
 """A worker killed mid-task, for real: Daphne plus ``manage.py db_worker`` processes on one
 SQLite file (:mod:`tests.tasks.livetasks`).
 
-ext-tasks ``specification/draft/tasks.md``: a task ends ``completed``, ``failed`` or
+ext-tasks ``specification/2026-07-28/tasks.md``: a task ends ``completed``, ``failed`` or
 ``cancelled`` and terminal states never change ("Task Status"); a JSON-RPC-level failure
 while the task runs is ``failed`` with a JSON-RPC ``error`` ("Task Execution Errors").
 docs/guides/tasks.md, "When a worker dies": the heartbeat stops, and the first

@@ -1,7 +1,7 @@
 """A task's run survives what would otherwise leave it ``working`` with no worker: a
 heartbeat that fails once, and an outcome the database cannot keep.
 
-ext-tasks ``specification/draft/tasks.md``: a request that completed with a result is
+ext-tasks ``specification/2026-07-28/tasks.md``: a request that completed with a result is
 ``completed`` and its ``result`` MUST contain it; ``failed`` is for a JSON-RPC error
 ("Task Execution Errors"); a poll MUST get the task's real status ("Task Polling").
 """

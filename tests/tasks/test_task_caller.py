@@ -1,7 +1,7 @@
 """Who a task acts as: its creator, with the creator's credential, in its runs and in every
 request about it.
 
-ext-tasks ``specification/draft/tasks.md``, "Security Considerations": servers MUST
+ext-tasks ``specification/2026-07-28/tasks.md``, "Security Considerations": servers MUST
 authenticate and authorize every task-related request, and a task's outcome is what the
 underlying request would have returned ("Task Execution Errors"). So a run sees the
 creating call's user and scopes, a permission-gated tool runs as a task at all, and

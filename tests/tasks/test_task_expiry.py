@@ -1,6 +1,6 @@
 """A task whose TTL passes before or while a worker runs it.
 
-ext-tasks ``specification/draft/tasks.md``, "Task Polling": once ``createdAt`` plus
+ext-tasks ``specification/2026-07-28/tasks.md``, "Task Polling": once ``createdAt`` plus
 ``ttlMs`` has passed, a client MAY consider the task no longer usable, and a server MAY
 mark it ``failed`` and delete it. Here an expired task answers -32602 "Task has expired"
 to ``tasks/get`` and ``tasks/cancel`` alike, so its client can neither see nor stop it: a

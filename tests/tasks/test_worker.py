@@ -1,7 +1,7 @@
 """What happens in the worker and around it: cancellation seen by a running tool, a worker
 that dies mid-task, TTL expiry and purge, notifications, and listening for tasks.
 
-Rules cite ext-tasks ``specification/draft/tasks.md`` ("tasks.md") and
+Rules cite ext-tasks ``specification/2026-07-28/tasks.md`` ("tasks.md") and
 ``basic/patterns/subscriptions.mdx``.
 """
 

@@ -2,7 +2,7 @@
 for a worker" message, the pick-up, runs that fail before the tool starts, stale
 heartbeats and notifications, and the job's return value in the task backend.
 
-Rules cite ext-tasks ``specification/draft/tasks.md`` ("tasks.md"): ``statusMessage`` is
+Rules cite ext-tasks ``specification/2026-07-28/tasks.md`` ("tasks.md"): ``statusMessage`` is
 free text for the user or model, a terminal status never changes, ``lastUpdatedAt`` moves
 with every change a client can see.
 """
