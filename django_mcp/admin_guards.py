@@ -172,3 +172,12 @@ class GuardedAdmin(_ModelAdmin):
             request, queryset, search_term
         )
         return found
+
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> Any:
+        """None (the admin's "not found") for an id with NUL, which no row holds: a task's
+        id is text, and PostgreSQL answered ``/mcptask/a%00b/change/`` with a 500."""
+        if "\x00" in object_id:
+            return None
+        return super().get_object(request, object_id, from_field)

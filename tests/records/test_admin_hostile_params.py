@@ -286,3 +286,11 @@ def test_the_task_list_refuses_what_its_filters_do_not_offer(staff: Client, quer
 )
 def test_the_task_list_still_filters(staff: Client, query: Any) -> None:
     assert staff.get("/admin/django_mcp/mcptask/", query).status_code == 200
+
+
+@pytest.mark.parametrize("view", ["change", "history", "delete"])
+def test_a_task_page_for_an_id_with_nul_is_not_found(staff: Client, view: str) -> None:
+    """A task's id is text: an id with NUL names no task, and was a 500 on PostgreSQL,
+    which refuses NUL in a query (the delete page is refused: tasks are read-only)."""
+    response = staff.get(f"/admin/django_mcp/mcptask/a%00b/{view}/")
+    assert response.status_code in (302, 403)  # the admin redirects a missing object
