@@ -14,10 +14,13 @@ takes only its filters and the user, with values the database takes
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
@@ -36,8 +39,33 @@ if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
 
+class AccessTokenForm(forms.ModelForm[AccessToken]):
+    """The add form, refusing an expiry the database cannot keep."""
+
+    class Meta:
+        model = AccessToken
+        fields = ("user", "name", "scopes", "expires_at")
+
+    def clean_expires_at(self) -> datetime.datetime | None:
+        """The expiry, if its UTC time is within year 1 to 9999. "Never expires" typed as
+        9999-12-31 west of UTC is year 10000 there: SQLite overflowed (a 500), PostgreSQL
+        stored it and then could not read it back, so the token list was a 500 for good."""
+        value: datetime.datetime | None = self.cleaned_data.get("expires_at")
+        if value is not None and value.tzinfo is not None:
+            try:
+                value.astimezone(datetime.UTC)
+            except OverflowError:
+                raise ValidationError(
+                    "This time is out of the range a database can store in UTC "
+                    "(years 1 to 9999): choose another, or none for no expiry.",
+                    code="out_of_range",
+                ) from None
+        return value
+
+
 @admin.register(AccessToken)
 class AccessTokenAdmin(GuardedAdmin):
+    form = AccessTokenForm
     list_display = ("__str__", "user", "scopes", "expires_at", "revoked_at", "last_used_at")
     list_filter = ("revoked_at", "expires_at")
     search_fields = ("name", "prefix", "user__username")

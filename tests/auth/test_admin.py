@@ -165,3 +165,27 @@ def test_the_token_list_still_filters_and_searches(token_list: Client, admin_use
         response = token_list.get(LIST, query)
         assert response.status_code == 200, query
         assert response.context["cl"].result_count == count, query
+
+
+@pytest.mark.parametrize(
+    ("zone", "day", "time"),
+    [("America/New_York", "9999-12-31", "23:59:59"), ("Asia/Tokyo", "0001-01-01", "00:00:00")],
+    ids=["after-year-9999", "before-year-1"],
+)
+def test_an_expiry_past_the_databases_range_in_utc_is_refused(
+    admin_user: Any, settings: Any, zone: str, day: str, time: str
+) -> None:
+    """Never expires typed as 9999-12-31 west of UTC is year 10000 in UTC: SQLite
+    overflowed (a 500), PostgreSQL stored it and then failed to read it back, so every
+    later visit to the token list was a 500. The form says why instead."""
+    settings.TIME_ZONE = zone
+    client = Client(raise_request_exception=False)
+    client.force_login(admin_user)
+    response = client.post(
+        reverse("admin:django_mcp_accesstoken_add"),
+        {"user": admin_user.pk, "name": "forever", "expires_at_0": day, "expires_at_1": time},
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["expires_at"]
+    assert not AccessToken.objects.exists()
+    assert client.get(reverse("admin:django_mcp_accesstoken_changelist")).status_code == 200
