@@ -17,6 +17,7 @@ scopes limit the caller. Any other class grants no scopes.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +131,13 @@ def _is_dot_token(auth: Any) -> bool:
 
 
 def _credential(cls: type[Any], auth: Any) -> str:
-    """A non-secret id: the class and the credential row's primary key, when it has one."""
+    """A non-secret id: the class and the credential row's primary key, when it has one;
+    a digest of a key that is not an integer. DRF's own ``authtoken.Token`` is keyed by
+    the token itself, and the id is stored on a task, which the task admin shows: the
+    bearer's secret was on the page for anyone who may view tasks."""
     pk = getattr(auth, "pk", None)
-    return f"drf:{cls.__name__}" + (f":{pk}" if pk is not None else "")
+    if pk is None:
+        return f"drf:{cls.__name__}"
+    if not isinstance(pk, int):
+        pk = hashlib.sha256(str(pk).encode("utf-8")).hexdigest()[:16]
+    return f"drf:{cls.__name__}:{pk}"
