@@ -18,6 +18,7 @@ from django_mcp.declarations.signature import json_schema
 from django_mcp.protocol.errors import InvalidParams
 from django_mcp.protocol.meta import RequestMeta
 from django_mcp.protocol.sampling import is_create_message_result
+from django_mcp.server.form_schema import flat_form
 
 ElicitAction = Literal["accept", "decline", "cancel"]
 
@@ -66,9 +67,10 @@ class ElicitResult:
 
 
 def requested_schema(schema: Any) -> dict[str, Any]:
-    """A flat object schema from a dict schema, a pydantic model, or ``{name: type}``."""
+    """A flat object schema from a dict schema, a pydantic model (its optional and ``Enum``
+    fields spelled as flat primitives: :func:`.form_schema.flat_form`), or ``{name: type}``."""
     if isinstance(schema, type) and issubclass(schema, BaseModel):
-        return json_schema(schema)
+        return flat_form(json_schema(schema))
     if isinstance(schema, Mapping) and schema.get("type") == "object":
         return dict(schema)
     if isinstance(schema, Mapping):
