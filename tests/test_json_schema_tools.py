@@ -6,12 +6,15 @@ a root ``type: "object"``; it is published unchanged and enforced on every call.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from django_mcp import Context
 from django_mcp.declarations.json_schema import DIALECT
 from django_mcp.exceptions import InvalidDeclaration
 from testproject.conformance.mcp import CONTACT_SCHEMA
-from tests.helpers import call_tool, mcp_post, result_of
+from tests.helpers import call_tool, input_required, mcp_post, request_meta, result_of
 
 
 def listed(client, name):
@@ -173,3 +176,31 @@ def test_odd_but_valid_schemas_are_served(
     result = result_of(call_tool(client, "probe", {"a": bad}))
     assert result["isError"] is True
     assert problem in result["content"][0]["text"]
+
+
+@pytest.mark.django_db
+def test_a_tool_that_edits_its_nested_arguments_can_still_ask_for_input(client, mcp_site):
+    """basic/patterns/mrtr.mdx: the client retries with "the same method and params", and the
+    server binds ``requestState`` to "the originating request". The state is sealed when the
+    round ends, after the handler ran; a hand-schema tool got the request's own nested
+    objects, so one that filled in a default in place (``row.setdefault("qty", 1)``) sealed
+    a state bound to arguments the client never sent, and every retry was refused as
+    another request's (-32602). The function must get a copy."""
+    schema = {"type": "object", "properties": {"rows": {"type": "array"}}, "required": ["rows"]}
+
+    @mcp_site.tool(input_schema=schema)
+    def order(ctx: Context, rows: list[dict[str, Any]]) -> str:
+        for row in rows:
+            row.setdefault("qty", 1)
+        answer = ctx.elicit("Confirm?", {"ok": bool}, key="ok")
+        return f"{rows} {answer.action}"
+
+    meta = request_meta(capabilities={"elicitation": {}})
+    params = {"name": "order", "arguments": {"rows": [{"sku": "a"}]}}
+    state = input_required(mcp_post(client, "tools/call", params, meta=meta))["requestState"]
+    answer = {"ok": {"action": "accept", "content": {"ok": True}}}
+    retry = {**params, "requestState": state, "inputResponses": answer}
+
+    result = result_of(mcp_post(client, "tools/call", retry, meta=meta))
+
+    assert result["content"][0]["text"] == "[{'sku': 'a', 'qty': 1}] accept"

@@ -7,6 +7,7 @@ but a lookup.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import types
 from collections.abc import Callable, Mapping
@@ -210,7 +211,10 @@ class ToolSpec(Declaration):
         """The function's keyword arguments for ``arguments``, validated."""
         if self.hand_schema is not None:
             self.hand_schema.validate(self.name, arguments)
-            return invoke.accepted_kwargs(self.func, dict(arguments))
+            # A copy: the request's own objects are what a requestState is bound to when
+            # the round ends, and a function that edits one in place would bind it to
+            # arguments the client never sent (its retry refused as another request's).
+            return invoke.accepted_kwargs(self.func, copy.deepcopy(dict(arguments)))
         return self._kwargs_from_json(_ARGUMENTS_ENCODE(arguments))
 
     def _kwargs_from_json(self, encoded: str) -> dict[str, Any]:
