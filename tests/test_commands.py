@@ -432,6 +432,8 @@ def test_the_explorer_says_who_may_use_each_model_tools_action():
         ("999999999d", "is not a possible date-time"),  # OverflowError: past year 9999
         ("2020-01-01T00:00", "is not in the future"),
         ("0m", "is not in the future"),
+        # Year 10000 in UTC: PostgreSQL stored it, then every token list was a 500.
+        ("9999-12-31T23:59:59-05:00", "out of the range a database can store"),
     ],
 )
 def test_mcp_create_token_refuses_an_impossible_or_past_expiry(django_user_model, expires, message):

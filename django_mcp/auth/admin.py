@@ -31,7 +31,12 @@ from django_mcp.admin_guards import (
     is_user_key,
     user_lookups,
 )
-from django_mcp.auth.models import AccessToken, parse_scopes
+from django_mcp.auth.models import (
+    EXPIRY_OUT_OF_RANGE,
+    AccessToken,
+    expiry_out_of_range,
+    parse_scopes,
+)
 
 if TYPE_CHECKING:
     from django.db.models import ForeignKey, QuerySet
@@ -51,15 +56,11 @@ class AccessTokenForm(forms.ModelForm[AccessToken]):
         9999-12-31 west of UTC is year 10000 there: SQLite overflowed (a 500), PostgreSQL
         stored it and then could not read it back, so the token list was a 500 for good."""
         value: datetime.datetime | None = self.cleaned_data.get("expires_at")
-        if value is not None and value.tzinfo is not None:
-            try:
-                value.astimezone(datetime.UTC)
-            except OverflowError:
-                raise ValidationError(
-                    "This time is out of the range a database can store in UTC "
-                    "(years 1 to 9999): choose another, or none for no expiry.",
-                    code="out_of_range",
-                ) from None
+        if expiry_out_of_range(value):
+            raise ValidationError(
+                f"{EXPIRY_OUT_OF_RANGE}: choose another, or none for no expiry.",
+                code="out_of_range",
+            )
         return value
 
 

@@ -42,6 +42,27 @@ def parse_scopes(value: str | Iterable[str] | None) -> list[str]:
     return sorted(set(items))
 
 
+def expiry_out_of_range(when: datetime.datetime | None) -> bool:
+    """Whether ``when`` falls outside years 1 to 9999 once in UTC, where the database keeps
+    it: "never expires" typed as 9999-12-31 west of UTC is year 10000 there. SQLite
+    overflows on it; PostgreSQL stores it and then cannot read it back, so every list of
+    tokens fails from then on. A naive value is taken as is (Django makes it aware in the
+    current time zone, which the same check would need; callers pass aware ones)."""
+    if when is None or when.tzinfo is None:
+        return False
+    try:
+        when.astimezone(datetime.UTC)
+    except OverflowError:
+        return True
+    return False
+
+
+#: Why :func:`expiry_out_of_range` refuses a value (the admin's form and the command).
+EXPIRY_OUT_OF_RANGE: Final = (
+    "This time is out of the range a database can store in UTC (years 1 to 9999)"
+)
+
+
 class AccessTokenManager(models.Manager["AccessToken"]):
     def issue(
         self,
@@ -51,7 +72,11 @@ class AccessTokenManager(models.Manager["AccessToken"]):
         scopes: str | Iterable[str] | None = None,
         expires_at: datetime.datetime | None = None,
     ) -> tuple[AccessToken, str]:
-        """Create a token for ``user``; returns the row and the plaintext, shown once."""
+        """Create a token for ``user``; returns the row and the plaintext, shown once.
+        An ``expires_at`` the database cannot keep is a ``ValueError``
+        (:func:`expiry_out_of_range`), not a row that breaks the token list."""
+        if expiry_out_of_range(expires_at):
+            raise ValueError(f"expires_at {expires_at}: {EXPIRY_OUT_OF_RANGE}")
         token = AccessToken(user=user, name=name, scopes=" ".join(parse_scopes(scopes)))
         token.expires_at = expires_at
         plaintext = token.set_secret()

@@ -189,3 +189,17 @@ def test_an_expiry_past_the_databases_range_in_utc_is_refused(
     assert response.context["adminform"].form.errors["expires_at"]
     assert not AccessToken.objects.exists()
     assert client.get(reverse("admin:django_mcp_accesstoken_changelist")).status_code == 200
+
+
+def test_issue_refuses_an_expiry_past_the_databases_range_in_utc(admin_user: Any) -> None:
+    """``AccessToken.objects.issue`` is what the admin and ``mcp_create_token`` call, and
+    a project's own code too: a year-10000 expiry became a row no token list could read
+    back on PostgreSQL. It is a ValueError now, and no row is written."""
+    import datetime
+    import zoneinfo
+
+    west = zoneinfo.ZoneInfo("America/New_York")
+    never = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=west)
+    with pytest.raises(ValueError, match="out of the range"):
+        AccessToken.objects.issue(admin_user, name="forever", expires_at=never)
+    assert not AccessToken.objects.exists()

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from django_mcp.auth.models import AccessToken
+from django_mcp.auth.models import EXPIRY_OUT_OF_RANGE, AccessToken, expiry_out_of_range
 from django_mcp.cli.identity import storable
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ def parse_expiry(value: str) -> datetime.datetime:
         raise CommandError(f"--expires {value!r} is not a possible date-time: {exc}") from exc
     if when <= now:
         raise CommandError(f"--expires {value!r} is not in the future")
+    if expiry_out_of_range(when):  # 9999-12-31T23:59:59-05:00 is year 10000 in UTC
+        raise CommandError(f"--expires {value!r}: {EXPIRY_OUT_OF_RANGE}")
     return when
 
 
