@@ -64,3 +64,33 @@ def test_prune_deletes_a_backlog_larger_than_one_batch():
 def test_prune_refuses_nonsense_arguments(args):
     with pytest.raises(CommandError):
         prune(*args)
+
+
+def test_best_effort_tallies_not_seen_within_the_summary_retention_are_pruned():
+    """A client that declares a newer dated revision under a new client name on every
+    request adds a ``ServedRevision`` row each time (one per revision, name and version);
+    nothing deleted them, so the table only grew. They go with the summaries' retention,
+    by when each was last seen; a dry run counts them and deletes none."""
+    import datetime
+
+    from django.utils import timezone
+
+    from django_mcp.requestlog.models import ServedRevision
+
+    now = timezone.now()
+
+    def tally(name: str, days_ago: int) -> ServedRevision:
+        seen = now - datetime.timedelta(days=days_ago)
+        return ServedRevision.objects.create(
+            revision="2099-01-01", client_name=name, count=1, first_seen=seen, last_seen=seen
+        )
+
+    tally("gone", 20)
+    tally("gone too", 11)
+    kept = tally("recent", 9)
+
+    assert "and 2 best-effort revision tallies" in prune("--summary-days", "10", "--dry-run")
+    assert ServedRevision.objects.count() == 3
+    output = prune("--summary-days", "10", "--batch-size", "1")
+    assert "and 2 best-effort revision tallies last seen before then" in output
+    assert list(ServedRevision.objects.all()) == [kept]

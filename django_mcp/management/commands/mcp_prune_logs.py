@@ -1,8 +1,13 @@
 """``manage.py mcp_prune_logs``: delete request log rows older than N days, and hourly
-and daily summaries older than ``REQUEST_LOG_SUMMARY_DAYS`` (or ``--summary-days``).
+and daily summaries older than ``REQUEST_LOG_SUMMARY_DAYS`` (or ``--summary-days``), with
+the best-effort revision tallies last seen before then.
 
 The summaries have a retention of their own, longer by default: they hold no personal
 data and one row per hour and target, so the dashboard can show months the rows are gone for.
+The best-effort tallies (:class:`~django_mcp.requestlog.models.ServedRevision`) are kept as
+long: one row per revision and client name and version a client declared, so a client that
+names itself anew on every request adds a row each time, and without a retention the table
+would only grow.
 
 Pruning is a command rather than something the recorder does on its own so that the
 retention period is an operator's decision, run from cron or a scheduler at a quiet hour.
@@ -21,7 +26,7 @@ from django.utils import timezone
 
 from django_mcp.conf import mcp_settings
 from django_mcp.requestlog import summaries
-from django_mcp.requestlog.models import RequestLog, RequestLogHour
+from django_mcp.requestlog.models import RequestLog, RequestLogHour, ServedRevision
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -39,7 +44,8 @@ MAX_BATCH_SIZE = 1_000_000
 class Command(BaseCommand):
     help = (
         "Delete django-mcp request log entries older than --days days (default 30), and "
-        "hourly summaries older than --summary-days (default REQUEST_LOG_SUMMARY_DAYS)."
+        "hourly summaries and best-effort revision tallies older than --summary-days "
+        "(default REQUEST_LOG_SUMMARY_DAYS)."
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
@@ -89,26 +95,30 @@ class Command(BaseCommand):
         except OverflowError as exc:  # further back than the calendar goes (year 1)
             raise CommandError(f"--days or --summary-days is out of range: {exc}") from exc
         old = RequestLog.objects.filter(started_at__lt=cutoff)
+        unseen = ServedRevision.objects.filter(last_seen__lt=summary_cutoff)
         if dry_run:
             count = old.count()
             expired = summaries.expired(summary_cutoff, router.db_for_read(RequestLogHour))
             hours = sum(rows.count() for rows in expired)
             self.stdout.write(
                 f"Would delete {count} request log entries older than {cutoff:%Y-%m-%d %H:%M} "
-                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}."
+                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}, "
+                f"and {unseen.count()} best-effort revision tallies last seen before then."
             )
             return
         hours = summaries.prune(summary_cutoff, router.db_for_write(RequestLogHour))
         deleted = delete_in_batches(old, batch_size)
+        tallies = delete_in_batches(unseen, batch_size)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Deleted {deleted} request log entries older than {cutoff:%Y-%m-%d %H:%M} "
-                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}."
+                f"and {hours} hourly and daily summaries older than {summary_cutoff:%Y-%m-%d}, "
+                f"and {tallies} best-effort revision tallies last seen before then."
             )
         )
 
 
-def delete_in_batches(rows: QuerySet[RequestLog], batch_size: int) -> int:
+def delete_in_batches(rows: QuerySet[Any], batch_size: int) -> int:
     """Delete ``rows`` in ascending primary-key batches of ``batch_size``; return the count.
 
     Each batch is bounded by the key of its last row (``pk <= boundary``) rather than
