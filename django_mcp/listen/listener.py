@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -189,9 +190,9 @@ class Listener:
 
         A ``receive`` that fails is started again, not the stream's end (see
         :meth:`recover`); :data:`LAYER_MAX_FAILURES` with no event between them end the
-        stream without its closing result, which tells the client that it dropped and that
-        it may reconnect (basic/utilities/subscriptions.mdx), perhaps to a process whose
-        layer works.
+        stream without its closing result, as a first join that fails ends it before its
+        acknowledgement, which tells the client that it dropped and that it may reconnect
+        (basic/utilities/subscriptions.mdx), perhaps to a process whose layer works.
 
         ``peer`` (WSGI, where no cancellation comes) is asked at every wake-up: once the
         client is gone the stream ends without a further frame, as nobody reads it. The
@@ -217,7 +218,10 @@ class Listener:
             # Inside the try: a stream cancelled while it joins (its client left at once)
             # may have joined all the same (the join ran on the layer's thread, or reached
             # Redis), and must leave again, or every later event is copied to nobody.
-            await layer.group_add(self.group, channel)
+            if not await self.join_again(layer, channel, stopping):  # bounded: never hangs
+                logger.warning("A listen stream could not join its group: it drops")
+                self.dropped = True
+                return
             yield self.acknowledgement()
             last_frame = _now()
             while True:
@@ -323,7 +327,7 @@ class Listener:
         return failures
 
     async def join_again(self, layer: Any, channel: str, stopping: asyncio.Future[None]) -> bool:
-        """Whether the stream joined its group again within :data:`LAYER_RETRY_SECONDS`
+        """Whether the stream joined its group (again) within :data:`LAYER_RETRY_SECONDS`
         (a shutdown ends the wait: the stream is about to end anyway)."""
         joining = asyncio.ensure_future(layer.group_add(self.group, channel))
         done, _ = await asyncio.wait(
@@ -372,14 +376,10 @@ async def _abandon(task: asyncio.Task[Any]) -> None:
 
 
 def _now() -> float:
-    import time
-
     return time.monotonic()
 
 
 def _wall_clock() -> float:
-    import time
-
     return time.time()
 
 

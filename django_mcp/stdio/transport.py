@@ -303,9 +303,9 @@ class StdioServer:
         with its result too). The stream asks its ``peer`` at every wake-up, at least every
         ``WSGI_POLL_SECONDS``, which bounds how long either takes to notice.
 
-        A stream that raises (its channel layer down as it opens, say) is answered as a
-        request whose handler raises, with -32603 (unless it was answered or cancelled
-        already): the client must not wait for ever on a thread that ended silently. So is
+        A stream that raises (a bug, say) is answered as a request whose handler raises,
+        with -32603 (unless it was answered or cancelled already): the client must not
+        wait for ever on a thread that ended silently. So is
         one that raises ``SystemExit`` or any other ``BaseException``, as in :meth:`run`:
         on a thread of its own it stops no process, and the pool would keep it unseen."""
         try:

@@ -329,3 +329,63 @@ def test_a_stream_hears_changes_again_after_redis_restarts(stream, settings):
     finally:
         channel_layers.backends.clear()
     assert message["method"] == proto.TOOLS_LIST_CHANGED
+
+
+class UnjoinableLayer(FlakyLayer):
+    """A channel layer whose every join fails (Redis refusing connections) or never
+    returns (a Redis that stopped answering), from the stream's very first join."""
+
+    def __init__(self, *, hangs: bool) -> None:
+        super().__init__([], TOOLS_CHANGED)
+        self.hangs = hangs
+
+    async def group_add(self, group: str, channel: str) -> None:
+        self.joins += 1
+        if self.hangs:
+            await asyncio.Event().wait()
+        raise GONE
+
+
+@pytest.mark.parametrize("hangs", [False, True], ids=["refused", "hung"])
+def test_a_stream_whose_first_join_fails_drops_unacknowledged(stream, monkeypatch, hangs):
+    """basic/patterns/subscriptions.mdx: a close without the listen response tells the
+    client the stream dropped, and it may reconnect. A layer down as the stream opens
+    used to raise out of the stream (an exception in the server's application after a
+    200) or, hung, hold it with no deadline, keep-alive or shutdown; now the first join
+    is bounded like every later one, and the stream ends unacknowledged."""
+    layer = UnjoinableLayer(hangs=hangs)
+
+    started = time.monotonic()
+    frames = serve(stream, monkeypatch, layer)
+
+    assert frames == []
+    assert stream.dropped is True
+    assert layer.receives == 0
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("streams_urls")
+def test_over_http_a_layer_down_as_the_stream_opens_ends_it_and_frees_its_place(
+    client, monkeypatch, settings
+):
+    """The same through the WSGI path: the stream's body ends empty (never an exception
+    out of the server's iterator) and its place in the stream limits is given back."""
+    from django_mcp.listen import limits
+    from tests.helpers import mcp_post
+
+    from .remote import STREAMS
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 4}
+    monkeypatch.setattr(listener_module, "LAYER_RETRY_SECONDS", 0.1)
+    monkeypatch.setattr(listener_module, "channel_layer", lambda: UnjoinableLayer(hangs=False))
+    before = limits.open_streams()
+    params = {"notifications": {"toolsListChanged": True}}
+
+    response = mcp_post(client, "subscriptions/listen", params, id="down", path=STREAMS)
+    assert response["Content-Type"] == "text/event-stream"
+    body = b"".join(response.streaming_content)
+    response.close()
+
+    assert body == b""
+    assert limits.open_streams() == before
