@@ -51,13 +51,13 @@ from typing import TYPE_CHECKING, Any, Final
 from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 
-from django_mcp.conf import mcp_settings
 from django_mcp.http.client_ip import counted_address
 from django_mcp.http.exchange import exchange_of
 from django_mcp.http.framing import handle_in_savepoint
 from django_mcp.http.live_slots import give_slot, take_slot
 from django_mcp.http.live_slots import live_streams as live_streams  # the public names,
 from django_mcp.http.live_slots import max_live_streams as max_live_streams  # kept here
+from django_mcp.listen import limits
 from django_mcp.listen.limits import caller_key, is_asgi
 from django_mcp.protocol import jsonrpc, sse
 from django_mcp.protocol.errors import InternalError
@@ -121,7 +121,7 @@ def _end_one(stream: LiveStream) -> None:
 def keep_alive_seconds() -> float:
     """``LISTEN_KEEPALIVE_SECONDS``: the longest a live stream writes nothing, and so the
     longest the view waits for a handler's first message before it opens the stream."""
-    return float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
+    return limits.keep_alive_seconds()
 
 
 def wants_stream(admitted: Admitted, request: HttpRequest) -> bool:

@@ -188,14 +188,32 @@ def acquire(request: HttpRequest, address: str | None = None) -> Slot:
                 "This WSGI server holds no more listen streams (LISTEN_WSGI_STREAMS); "
                 "serve subscriptions/listen from ASGI.",
             )
-        if _open >= int(mcp_settings.LISTEN_MAX_STREAMS):
+        if _open >= max_streams():
             raise ListenUnavailable("process")
-        if _by_caller[key] >= int(mcp_settings.LISTEN_MAX_STREAMS_PER_CALLER):
+        if _by_caller[key] >= max_streams_per_caller():
             raise TooManyCallerStreams("caller")
         _open += 1
         _open_wsgi += int(wsgi)
         _by_caller[key] += 1
     return Slot(key, wsgi=wsgi)
+
+
+def max_streams() -> int:
+    """``LISTEN_MAX_STREAMS``; a value the checks refuse (a server that never ran them:
+    ASGI and WSGI servers do not) means the default, never a failure or every stream
+    refused."""
+    return int(mcp_settings.number("LISTEN_MAX_STREAMS", at_least=1, integer=True))
+
+
+def max_streams_per_caller() -> int:
+    """``LISTEN_MAX_STREAMS_PER_CALLER``; a value the checks refuse means the default."""
+    return int(mcp_settings.number("LISTEN_MAX_STREAMS_PER_CALLER", at_least=1, integer=True))
+
+
+def keep_alive_seconds() -> float:
+    """``LISTEN_KEEPALIVE_SECONDS``; a value the checks refuse means the default: 0 or
+    less would write keep-alives in a busy loop, None would break every stream."""
+    return float(mcp_settings.number("LISTEN_KEEPALIVE_SECONDS", above=0))
 
 
 def open_streams() -> int:

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from asgiref.sync import sync_to_async
 
-from django_mcp.conf import mcp_settings
 from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
 from django_mcp.listen.recheck import Recheck
@@ -206,7 +205,7 @@ class Listener:
         """
         layer = channel_layer()
         channel = await layer.new_channel()
-        keep_alive = float(mcp_settings.LISTEN_KEEPALIVE_SECONDS)
+        keep_alive = limits.keep_alive_seconds()
         self.ends_at = self.deadline()
         recheck = Recheck(None if self.context is None else self.context.caller, self.adopt)
         receiving: asyncio.Task[Any] | None = None

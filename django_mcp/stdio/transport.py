@@ -57,6 +57,7 @@ from django.db import close_old_connections, connections
 from django.http import HttpRequest
 
 from django_mcp.conf import mcp_settings
+from django_mcp.listen import limits
 from django_mcp.protocol import jsonrpc, methods
 from django_mcp.protocol.admission import Admitted, NotificationAccepted, Rejected
 from django_mcp.protocol.errors import (
@@ -83,9 +84,8 @@ logger = logging.getLogger("django_mcp.stdio")
 #: Requests (and listen streams) handled at once; further ones wait for a free worker.
 MAX_WORKERS: Final = 8
 _DATA: Final = b"data:"
-#: The answer to a listen request whose stream dropped (its channel layer kept failing):
-#: over HTTP the connection closes without the listen result, which tells the client so;
-#: stdio has no connection to close, so the request gets this error instead.
+#: The answer to a listen request whose stream dropped (its channel layer failed): HTTP
+#: closes the connection without the listen result; stdio has none to close, so this error.
 LISTEN_DROPPED: Final = "The subscription stream dropped: its channel layer kept failing"
 
 
@@ -129,7 +129,7 @@ class StdioServer:
         self._room = threading.BoundedSemaphore(max_workers + max(0, max_queued))
         # Listen streams hold their thread for minutes: on a pool of their own, bounded as
         # one HTTP caller's are, so that they never take every worker from the requests.
-        max_listens = max(1, int(mcp_settings.LISTEN_MAX_STREAMS_PER_CALLER))
+        max_listens = limits.max_streams_per_caller()
         self._listen_slots = threading.BoundedSemaphore(max_listens)
         self._listen_pool = ThreadPoolExecutor(
             max_workers=max_listens, thread_name_prefix="mcp-stdio-listen"
@@ -297,7 +297,7 @@ class StdioServer:
 
     def listen(self, call: Call, admitted: Admitted, request: HttpRequest) -> None:
         """Write a ``subscriptions/listen`` stream's messages as lines, until the server
-        ends it (with its result, or with -32603 when its channel layer kept failing:
+        ends it (with its result, or with -32603 when its channel layer failed:
         :data:`LISTEN_DROPPED`), the client cancels it (sets ``stop``: nothing more is
         written, not even the acknowledgement if it came first) or the input ends (then
         with its result too). The stream asks its ``peer`` at every wake-up, at least every
@@ -305,9 +305,9 @@ class StdioServer:
 
         A stream that raises (a bug, say) is answered as a request whose handler raises,
         with -32603 (unless it was answered or cancelled already): the client must not
-        wait for ever on a thread that ended silently. So is
-        one that raises ``SystemExit`` or any other ``BaseException``, as in :meth:`run`:
-        on a thread of its own it stops no process, and the pool would keep it unseen."""
+        wait for ever on a thread that ended silently. So is one that raises ``SystemExit``
+        or any other ``BaseException``, as in :meth:`run`: on a thread of its own it stops
+        no process, and the pool would keep it unseen."""
         try:
             self._stream(admitted, request, call)
         except BaseException:

@@ -355,3 +355,46 @@ def test_the_caller_key_is_the_resolved_caller_never_request_user_alone(rf: Any)
     assert limits.caller_key(request) == "user:41"
     resolve.attach(request, Caller(user=AnonymousUser(), scopes=frozenset({"x"})))
     assert limits.caller_key(request) == "ip:192.0.2.7"  # a token acting for no user
+
+
+@pytest.mark.parametrize("value", [0, -1, None], ids=repr)
+def test_a_keep_alive_interval_the_checks_refuse_means_the_default(
+    client: Client, settings: Any, db: None, value: Any
+):
+    """``LISTEN_KEEPALIVE_SECONDS`` must be positive (django_mcp.E004), but ASGI and WSGI
+    servers run no system checks. 0 (or less) made every stream, which any client may
+    open, write keep-alives in a busy loop (basic/patterns/subscriptions.mdx asks for them
+    "during quiet periods"), and None broke every stream as it opened; such a value now
+    means the default (15 s), as ``LISTEN_RECHECK_SECONDS`` already did."""
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "LISTEN_KEEPALIVE_SECONDS": value,
+        "LISTEN_MAX_SECONDS": 0.3,
+    }
+    response = post_listen(client, TOOLS)
+    frames = [frame for chunk in response.streaming_content for frame in sse.parse(chunk)]
+    response.close()
+
+    messages = [frame.message for frame in frames if frame.message]
+    assert [message.get("method") for message in messages] == [
+        "notifications/subscriptions/acknowledged",
+        None,  # the closing result, at LISTEN_MAX_SECONDS
+    ]
+    assert not any(frame.is_comment for frame in frames)
+
+
+@pytest.mark.parametrize("key", ["LISTEN_MAX_STREAMS", "LISTEN_MAX_STREAMS_PER_CALLER"])
+@pytest.mark.parametrize("value", [None, 0, 2.5], ids=repr)
+def test_a_stream_limit_the_checks_refuse_means_the_default(
+    client: Client, settings: Any, db: None, key: str, value: Any
+):
+    """E004 refuses these limits unless they are positive integers; in a server that ran
+    no checks such a value now means the default, never a 500 (None) or every stream
+    refused (0)."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, key: value}
+    response = post_listen(client, TOOLS)
+    try:
+        assert response.status_code == 200
+        assert response["Content-Type"] == "text/event-stream"
+    finally:
+        response.close()
