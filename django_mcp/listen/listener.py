@@ -83,6 +83,7 @@ class Listener:
         #: worker or server that read the row first, and published last) is stale.
         self.ended_tasks: set[str] = set()
         self.server_info = server_info  # in the closing result's _meta, if given
+        self.follows: Callable[[str], bool] | None = None  # whether a task's news may go out
 
     def acknowledgement(self) -> bytes:
         return sse.event(proto.acknowledgement(self.subscription_id, self.filter))
@@ -104,6 +105,9 @@ class Listener:
         elif not self.filter.wants(method, uri):
             return None
         if method == proto.TASK_STATUS:
+            follows = self.follows and sync_to_async(self.follows, thread_sensitive=False)
+            if follows and not await follows(str(uri)):  # its caller may still read it
+                return None
             return self.render_task(uri, event.get("task") or {})
         return sse.event(proto.change_notification(self.subscription_id, method, uri))
 
@@ -162,7 +166,7 @@ class Listener:
         authentication (it refreshes the token and listens again) instead of delivering
         changes to a token no request would accept any more. A token revoked, or a user
         deleted or deactivated, before then is :mod:`.recheck`'s to notice."""
-        deadline = _deadline()
+        deadline = _now() + limits.max_seconds()
         expires_at = None if self.context is None else self.context.caller.expires_at
         if expires_at is not None:
             deadline = min(deadline, _now() + max(0.0, expires_at - _wall_clock()))
@@ -380,10 +384,6 @@ def _now() -> float:
 
 def _wall_clock() -> float:
     return time.time()
-
-
-def _deadline() -> float:
-    return _now() + limits.max_seconds()
 
 
 def _failure_of(task: asyncio.Task[Any]) -> BaseException | None:

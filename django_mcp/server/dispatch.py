@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from django.utils.functional import LazyObject, empty
@@ -35,7 +36,7 @@ from django_mcp.server.handlers.tasks import TASKS_CAPABILITY
 from django_mcp.server.handlers.tools import acall_tool
 from django_mcp.server.input_rounds import InputRequired, input_required_result
 from django_mcp.server.outage import DATABASE_NEEDED
-from django_mcp.server.tasking import listen_filter, supports_tasks
+from django_mcp.server.tasking import listen_filter, may_follow, supports_tasks
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -251,7 +252,9 @@ class MCPServer:
         # Its closing result is a result like any other: it carries serverInfo.
         info = self.server_info() if mcp_settings.INCLUDE_SERVER_INFO else None
         wanted = wanted.honoured(supported)
-        return Listener(self.site, admitted.request.id, wanted, context, server_info=info)
+        listener = Listener(self.site, admitted.request.id, wanted, context, server_info=info)
+        listener.follows = partial(may_follow, self.site, context)
+        return listener
 
     def finish_result(self, result: dict[str, Any]) -> dict[str, Any]:
         """Add ``resultType`` and ``_meta[serverInfo]``, which every result carries."""

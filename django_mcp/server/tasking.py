@@ -27,6 +27,7 @@ from django_mcp.auth.revocation import user_is_stored
 from django_mcp.conf import mcp_settings
 from django_mcp.exceptions import ToolError
 from django_mcp.listen.fanout import publish_task
+from django_mcp.listen.limits import release_connections
 from django_mcp.protocol import tasks as proto
 from django_mcp.tasks import engine, store
 from django_mcp.tasks.models import MCPTask
@@ -235,6 +236,27 @@ def may_act_on(site: MCPSite, tool: str, context: Context, stored: Any = ()) -> 
     spec = site.registry.tools.get(tool)
     scopes = (stored or ()) if spec is None else spec.scopes_required
     return may_see(site, tool, context) and not context.caller.lacks(scopes)
+
+
+def may_follow(site: MCPSite, context: Context, task_id: str) -> bool:
+    """Whether a listen stream may carry one more ``notifications/tasks`` of ``task_id``
+    (they carry its result): what :func:`listen_filter` asked as the stream opened, asked
+    of its caller as the stream's recheck last read it, so a permission or scope taken
+    away since stops them as it makes ``tasks/get`` answer "not found". Runs in a worker
+    thread; a failing check withholds the notification, never the stream."""
+    try:
+        found = (
+            store.live()
+            .filter(pk=task_id, owner=context.principal, site=site.name)
+            .values_list("tool", "tool_scopes")
+            .first()
+        )
+        return found is not None and may_act_on(site, found[0], context, found[1])
+    except Exception:
+        logger.exception("Could not decide whether a listener may follow task %s", task_id)
+        return False
+    finally:
+        release_connections()
 
 
 def listen_filter(

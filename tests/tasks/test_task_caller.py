@@ -441,3 +441,37 @@ def test_a_user_row_signed_in_through_the_same_drf_class_still_runs_as_a_task(
 
     polled = result_of(tasks_call(client, "tasks/get", created["taskId"], headers=basic))
     assert text_of(polled) == "User allowed=False"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_listen_stream_stops_telling_of_a_task_its_caller_may_no_longer_see(
+    client, mcp_site, django_user_model, rf
+):
+    """``notifications/tasks`` carry the task's result (ext-tasks ``tasks.md``, "Task
+    Status Notifications"), so each one needs what ``tasks/get`` needs at that moment, not
+    only what the stream's caller had when it opened: a permission taken away since (the
+    stream's recheck re-reads the caller) stops them, as it makes ``tasks/get`` answer
+    "not found" (basic/patterns/subscriptions.mdx: nothing the client may not see)."""
+    from django_mcp.server.dispatch import MCPServer
+    from tests.helpers import mcp_body
+
+    allowed = {"alice": True}
+
+    @mcp_site.tool(task="required", permission=lambda ctx: allowed[ctx.user.get_username()])
+    def reviewed(ctx: Context) -> str:
+        return "ran"
+
+    task_id = run_as_alice(client, django_user_model, "reviewed")
+    server = MCPServer(mcp_site)
+    params = {"notifications": {"taskIds": [task_id]}}
+    body = mcp_body("subscriptions/listen", params, id="l", meta=declaring())
+    admitted = server.admit(json.dumps(body).encode(), None)
+    request = rf.post("/mcp")
+    request.user = django_user_model.objects.get(username="alice")
+    listener = server.open_listen(admitted, request=request)
+    assert listener.filter.task_ids == (task_id,)
+    event = {"method": "notifications/tasks", "uri": task_id, "task": {"taskId": task_id}}
+
+    assert asyncio.run(listener.render(dict(event, task={"taskId": task_id}))) is not None
+    allowed["alice"] = False
+    assert asyncio.run(listener.render(event)) is None
