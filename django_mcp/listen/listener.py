@@ -221,7 +221,8 @@ class Listener:
             # Inside the try: a stream cancelled while it joins (its client left at once)
             # may have joined all the same (the join ran on the layer's thread, or reached
             # Redis), and must leave again, or every later event is copied to nobody.
-            if not await self.join_again(layer, channel, stopping):  # bounded: never hangs
+            # Bounded; at a shutdown the stream still gets its closing result, joined or not.
+            if not await self.join_again(layer, channel, stopping) and not stopping.done():
                 logger.warning("A listen stream could not join its group: it drops")
                 self.dropped = True
                 return

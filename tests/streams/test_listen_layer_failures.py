@@ -364,6 +364,23 @@ def test_a_stream_whose_first_join_fails_drops_unacknowledged(stream, monkeypatc
     assert time.monotonic() - started < 5
 
 
+def test_a_stream_opened_as_the_server_stops_still_gets_its_closing_result(stream, monkeypatch):
+    """basic/patterns/subscriptions.mdx: a server ending a subscription SHOULD send the
+    listen result. At a shutdown the join is given up at once, and the stream, joined
+    or not, is acknowledged and closed with its result, not dropped."""
+    from django_mcp.listen import shutdown
+
+    monkeypatch.setattr(shutdown, "_stopping", True)
+    layer = UnjoinableLayer(hangs=True)
+
+    sent = messages(serve(stream, monkeypatch, layer))
+
+    assert sent[0] == proto.acknowledgement("listen-1", stream.filter)
+    assert sent[1] == proto.closing_result("listen-1")
+    assert len(sent) == 2
+    assert stream.dropped is False
+
+
 @pytest.mark.django_db
 @pytest.mark.usefixtures("streams_urls")
 def test_over_http_a_layer_down_as_the_stream_opens_ends_it_and_frees_its_place(
