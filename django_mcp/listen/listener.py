@@ -72,8 +72,8 @@ class Listener:
         self.filter = wanted
         self.context = context  # the listener's caller: what it may read
         self.group = group_name(site.name)
-        #: Set when the stream ended because its channel layer kept failing: it ends without
-        #: its closing result, which a transport with no connection to drop answers otherwise.
+        #: Set when its channel layer failed (kept failing, or could not be joined): it ends
+        #: without its closing result, which a transport with no connection to drop answers.
         self.dropped = False
         #: The stream's place in the open-stream counts, given back when the stream ends.
         self.slot: limits.Slot | None = None
