@@ -17,6 +17,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import ValidationError
 
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
@@ -26,8 +27,8 @@ from django_mcp.auth.oauth.config import OAuthConfig
 
 def user_for_claims(claims: Mapping[str, Any], config: OAuthConfig) -> Any:
     """The active user the token names, AnonymousUser when it acts for no user, or raise
-    :class:`AuthenticationFailed` for an unknown (and not created) or inactive user, or a
-    user's token without ``USER_CLAIM``."""
+    :class:`AuthenticationFailed` for an unknown (and not created), ambiguous or inactive
+    user, or a user's token without ``USER_CLAIM``."""
     subject = claims.get("sub")
     if subject in (None, "") or subject == client_of(claims):
         return AnonymousUser()
@@ -38,15 +39,24 @@ def user_for_claims(claims: Mapping[str, Any], config: OAuthConfig) -> Any:
         raise AuthenticationFailed(f"The token's {config.user_claim!r} claim is malformed.")
     model = get_user_model()
     lookup = {config.user_field: str(value)}
-    if config.create_users:
-        # get_or_create survives two first requests racing (it re-reads on IntegrityError).
-        defaults = {"password": make_password(None)}  # unusable: the user signs in by token
-        user, _ = model._default_manager.get_or_create(defaults=defaults, **lookup)
-    else:
-        try:
+    try:
+        if config.create_users:
+            # get_or_create survives two first requests racing (it re-reads on
+            # IntegrityError).
+            defaults = {"password": make_password(None)}  # unusable: signs in by token
+            user, _ = model._default_manager.get_or_create(defaults=defaults, **lookup)
+        else:
             user = model._default_manager.get(**lookup)
-        except model.DoesNotExist:
-            raise AuthenticationFailed("The token's user is unknown to this server.") from None
+    except model.DoesNotExist:
+        raise AuthenticationFailed("The token's user is unknown to this server.") from None
+    except model.MultipleObjectsReturned:
+        # A field that is not unique (``email``): which account the token speaks for
+        # cannot be known, and picking one would let it act as the other.
+        raise AuthenticationFailed("The token's user is ambiguous on this server.") from None
+    except (ValueError, ValidationError):
+        # A value the field cannot hold (``pk`` and a ``sub`` that is no number) names no
+        # user of this server.
+        raise AuthenticationFailed("The token's user is unknown to this server.") from None
     if not getattr(user, "is_active", True):
         raise AuthenticationFailed("The token's user is inactive.")
     return user
