@@ -107,7 +107,7 @@ class DRFAuthenticator(Authenticator):
                     return caller_for_token(auth, method="drf")
                 if user is None:  # a class vouching for no user: Django's anonymous
                     user = AnonymousUser()
-                return Caller(user=user, credential=_credential(cls, auth), method="drf")
+                return Caller(user=user, credential=_credential(cls, auth, user), method="drf")
         return None
 
     def challenge(self, request: HttpRequest) -> str | None:
@@ -130,14 +130,20 @@ def _is_dot_token(auth: Any) -> bool:
     return isinstance(auth, get_access_token_model())
 
 
-def _credential(cls: type[Any], auth: Any) -> str:
-    """A non-secret id: the class and the credential row's primary key, when it has one;
-    a digest of a key that is not an integer. DRF's own ``authtoken.Token`` is keyed by
-    the token itself, and the id is stored on a task, which the task admin shows: the
-    bearer's secret was on the page for anyone who may view tasks."""
+def _credential(cls: type[Any], auth: Any, user: Any) -> str:
+    """A non-secret id: the class and the credential row's primary key, when it has one
+    (a digest of a key that is not an integer); else the user's.
+
+    DRF's own ``authtoken.Token`` is keyed by the token itself, and the id is stored on a
+    task, which the task admin shows: the bearer's secret was on the page for anyone who
+    may view tasks. ``BasicAuthentication`` gives no credential object, simplejwt one
+    without a key: the class name alone was one credential for every user the class
+    signed in, so ``RATE_LIMIT_TOKEN`` counted them all together."""
     pk = getattr(auth, "pk", None)
-    if pk is None:
-        return f"drf:{cls.__name__}"
-    if not isinstance(pk, int):
-        pk = hashlib.sha256(str(pk).encode("utf-8")).hexdigest()[:16]
-    return f"drf:{cls.__name__}:{pk}"
+    if pk is not None:
+        if not isinstance(pk, int):
+            pk = hashlib.sha256(str(pk).encode("utf-8")).hexdigest()[:16]
+        return f"drf:{cls.__name__}:{pk}"
+    if getattr(user, "is_authenticated", False) and getattr(user, "pk", None) is not None:
+        return f"drf:{cls.__name__}:user:{user.pk}"
+    return f"drf:{cls.__name__}"

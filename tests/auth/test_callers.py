@@ -217,3 +217,23 @@ def test_a_client_id_no_column_can_keep_becomes_a_digest_in_the_principal(client
     assert caller.principal.startswith("client:sha256:")
     assert len(caller.principal) < 100
     assert Caller(AnonymousUser(), frozenset(), "jwt:1", "oauth", "app").principal == "client:app"
+
+
+def test_the_per_credential_limit_of_drf_users_without_a_token_row_is_their_own(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    """``RATE_LIMIT_TOKEN`` counts one credential. A DRF class whose ``auth`` is no row
+    (``BasicAuthentication``'s None, simplejwt's token object) named every user's
+    credential ``drf:BasicAuthentication``: one user's requests used up the limit of
+    every other user signed in by that class, who then got 429s they never earned."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import caches
+
+    get_user_model().objects.create_user("other", password="pw2")
+    caches["default"].clear()
+    with override_mcp(**DRF, RATE_LIMIT_TOKEN="2/m"):
+        for _ in range(2):
+            assert call_tool(client, "whoami", {}, headers=basic("reader", "pw")).status_code == 200
+        response = call_tool(client, "whoami", {}, headers=basic("other", "pw2"))
+        assert response.status_code == 200
+        assert call_tool(client, "whoami", {}, headers=basic("reader", "pw")).status_code == 429
