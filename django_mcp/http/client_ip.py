@@ -21,8 +21,9 @@ meet a per-IP limit.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from django_mcp.conf import mcp_settings
 
@@ -48,11 +49,16 @@ def counted_address(meta: Mapping[str, Any]) -> str | None:
 
 def address_block(address: str, ipv6_prefix: int) -> str:
     """``address`` as limits count it: an IPv6 address as its network of ``ipv6_prefix``
-    bits (``2001:db8::/64``, without a zone id), an IPv4-mapped one as its IPv4 address;
-    anything else as it came (IPv4 addresses, and text that is no address: the limits
-    still count it)."""
+    bits (``2001:db8::/64``, without a zone id), an IPv4-mapped one as its IPv4 address,
+    either without the port some proxies append (``192.0.2.7:50001``,
+    ``[2001:db8::1]:50001``: the client picks its source port, so counted with it each
+    connection would be a new client); anything else as it came (IPv4 addresses, and text
+    that is no address: the limits still count it)."""
     if ":" not in address:
         return address  # the common case, at no cost
+    address = _without_port(address)
+    if ":" not in address:
+        return address
     try:
         parsed = ipaddress.IPv6Address(address.strip().partition("%")[0])
     except ValueError:
@@ -62,3 +68,16 @@ def address_block(address: str, ipv6_prefix: int) -> str:
     host_bits = 128 - ipv6_prefix
     network = ipaddress.IPv6Address(int(parsed) >> host_bits << host_bits)
     return f"{network}/{ipv6_prefix}"
+
+
+#: ``IPv4:port`` and ``[IPv6]:port``, as a proxy may write a client into
+#: ``X-Forwarded-For`` (RFC 7239 section 6 writes a node the same way).
+_WITH_PORT: Final = re.compile(r"\A(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([^\]]+)\])(?::\d*)?\Z")
+
+
+def _without_port(address: str) -> str:
+    """``address`` without a port (and an IPv6 one without its brackets)."""
+    found = _WITH_PORT.match(address.strip())
+    if found is None:
+        return address
+    return found[1] or found[2]

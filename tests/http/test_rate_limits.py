@@ -119,6 +119,22 @@ def test_trusted_proxy_hops_take_the_client_from_x_forwarded_for(client, site):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("192.0.2.7:50001", "192.0.2.7:50002"), ("[2001:db8::1]:50001", "[2001:db8::2]:50002")],
+)
+def test_a_port_in_x_forwarded_for_does_not_make_a_new_client(client, site, first, second):
+    """Some proxies (Azure Application Gateway, IIS ARR) append ``address:port``. The
+    client's source port is its own choice, new on every connection: counted with it, each
+    connection had a fresh per-IP counter and the limit held nobody."""
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    with override_mcp(RATE_LIMIT_IP="1/h", TRUSTED_PROXY_HOPS=1):
+        result_of(mcp_post(client, "tools/list", HTTP_X_FORWARDED_FOR=first, **proxy))
+        response = mcp_post(client, "tools/list", HTTP_X_FORWARDED_FOR=second, **proxy)
+    assert_error(response, 429, RATE_LIMITED)
+
+
+@pytest.mark.django_db
 def test_an_ipv6_client_is_counted_by_its_network(client, site):
     """An IPv6 subscriber usually holds a whole /64: counted one address at a time, it took
     a fresh address for every request and never met ``RATE_LIMIT_IP``. Its addresses now
