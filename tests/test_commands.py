@@ -462,6 +462,26 @@ def test_mcp_create_token_refuses_text_that_is_not_utf8(django_user_model, where
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--name", "n" * 101], "--name is longer than 100 characters"),
+        (["--scope", " ".join(f"scope:{i:04}" for i in range(100))], "longer than 1000"),
+        (["--name", "a\x00b"], "--name holds a NUL character"),
+        (["--scope", "books:\x00read"], "--scope holds a NUL character"),
+    ],
+)
+def test_mcp_create_token_refuses_what_its_columns_cannot_hold(django_user_model, args, message):
+    """A ``--name`` past its 100 characters, scopes past their 1000, or a NUL made
+    PostgreSQL refuse the row (a ``DataError`` or ``ValueError`` traceback) and SQLite keep
+    it all. A ``CommandError`` naming the argument, and no token is issued."""
+    django_user_model.objects.create_user("ada")
+    with pytest.raises(CommandError, match=message):
+        run("mcp_create_token", "ada", *args)
+    assert AccessToken.objects.count() == 0
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("option", ["--days", "--summary-days"])
 def test_mcp_prune_logs_refuses_a_retention_beyond_the_calendar(option):
     """``--days 1000000`` passed the ``days < 0`` check, then ``now - timedelta(days)``

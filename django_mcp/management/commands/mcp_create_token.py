@@ -15,7 +15,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from django_mcp.auth.models import EXPIRY_OUT_OF_RANGE, AccessToken, expiry_out_of_range
+from django_mcp.auth.models import (
+    EXPIRY_OUT_OF_RANGE,
+    AccessToken,
+    expiry_out_of_range,
+    parse_scopes,
+)
 from django_mcp.cli.identity import storable
 
 if TYPE_CHECKING:
@@ -75,6 +80,18 @@ class Command(BaseCommand):
         ]:
             if not storable(text):
                 raise CommandError(f"{what} {text!r} is not UTF-8")
+            if "\x00" in text:  # PostgreSQL refuses it in text: a DataError traceback
+                raise CommandError(f"{what} holds a NUL character")
+        # Checked here, not by the database: PostgreSQL refused a longer value with a
+        # DataError traceback, and SQLite kept it whole.
+        scopes = " ".join(parse_scopes(options["scope"]))
+        for what, text, field in [
+            ("--name", options["name"], "name"),
+            ("--scope", scopes, "scopes"),
+        ]:
+            limit = getattr(AccessToken._meta.get_field(field), "max_length", None)
+            if limit is not None and len(text) > limit:
+                raise CommandError(f"{what} is longer than {limit} characters")
         user_model = get_user_model()
         try:
             user = user_model._default_manager.get_by_natural_key(options["username"])
