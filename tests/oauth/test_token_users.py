@@ -69,3 +69,28 @@ def test_a_claim_the_user_field_cannot_hold_is_a_401_not_a_500(
     response = call_tool(client, "whoami", {}, headers=bearer(token))
     assert_error(response, 401, errors.INVALID_REQUEST)
     assert 'error="invalid_token"' in response["WWW-Authenticate"]
+
+
+@pytest.mark.parametrize(
+    ("subject", "create_users"),
+    [("alice\x00", False), ("alice\x00", True), ("u" * 151, True)],
+)
+def test_a_subject_no_user_row_can_hold_is_a_401_not_an_outage(
+    client: Client,
+    site: MCPSite,
+    jwt_only: Any,
+    settings: Any,
+    rsa_key: SigningKey,
+    subject: str,
+    create_users: bool,
+) -> None:
+    """A ``sub`` holding NUL, or (with ``CREATE_USERS``) longer than the 150 characters
+    of ``username``: PostgreSQL refused the lookup or the new row with a ``DataError``,
+    which was taken for the database being down, so a valid-looking token got -32603 (and
+    the log an outage) where basic/authorization.mdx ("Token Handling") asks for a 401."""
+    User.objects.create_user("alice")
+    configure(settings, CREATE_USERS=create_users)
+    response = call_tool(client, "whoami", {}, headers=bearer(rsa_key.mint(sub=subject)))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert 'error="invalid_token"' in response["WWW-Authenticate"]
+    assert not User.objects.exclude(username="alice").exists()

@@ -11,13 +11,14 @@ that client into one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AnonymousUser
-from django.core.exceptions import ValidationError
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.caller import Caller
@@ -38,7 +39,12 @@ def user_for_claims(claims: Mapping[str, Any], config: OAuthConfig) -> Any:
     if not isinstance(value, str | int) or isinstance(value, bool):
         raise AuthenticationFailed(f"The token's {config.user_claim!r} claim is malformed.")
     model = get_user_model()
-    lookup = {config.user_field: str(value)}
+    text = str(value)
+    if "\x00" in text or (config.create_users and len(text) > _stored_length(model, config)):
+        # What no row can hold: PostgreSQL refuses NUL, and a new user's value past the
+        # column's length, with a DataError, which would be taken for an outage.
+        raise AuthenticationFailed(f"The token's {config.user_claim!r} claim names no user here.")
+    lookup = {config.user_field: text}
     try:
         if config.create_users:
             # get_or_create survives two first requests racing (it re-reads on
@@ -60,6 +66,16 @@ def user_for_claims(claims: Mapping[str, Any], config: OAuthConfig) -> Any:
     if not getattr(user, "is_active", True):
         raise AuthenticationFailed("The token's user is inactive.")
     return user
+
+
+def _stored_length(model: Any, config: OAuthConfig) -> float:
+    """The most characters ``USER_FIELD`` holds (no limit: infinity, ``pk`` and ``TextField``
+    say none)."""
+    try:
+        limit = getattr(model._meta.get_field(config.user_field), "max_length", None)
+    except FieldDoesNotExist:
+        return math.inf
+    return math.inf if limit is None else float(limit)
 
 
 def caller_for_claims(
