@@ -15,12 +15,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, DataError
 
 from django_mcp.auth import resolve
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
 from django_mcp.conf import mcp_settings
+from django_mcp.db_refusals import mysql_refused_value
 from django_mcp.http.responses import admission_response, error_response, reply_response
 from django_mcp.protocol import errors
 from django_mcp.protocol.admission import Admission, Admitted, refuse_unverified
@@ -61,7 +62,8 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
     (:func:`refuse_unknown_caller`), else once admitted (:func:`authorize`); malformed
     requests are still refused (:mod:`django_mcp.server.outage`). It is never served as
     anonymous, nor as nobody: a request without credentials needs no database here and
-    is served as usual.
+    is served as usual. A database error refusing a value the credentials carry
+    (:func:`refused_value`) is no outage: those credentials are a 401.
     """
     site = exchange.site
     try:
@@ -72,19 +74,44 @@ def authenticate(request: HttpRequest, exchange: Exchange) -> HttpResponse | Non
         if caller.is_authenticated and site.varies_by_caller():
             preload_permissions(caller)
     except DatabaseError as exc:
-        outage.log_unresolved_caller(exc)
-        exchange.caller_unknown = type(exc).__name__
-        return None
+        if not refused_value(exc):
+            outage.log_unresolved_caller(exc)
+            exchange.caller_unknown = type(exc).__name__
+            return None
+        return refuse_credentials(request, exchange, AuthenticationFailed(UNREADABLE_CREDENTIALS))
     except AuthenticationFailed as exc:
-        resolve.attach(request, resolve.anonymous())
-        exchange.caller = resolve.caller_of(request)
-        return unauthorized(
-            request, scopes=declared_scopes(site), error=exc.error, description=exc.description
-        )
+        return refuse_credentials(request, exchange, exc)
     exchange.caller = caller
     if not caller.has_credentials and site.requires_authentication:
         return unauthorized(request, scopes=declared_scopes(site))
     return None
+
+
+def refuse_credentials(
+    request: HttpRequest, exchange: Exchange, failed: AuthenticationFailed
+) -> HttpResponse:
+    """The 401 of credentials that were presented and are not valid; the request is
+    logged as anonymous."""
+    resolve.attach(request, resolve.anonymous())
+    exchange.caller = resolve.caller_of(request)
+    return unauthorized(
+        request,
+        scopes=declared_scopes(exchange.site),
+        error=failed.error,
+        description=failed.description,
+    )
+
+
+#: Why credentials the database refused to look up are a 401 (see :func:`refused_value`).
+UNREADABLE_CREDENTIALS = "The credentials hold a value no account of this server has."
+
+
+def refused_value(exc: DatabaseError) -> bool:
+    """Whether ``exc`` is the database refusing a value the credentials carried (a NUL in
+    a Basic username, which PostgreSQL refuses in text: ``DataError``; MySQL's refusals of
+    a value), not the database being down. Such credentials name nobody: a 401, never the
+    -32603 and the outage in the log that an unreachable database gets."""
+    return isinstance(exc, DataError) or mysql_refused_value(exc)
 
 
 def refuse_unknown_caller(exchange: Exchange, body: bytes) -> HttpResponse | None:

@@ -237,3 +237,19 @@ def test_the_per_credential_limit_of_drf_users_without_a_token_row_is_their_own(
         response = call_tool(client, "whoami", {}, headers=basic("other", "pw2"))
         assert response.status_code == 200
         assert call_tool(client, "whoami", {}, headers=basic("reader", "pw")).status_code == 429
+
+
+def test_credentials_the_database_refuses_to_look_up_are_a_401_not_an_outage(
+    client: Client, auth_site: MCPSite, user: Any, caplog: Any
+) -> None:
+    """A Basic username holding NUL (anyone can send one) made PostgreSQL refuse DRF's
+    user lookup with a ``DataError``, which was taken for the database being down: -32603
+    and an outage in the log, where invalid credentials MUST get a 401
+    (basic/authorization/index.mdx, "Token Handling"). SQLite looks the name up and finds
+    nobody: a 401 there too."""
+    header = "Basic " + base64.b64encode(b"rea\x00der:pw").decode()
+    with override_mcp(**DRF):
+        response = call_tool(client, "whoami", {}, headers={"Authorization": header})
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    assert response["WWW-Authenticate"].startswith("Bearer resource_metadata=")
+    assert "database" not in caplog.text.lower()
