@@ -13,7 +13,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Field, Model
 from django.utils.module_loading import import_string
 
-from django_mcp.auth.checks import AUTH_VALIDATORS
+from django_mcp.auth.checks import AUTH_VALIDATORS, check_authenticator_classes
 from django_mcp.auth.oauth.checks import check_authorization_servers, check_oauth_authenticators
 from django_mcp.auth.oauth.config import problems as oauth_problems
 from django_mcp.conf import DEFAULTS, REQUEST_LOG_MODES, SETTINGS_NAME
@@ -322,9 +322,11 @@ def check_listen_limits(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
 
 @register(Tags.compatibility)
 def check_oauth(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
-    """django_mcp.E012: an OAuth validator without its settings; django_mcp.W014: one
+    """django_mcp.E016: an AUTHENTICATORS entry that is no authenticator (auth.checks);
+    django_mcp.E012: an OAuth validator without its settings; django_mcp.W014: one
     listed while the metadata names no authorization server (see auth.oauth.checks)."""
-    return check_oauth_authenticators() + check_authorization_servers()
+    found = check_authenticator_classes()
+    return found + check_oauth_authenticators() + check_authorization_servers()
 
 
 @register(Tags.models)

@@ -1,10 +1,18 @@
-"""Validators of the authentication settings, merged into ``checks.VALIDATORS`` (E004)."""
+"""Validators of the authentication settings, merged into ``checks.VALIDATORS`` (E004), and
+check E016: an ``AUTHENTICATORS`` entry that is no authenticator."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Final
 from urllib.parse import urlsplit
+
+from django.core.checks import CheckMessage, Error
+from django.utils.module_loading import import_string
+
+from django_mcp.conf import mcp_settings
+
+AUTHENTICATOR_CHECK_ID: Final = "django_mcp.E016"
 
 
 def _strings(value: Any) -> bool:
@@ -56,3 +64,41 @@ AUTH_VALIDATORS: Final[dict[str, tuple[Callable[[Any], bool], str]]] = {
         "{'books:admin': ['books:write']}; scopes without spaces.",
     ),
 }
+
+
+#: What :mod:`.resolve` uses of each ``AUTHENTICATORS`` entry.
+AUTHENTICATOR_ATTRIBUTES: Final = ("accepts_bearer_tokens", "has_credentials", "authenticate")
+
+
+def check_authenticator_classes() -> list[CheckMessage]:
+    """``django_mcp.E016`` for each ``AUTHENTICATORS`` entry that cannot be imported or is
+    no authenticator (a DRF class, which belongs in ``DRF_AUTHENTICATION_CLASSES``).
+
+    The list is read on the first MCP request, not at start-up: without the check such an
+    entry failed every MCP request with a 500 and nothing said why beforehand. An
+    authenticator need not subclass ``Authenticator``; it must have what the resolver
+    calls."""
+    paths = mcp_settings.AUTHENTICATORS
+    if not _strings(paths):
+        return []  # E004 reports the malformed setting
+    messages: list[CheckMessage] = []
+    for path in paths:
+        try:
+            found = import_string(path)
+        except ImportError as exc:
+            problem = f"cannot be imported ({exc})"
+        else:
+            missing = [name for name in AUTHENTICATOR_ATTRIBUTES if not hasattr(found, name)]
+            if not missing:
+                continue
+            problem = f"is not an authenticator (it has no {', '.join(missing)})"
+        messages.append(
+            Error(
+                f"DJANGO_MCP['AUTHENTICATORS'] entry {path!r} {problem}.",
+                hint="Name subclasses of django_mcp.auth.base.Authenticator; DRF "
+                "authentication classes go in DRF_AUTHENTICATION_CLASSES, run by "
+                "django_mcp.auth.drf.DRFAuthenticator.",
+                id=AUTHENTICATOR_CHECK_ID,
+            )
+        )
+    return messages

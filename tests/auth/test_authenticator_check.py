@@ -1,0 +1,41 @@
+"""Check ``django_mcp.E016``: an ``AUTHENTICATORS`` entry that is no authenticator.
+
+``AUTHENTICATORS`` is read on the first MCP request, not at start-up: a path that does
+not import (a typo), or a class that is not an authenticator (a DRF authentication class,
+which belongs in ``DRF_AUTHENTICATION_CLASSES``), failed every MCP request with a 500
+while ``manage.py check`` said nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core import checks
+
+
+def e016(settings: Any, *paths: str) -> list[str]:
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "AUTHENTICATORS": list(paths)}
+    return [m.msg for m in checks.run_checks() if m.id == "django_mcp.E016"]
+
+
+def test_a_path_that_does_not_import(settings: Any) -> None:
+    (message,) = e016(settings, "django_mcp.auth.tokens.TokenAuthenticater")
+    assert "django_mcp.auth.tokens.TokenAuthenticater" in message
+    assert "cannot be imported" in message
+
+
+def test_a_drf_class_is_no_authenticator(settings: Any) -> None:
+    (message,) = e016(settings, "rest_framework.authentication.BasicAuthentication")
+    assert "is not an authenticator" in message
+
+
+def test_the_shipped_authenticators_pass(settings: Any) -> None:
+    assert (
+        e016(
+            settings,
+            "django_mcp.auth.tokens.TokenAuthenticator",
+            "django_mcp.auth.session.SessionAuthenticator",
+            "django_mcp.auth.drf.DRFAuthenticator",
+            "django_mcp.auth.oauth.jwt.JWTAuthenticator",
+        )
+        == []
+    )
