@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from django.core.checks import CheckMessage, Error
 from django.utils.module_loading import import_string
 
+from django_mcp.auth.drf import DRFAuthenticator
 from django_mcp.conf import mcp_settings
 
 AUTHENTICATOR_CHECK_ID: Final = "django_mcp.E016"
@@ -88,6 +89,8 @@ def check_authenticator_classes() -> list[CheckMessage]:
         except ImportError as exc:
             problem = f"cannot be imported ({exc})"
         else:
+            if isinstance(found, type) and issubclass(found, DRFAuthenticator):
+                messages.extend(_drf_classes_unimported())
             missing = [name for name in AUTHENTICATOR_ATTRIBUTES if not hasattr(found, name)]
             if not missing:
                 continue
@@ -101,4 +104,27 @@ def check_authenticator_classes() -> list[CheckMessage]:
                 id=AUTHENTICATOR_CHECK_ID,
             )
         )
+    return messages
+
+
+def _drf_classes_unimported() -> list[CheckMessage]:
+    """E016 for each ``DRF_AUTHENTICATION_CLASSES`` path that cannot be imported: they are
+    read on every request with an ``Authorization`` header and by every 401's challenge,
+    each a 500 otherwise. None (DRF's own setting) is DRF's to check."""
+    configured = mcp_settings.DRF_AUTHENTICATION_CLASSES
+    if not _strings(configured):
+        return []
+    messages: list[CheckMessage] = []
+    for path in configured:
+        try:
+            import_string(path)
+        except ImportError as exc:
+            messages.append(
+                Error(
+                    f"DJANGO_MCP['DRF_AUTHENTICATION_CLASSES'] entry {path!r} cannot be "
+                    f"imported ({exc}).",
+                    hint="Name Django REST framework authentication classes.",
+                    id=AUTHENTICATOR_CHECK_ID,
+                )
+            )
     return messages

@@ -39,3 +39,15 @@ def test_the_shipped_authenticators_pass(settings: Any) -> None:
         )
         == []
     )
+
+
+def test_a_drf_class_that_does_not_import(settings: Any) -> None:
+    """``DRF_AUTHENTICATION_CLASSES`` is read on each request with an ``Authorization``
+    header, and by the challenge of every 401: a typo there was a 500 for both."""
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "DRF_AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthenticaton"],
+    }
+    (message,) = e016(settings, "django_mcp.auth.drf.DRFAuthenticator")
+    assert "DRF_AUTHENTICATION_CLASSES" in message
+    assert "BasicAuthenticaton" in message
