@@ -482,6 +482,16 @@ def test_mcp_create_token_refuses_what_its_columns_cannot_hold(django_user_model
 
 
 @pytest.mark.django_db
+def test_mcp_create_token_refuses_an_inactive_user(django_user_model):
+    """Every authenticator refuses an inactive user's token with 401, so the command
+    printed a secret that never worked and exited 0, as it did for a past expiry."""
+    django_user_model.objects.create_user("ada", is_active=False)
+    with pytest.raises(CommandError, match="inactive"):
+        run("mcp_create_token", "ada")
+    assert AccessToken.objects.count() == 0
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("option", ["--days", "--summary-days"])
 def test_mcp_prune_logs_refuses_a_retention_beyond_the_calendar(option):
     """``--days 1000000`` passed the ``days < 0`` check, then ``now - timedelta(days)``

@@ -97,6 +97,8 @@ class Command(BaseCommand):
             user = user_model._default_manager.get_by_natural_key(options["username"])
         except user_model.DoesNotExist as exc:
             raise CommandError(f"No user {options['username']!r}") from exc
+        if not getattr(user, "is_active", True):  # every authenticator refuses its tokens
+            raise CommandError(f"The user {options['username']!r} is inactive")
         expires = parse_expiry(options["expires"]) if options["expires"] else None
         token, plaintext = AccessToken.objects.issue(
             user, name=options["name"], scopes=options["scope"], expires_at=expires
