@@ -7,6 +7,7 @@ failure is one :class:`FetchError`; callers turn it into a clear 401, never a 50
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -27,7 +28,9 @@ def _json_object(request: urllib.request.Request, timeout: float) -> dict[str, A
     except urllib.error.HTTPError as exc:
         exc.close()  # an error answer holds its connection open until closed
         raise FetchError(f"{request.full_url}: HTTP {exc.code}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        # HTTPException: an answer that is not HTTP (no status line, a header line past
+        # http.client's limit, a body cut short), which is no OSError.
         raise FetchError(f"{request.full_url}: {exc}") from exc
     if len(body) > MAX_BODY_BYTES:
         raise FetchError(f"{request.full_url}: the response is larger than {MAX_BODY_BYTES} bytes")
