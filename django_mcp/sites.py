@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterator
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, Unpack, overload
 
 from django.apps import apps
 from django.db.models import Model
@@ -48,6 +48,11 @@ _all_sites: weakref.WeakSet[MCPSite] = weakref.WeakSet()
 declarations_changed = Signal()
 
 
+#: The methods a subclass may override to decide what each caller sees (the tools guide).
+_LISTS: Final = ("get_tools", "get_prompts", "get_resources", "get_resource_templates")
+CALLER_LOOKUPS: Final = ("has_permission", "get_tool", "get_prompt", "find_resource", *_LISTS)
+
+
 class MCPSite:
     """One MCP endpoint: its declarations, who may see them, and its URL."""
 
@@ -56,6 +61,15 @@ class MCPSite:
     view_class: str = "django_mcp.http.views.MCPView"
     #: The ``ModelTools`` class used when ``register(Model)`` names none.
     default_model_tools: str = "django_mcp.modeltools.ModelTools"
+    #: Whether the class decides what a caller sees in code of its own: an overridden
+    #: ``has_permission`` or lookup (:data:`CALLER_LOOKUPS`) may read the caller, so its
+    #: lists are private and its declarations are looked up with the caller known.
+    decides_per_caller: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = (getattr(cls, name) is not getattr(MCPSite, name) for name in CALLER_LOOKUPS)
+        cls.decides_per_caller = any(own)
 
     def __init__(self, name: str = "mcp", *, require_authentication: bool | None = None) -> None:
         self.name = name
@@ -88,12 +102,9 @@ class MCPSite:
     def tool(
         self, func: F | None = None, /, **options: Unpack[ToolOptions]
     ) -> F | Callable[[F], F]:
-        """Register a function as a tool; works bare (``@site.tool``) or called.
-
-        The function is returned unchanged. Its name, docstring and type hints give the
-        tool's name, description and schemas unless overridden by the options
-        (:class:`~django_mcp.declarations.options.ToolOptions`).
-        """
+        """Register a function (returned unchanged) as a tool; works bare (``@site.tool``)
+        or called. Its name, docstring and type hints give the tool's name, description and
+        schemas unless the options (:class:`~.declarations.options.ToolOptions`) say."""
 
         def decorator(target: F) -> F:
             self.add_tool(ToolSpec.from_options(target, options))
@@ -224,12 +235,9 @@ class MCPSite:
     def register_model(
         self, model: type[Model], tools_class: type[ModelTools]
     ) -> ModelTools | None:
-        """Expose ``model`` through an instance of ``tools_class``.
-
-        All or nothing (:meth:`ModelTools.install`). When an optional package it needs is
-        missing, nothing is registered and the problem is kept in :attr:`unavailable` for
-        system check ``django_mcp.E010``, instead of the import crashing start-up.
-        """
+        """Expose ``model`` through an instance of ``tools_class``, all or nothing
+        (:meth:`ModelTools.install`). Without an optional package it needs nothing is
+        registered: :attr:`unavailable` keeps why, for check ``E010``, not a crash."""
         if model._meta.abstract:
             raise InvalidDeclaration(
                 f"The model {model.__name__} is abstract and cannot be registered"
@@ -260,13 +268,9 @@ class MCPSite:
             if tools is None:
                 raise NotRegistered(f"The model {target._meta.label} is not registered on {self!r}")
             tools.unregister_resources()
-            for name in [
-                n
-                for n, s in self._registry.tools.items()
-                if getattr(s, "func", None) is not None
-                and getattr(s.func, "__self__", None) is tools
-            ]:
-                del self._registry.tools[name]
+            table = self._registry.tools
+            for name in [n for n, s in table.items() if getattr(s.func, "__self__", None) is tools]:
+                del table[name]
             self.registry_changed("tools")
             return
         found = list(self._find(target))
@@ -277,8 +281,7 @@ class MCPSite:
             self.registry_changed(self._registry.kind_of(table))
 
     def is_registered(self, target: str | Callable[..., Any] | type[Model]) -> bool:
-        """Whether a declaration with this name, from this function, or for this model is
-        registered."""
+        """Whether a declaration with this name or function, or this model, is registered."""
         if isinstance(target, type) and issubclass(target, Model):
             return target in self._registry.models
         return any(True for _ in self._find(target))
@@ -321,7 +324,7 @@ class MCPSite:
 
     def varies_by_caller(self) -> bool:
         """Whether lists may differ per caller, which makes their ``cacheScope`` private."""
-        if type(self).has_permission is not MCPSite.has_permission:
+        if self.decides_per_caller:
             return True
         cached: bool | None = self.__dict__.get("_varies")
         if cached is None:
@@ -335,12 +338,9 @@ class MCPSite:
     # -- serving -----------------------------------------------------------------------
 
     def get_urls(self) -> list[URLPattern]:
-        """The endpoint's URL pattern, served by :attr:`view_class`.
-
-        Matches with and without a trailing slash, so ``path("mcp", include(...))`` serves
-        both /mcp and /mcp/: clients POST to the exact URL they were given, and a POST
-        cannot be redirected to add a slash (ADR 0003).
-        """
+        """The endpoint's URL pattern, served by :attr:`view_class`, with and without a
+        trailing slash: clients POST to the exact URL they were given, and a POST cannot be
+        redirected to add a slash (ADR 0003)."""
         view_class = import_string(self.view_class)
         return [re_path(r"^(?:/)?$", view_class.as_view(site=self), name="endpoint")]
 
@@ -379,11 +379,8 @@ def all_sites() -> list[MCPSite]:
 
 
 def autodiscover() -> None:
-    """Import ``<app>.mcp`` for every installed app, rolling back a module that fails.
-
-    Like ``admin.autodiscover``: a broken ``mcp.py`` leaves every site as it was before the
-    import and re-raises, so the error is visible and nothing is half-registered.
-    """
+    """Import ``<app>.mcp`` for every installed app, like ``admin.autodiscover``: a broken
+    ``mcp.py`` leaves every site as it was and re-raises (nothing is half-registered)."""
     module_name = mcp_settings.AUTODISCOVER_MODULE
     site.name  # noqa: B018 - build the lazy default site so rollbacks include it
     for app_config in apps.get_app_configs():

@@ -35,12 +35,10 @@ TASK_METHODS: Final = frozenset(
 
 def gated(site: MCPSite, spec: Any) -> bool:
     """Whether seeing ``spec`` (None: an unknown name) depends on the caller: it has a
-    permission check, or ``site`` decides with its own ``has_permission``. Looking up an
-    ungated declaration needs no :class:`Context`, so none is built."""
-    return (
-        getattr(spec, "permission", None) is not None
-        or type(site).has_permission is not MCPSite.has_permission
-    )
+    permission check, or ``site`` decides in code of its own (``has_permission`` or a
+    lookup, :attr:`~django_mcp.sites.MCPSite.decides_per_caller`). Looking up an ungated
+    declaration needs no :class:`Context`, so none is built."""
+    return getattr(spec, "permission", None) is not None or site.decides_per_caller
 
 
 def targeted(

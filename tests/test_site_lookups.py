@@ -1,0 +1,101 @@
+"""A site subclass that decides in its own lookups what each caller sees.
+
+The tools guide lets a project override ``get_tools``/``get_tool`` (and the prompt and
+resource lookups) to decide "what a caller may see". Only an overridden
+``has_permission`` or a declaration's ``permission`` made a site count as varying by
+caller, so such a site's lists were cached as ``public`` (one caller's list, shared with
+every other by any cache honouring the hint), and admission looked its tools up without
+the caller (the lookup got ``context=None``). server/utilities/caching.mdx: a result that
+depends on who asks is ``private``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import path
+
+from django_mcp import Context
+from django_mcp.protocol.admission import Admitted
+from django_mcp.protocol.headers import normalise
+from django_mcp.server.dispatch import MCPServer
+from django_mcp.sites import MCPSite
+from tests.helpers import call_tool, mcp_body, mcp_headers, mcp_post, result_of
+
+
+class StaffToolsSite(MCPSite):
+    """Tools whose names start with ``staff_`` are for staff only, decided in the lookups."""
+
+    asked_without_caller: list[str]
+
+    def get_tools(self, context: Context | None = None) -> list[Any]:
+        return [s for s in super().get_tools(context) if self._may_see(s.name, context)]
+
+    def get_tool(self, name: str, context: Context | None = None) -> Any:
+        if context is None:
+            self.asked_without_caller.append(name)
+        found = super().get_tool(name, context)
+        return found if found is not None and self._may_see(name, context) else None
+
+    @staticmethod
+    def _may_see(name: str, context: Context | None) -> bool:
+        staff = context is not None and getattr(context.user, "is_staff", False)
+        return staff or not name.startswith("staff_")
+
+
+site = StaffToolsSite(name="test-site-lookups")
+site.asked_without_caller = []
+
+
+@site.tool
+def hello() -> str:
+    return "hello"
+
+
+@site.tool
+def staff_report() -> str:
+    return "the report"
+
+
+urlpatterns = [path("mcp", site.urls)]
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
+
+
+def test_lists_of_a_site_deciding_in_its_lookups_are_private(
+    client: Client, django_user_model: Any
+) -> None:
+    anonymous = result_of(mcp_post(client, "tools/list"))
+    client.force_login(django_user_model.objects.create_user("boss", is_staff=True))
+    staff = result_of(mcp_post(client, "tools/list"))
+
+    assert [tool["name"] for tool in anonymous["tools"]] == ["hello"]
+    assert [tool["name"] for tool in staff["tools"]] == ["hello", "staff_report"]
+    assert (anonymous["cacheScope"], staff["cacheScope"]) == ("private", "private")
+
+
+def test_its_tools_answer_each_caller_as_its_lookups_decide(
+    client: Client, django_user_model: Any
+) -> None:
+    hidden = call_tool(client, "staff_report", {})
+    client.force_login(django_user_model.objects.create_user("boss", is_staff=True))
+    served = result_of(call_tool(client, "staff_report", {}))
+
+    assert hidden.json()["error"]["code"] == -32602
+    assert served["content"] == [{"type": "text", "text": "the report"}]
+
+
+def test_no_tool_is_looked_up_without_the_caller_to_serve_it_on_the_event_loop() -> None:
+    """The native ASGI path asks whether a call may run on the loop by looking its tool up
+    with no caller; for this site that answer means nothing (and its lookup may query the
+    database), so the call goes to a thread, where the caller is known."""
+    site.asked_without_caller.clear()
+    body = mcp_body("tools/call", {"name": "hello", "arguments": {}})
+    server = MCPServer(site)
+    admitted = server.admit(json.dumps(body).encode(), normalise(mcp_headers(body)))
+    assert isinstance(admitted, Admitted)
+
+    assert server.runs_on_loop(admitted) is False
+    assert site.asked_without_caller == []
