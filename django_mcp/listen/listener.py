@@ -28,6 +28,8 @@ from asgiref.sync import sync_to_async
 
 from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
+from django_mcp.listen.inbox import MAX_PENDING_EVENTS as MAX_PENDING
+from django_mcp.listen.inbox import Inbox, Received, abandon, is_timeout
 from django_mcp.listen.recheck import Recheck
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
@@ -72,8 +74,9 @@ class Listener:
         self.filter = wanted
         self.context = context  # the listener's caller: what it may read
         self.group = group_name(site.name)
-        #: Set when its channel layer failed (kept failing, or could not be joined): it ends
-        #: without its closing result, which a transport with no connection to drop answers.
+        #: Set when its channel layer failed (kept failing, or could not be joined) or it
+        #: fell too far behind: it ends without its closing result, which a transport with
+        #: no connection to drop answers.
         self.dropped = False
         #: The stream's place in the open-stream counts, given back when the stream ends.
         self.slot: limits.Slot | None = None
@@ -105,6 +108,8 @@ class Listener:
         elif not self.filter.wants(method, uri):
             return None
         if method == proto.TASK_STATUS:
+            if uri in self.ended_tasks:  # before the check: it costs a query
+                return None
             follows = self.follows and sync_to_async(self.follows, thread_sensitive=False)
             if follows and not await follows(str(uri)):  # its caller may still read it
                 return None
@@ -187,9 +192,9 @@ class Listener:
         """The stream under ASGI; the client closing it ends the loop (cancellation).
 
         A keep-alive comment goes out after every ``LISTEN_KEEPALIVE_SECONDS`` without a
-        frame (events this filter drops do not count). The pending ``receive`` is never
-        cancelled for a keep-alive: a channels_redis receive cancelled mid-way can lose a
-        message it already popped, for this stream or another one of the process.
+        frame (events this filter drops do not count). The layer is read by the stream's
+        :class:`~.inbox.Inbox`, so a burst never overflows it while checks run; a stream
+        that falls too far behind ends as dropped.
 
         A ``receive`` that fails is started again, not the stream's end (see
         :meth:`recover`); :data:`LAYER_MAX_FAILURES` with no event between them end the
@@ -212,8 +217,8 @@ class Listener:
         keep_alive = limits.keep_alive_seconds()
         self.ends_at = self.deadline()
         recheck = Recheck(None if self.context is None else self.context.caller, self.adopt)
-        receiving: asyncio.Task[Any] | None = None
-        receive_started = 0.0
+        inbox = Inbox(layer, channel)
+        taking: asyncio.Task[Any] | None = None  # the inbox's next Received
         failures = 0
         stopping = shutdown.waiter()
         nudged = False
@@ -227,6 +232,7 @@ class Listener:
                 self.dropped = True
                 return
             yield self.acknowledgement()
+            inbox.restart()
             last_frame = _now()
             while True:
                 if peer is not None:
@@ -246,38 +252,42 @@ class Listener:
                     yield self.closing()
                     return
                 wake = min(last_frame + keep_alive, self.ends_at, recheck.due)
-                if receiving is None:
-                    receiving = asyncio.ensure_future(layer.receive(channel))
-                    receive_started = now
+                if taking is None:
+                    taking = asyncio.ensure_future(inbox.get())
                 done, _ = await asyncio.wait(
-                    {receiving, stopping},
+                    {taking, stopping},
                     timeout=max(0.0, wake - now if poll is None else min(wake - now, poll)),
                     return_when=asyncio.FIRST_COMPLETED,
                 )
-                if receiving not in done:
+                if taking not in done:
                     if _now() >= last_frame + keep_alive:
                         yield sse.KEEP_ALIVE
                         last_frame = _now()
                     continue
-                finished, receiving = receiving, None
-                failure = _failure_of(finished)
-                if failure is not None:
-                    waited = _now() - receive_started
+                received: Received = taking.result()
+                taking = None
+                if received.overflowed:  # too far behind to catch up: the client reads again
+                    logger.warning("A listen stream fell %d events behind: it drops", MAX_PENDING)
+                    self.dropped = True
+                    return
+                if received.failure is not None:
+                    waited = received.waited
                     failures = await self.recover(
-                        layer, channel, failure, waited, failures, stopping
+                        layer, channel, received.failure, waited, failures, stopping
                     )
                     if failures >= LAYER_MAX_FAILURES:
                         self.dropped = True
                         return  # dropped, not closed: the client may reconnect
                     if waited < LAYER_RETRY_SECONDS:  # not at once again, nor past a shutdown
                         await asyncio.wait({stopping}, timeout=LAYER_RETRY_SECONDS - waited)
+                    inbox.restart()
                     continue
                 failures = 0
                 # Due: not delivered before the answer, nor past an expiry it brought forward.
                 if not await recheck.allowed() or _now() >= self.ends_at:
                     yield self.closing()
                     return
-                frame = await self.render(finished.result())
+                frame = await self.render(received.event or {})
                 if frame is not None:
                     yield frame
                     last_frame = _now()
@@ -285,8 +295,9 @@ class Listener:
             stopping.cancel()
             if self.slot is not None:
                 self.slot.release()
-            if receiving is not None:
-                await _abandon(receiving)
+            if taking is not None:
+                await abandon(taking)
+            await inbox.close()
             try:  # a layer that is down must not turn the stream's end into an error
                 await asyncio.wait_for(
                     layer.group_discard(self.group, channel), LAYER_RETRY_SECONDS
@@ -315,7 +326,7 @@ class Listener:
         hangs times out too, and then the join does not. Any other failure counts; only an
         event resets the count. The join waits at most :data:`LAYER_RETRY_SECONDS`, and
         not past a shutdown, so keep-alives, the deadline and shutdown still apply."""
-        idle = waited >= LAYER_RETRY_SECONDS and _is_timeout(failure)
+        idle = waited >= LAYER_RETRY_SECONDS and is_timeout(failure)
         joined = await self.join_again(layer, channel, stopping)
         if idle and joined:
             logger.debug("A listen stream's idle channel-layer receive timed out: %r", failure)
@@ -338,7 +349,7 @@ class Listener:
             {joining, stopping}, timeout=LAYER_RETRY_SECONDS, return_when=asyncio.FIRST_COMPLETED
         )
         if joining not in done:
-            await _abandon(joining)
+            await abandon(joining)
             return False
         failure = _failure_of(joining)
         if failure is not None:
@@ -371,14 +382,6 @@ class Listener:
                 loop.close()
 
 
-async def _abandon(task: asyncio.Task[Any]) -> None:
-    """Cancel ``task`` and wait for it to finish, without raising what it raised."""
-    task.cancel()
-    await asyncio.wait({task})
-    if not task.cancelled():
-        task.exception()  # retrieved: never logged as "exception was never retrieved"
-
-
 def _now() -> float:
     return time.monotonic()
 
@@ -388,13 +391,7 @@ def _wall_clock() -> float:
 
 
 def _failure_of(task: asyncio.Task[Any]) -> BaseException | None:
-    """Why a finished ``receive`` failed, or None. A receive the layer cancelled itself
-    (nothing here cancels a pending one) is a failure too, not the stream's cancellation."""
+    """Why a finished join failed, or None (a join the layer cancelled itself too)."""
     if task.cancelled():
-        return asyncio.CancelledError("the channel layer cancelled its receive")
+        return asyncio.CancelledError("the channel layer cancelled its join")
     return task.exception()
-
-
-def _is_timeout(failure: BaseException) -> bool:
-    """Python's ``TimeoutError``, or a layer's own of that name (redis-py's is not one)."""
-    return isinstance(failure, TimeoutError) or type(failure).__name__ == "TimeoutError"

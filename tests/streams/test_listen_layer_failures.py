@@ -127,7 +127,8 @@ def test_idle_waits_that_time_out_are_started_again_and_count_for_nothing(stream
 
     assert acknowledged == proto.acknowledgement("listen-1", stream.filter)
     assert changed["method"] == proto.TOOLS_LIST_CHANGED
-    assert layer.receives == LAYER_MAX_FAILURES + 3
+    # One receive per timeout and one for the event; the inbox may have started the next.
+    assert layer.receives in (LAYER_MAX_FAILURES + 3, LAYER_MAX_FAILURES + 4)
     assert layer.joins == 1 + LAYER_MAX_FAILURES + 2  # each timeout: joined again, and fine
 
 

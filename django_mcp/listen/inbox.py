@@ -1,0 +1,161 @@
+"""A listen stream's inbox: the channel layer read as fast as events come, whatever the
+stream is doing meanwhile.
+
+A channel layer holds at most its ``capacity`` of events waiting for one channel (100 by
+default, in-memory and ``channels_redis`` alike) and drops the next ones without a word.
+A stream checks every ``notifications/resources/updated`` against its caller in a worker
+thread (a permission may query the database), so a burst of watched saves outran it: 300
+updates in a row reached a stream as about 200. The :class:`Inbox` keeps one ``receive``
+pending at all times, in a task of its own, and queues what arrives for the stream, which
+takes it at its own pace:
+
+- Events already waiting that say the same thing again (the same method, URI and row) are
+  one event, the newer one (a task's newer state replaces its older one in place).
+- At most :data:`MAX_PENDING_EVENTS` distinct events wait. Past that the stream cannot
+  catch up in any useful time; the inbox then says so ahead of everything it holds, and
+  the stream ends as dropped (no closing result), which tells the client to reconnect and
+  read again, instead of a silent gap.
+- A ``receive`` that fails ends the pump after handing the failure over; the stream
+  recovers (joins its group again) and :meth:`Inbox.restart` starts the pump anew.
+
+The pending ``receive`` is cancelled only when the stream ends, as before: a
+``channels_redis`` receive cancelled mid-way can lose a message it already popped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Final
+
+#: The most distinct events a stream may have waiting; one more ends it as dropped.
+MAX_PENDING_EVENTS: Final = 1000
+#: How long a stream's end waits for its cancelled ``receive`` (twice at most).
+CLOSE_WAIT_SECONDS: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """What the stream takes from its inbox: an event, a ``receive`` that failed after
+    ``waited`` seconds, or ``overflowed`` (the stream fell too far behind)."""
+
+    event: dict[str, Any] | None = None
+    failure: BaseException | None = None
+    waited: float = 0.0
+    overflowed: bool = False
+
+
+OVERFLOWED: Final = Received(overflowed=True)
+
+
+class Inbox:
+    """The events of one channel, received by a task of their own and queued."""
+
+    def __init__(self, layer: Any, channel: str) -> None:
+        self._layer = layer
+        self._channel = channel
+        self._pending: OrderedDict[str, Received] = OrderedDict()
+        self._ready = asyncio.Event()
+        self._pump: asyncio.Task[None] | None = None
+        self._receiving: asyncio.Task[Any] | None = None
+        self._overflowed = False
+        self._unkeyed = itertools.count()
+
+    def restart(self) -> None:
+        """Receive (again): at the stream's start, and after it recovered from a failure."""
+        if self._pump is None or self._pump.done():
+            self._pump = asyncio.ensure_future(self._run())
+
+    async def get(self) -> Received:
+        """The next thing the stream must handle, waiting for one (cancellable at no loss:
+        nothing is taken off the queue until it is returned)."""
+        while True:
+            if self._overflowed:
+                return OVERFLOWED
+            if self._pending:
+                return self._pending.popitem(last=False)[1]
+            self._ready.clear()
+            await self._ready.wait()
+
+    async def close(self) -> None:
+        """Stop receiving (the stream ended): the pending ``receive`` is cancelled, and
+        waited for a little only: a ``channels_redis`` receive cancelled in its blocking
+        pop after Redis restarted took seconds, or a second cancellation, to end, and the
+        stream's end (its thread, under WSGI) must not wait on it."""
+        pump, self._pump = self._pump, None
+        if pump is not None:
+            await abandon(pump)
+        receiving, self._receiving = self._receiving, None
+        for _ in range(2):
+            if receiving is None or receiving.done():
+                break
+            receiving.cancel()
+            await asyncio.wait({receiving}, timeout=CLOSE_WAIT_SECONDS)
+        if receiving is not None and receiving.done() and not receiving.cancelled():
+            receiving.exception()  # retrieved: never "exception was never retrieved"
+
+    async def _run(self) -> None:
+        while True:
+            started = time.monotonic()
+            # A task of its own, shielded from the pump's cancellation until close(): the
+            # receive is not cancelled for anything but the stream's end.
+            self._receiving = receiving = asyncio.ensure_future(self._layer.receive(self._channel))
+            await asyncio.wait({receiving})
+            self._receiving = None
+            if receiving.cancelled():
+                # The layer cancelled its own receive (close() cancels the pump first).
+                failure: BaseException = asyncio.CancelledError(
+                    "the channel layer cancelled its receive"
+                )
+                self._hand_over(None, Received(failure=failure, waited=_since(started)))
+                return
+            error = receiving.exception()
+            if error is not None:
+                self._hand_over(None, Received(failure=error, waited=_since(started)))
+                return
+            event = receiving.result()
+            self._hand_over(_key(event), Received(event=event))
+
+    def _hand_over(self, key: str | None, item: Received) -> None:
+        """Queue ``item`` (under ``key``, replacing an equal event still waiting; without
+        one, a failure say, under a key of its own), or note the overflow."""
+        pending = self._pending
+        if key is not None and key in pending:
+            pending[key] = item  # the newer one, in the older one's place
+        elif len(pending) >= MAX_PENDING_EVENTS:
+            self._overflowed = True
+        else:
+            pending[key if key is not None else f"#{next(self._unkeyed)}"] = item
+        self._ready.set()
+
+
+def _key(event: Any) -> str | None:
+    """What makes two events say the same thing: method, URI and row (a task's state is
+    not part of it, so its newer state replaces the older). None: not comparable."""
+    if not isinstance(event, dict):
+        return None
+    try:
+        return json.dumps([event.get("method"), event.get("uri"), event.get("row")], default=str)
+    except (TypeError, ValueError):
+        return None
+
+
+def _since(started: float) -> float:
+    return time.monotonic() - started
+
+
+async def abandon(task: asyncio.Future[Any]) -> None:
+    """Cancel ``task`` and wait for it to finish, without raising what it raised."""
+    task.cancel()
+    await asyncio.wait({task})
+    if not task.cancelled():
+        task.exception()  # retrieved: never logged as "exception was never retrieved"
+
+
+def is_timeout(failure: BaseException) -> bool:
+    """Python's ``TimeoutError``, or a layer's own of that name (redis-py's is not one)."""
+    return isinstance(failure, TimeoutError) or type(failure).__name__ == "TimeoutError"
