@@ -214,7 +214,10 @@ class ToolSpec(Declaration):
             # A copy: the request's own objects are what a requestState is bound to when
             # the round ends, and a function that edits one in place would bind it to
             # arguments the client never sent (its retry refused as another request's).
-            return invoke.accepted_kwargs(self.func, copy.deepcopy(dict(arguments)))
+            values = dict(arguments)
+            if any(isinstance(value, dict | list) for value in values.values()):
+                values = copy.deepcopy(values)  # only containers can be edited in place
+            return invoke.accepted_kwargs(self.func, values)
         return self._kwargs_from_json(_ARGUMENTS_ENCODE(arguments))
 
     def _kwargs_from_json(self, encoded: str) -> dict[str, Any]:

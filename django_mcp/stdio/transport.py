@@ -86,7 +86,9 @@ MAX_WORKERS: Final = 8
 _DATA: Final = b"data:"
 #: The answer to a listen request whose stream dropped (its channel layer failed): HTTP
 #: closes the connection without the listen result; stdio has none to close, so this error.
-LISTEN_DROPPED: Final = "The subscription stream dropped: its channel layer kept failing"
+LISTEN_DROPPED: Final = (
+    "The subscription stream dropped: its channel layer failed, or it fell too far behind"
+)
 
 
 def stdio_request(user: Any) -> HttpRequest:
