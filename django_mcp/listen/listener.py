@@ -202,16 +202,14 @@ class Listener:
         acknowledgement, which tells the client that it dropped and that it may reconnect
         (basic/utilities/subscriptions.mdx), perhaps to a process whose layer works.
 
-        ``peer`` (WSGI, where no cancellation comes) is asked at every wake-up: once the
-        client is gone the stream ends without a further frame, as nobody reads it. The
-        first time it has only half-closed, a keep-alive goes out at once: a client that
-        closed answers it with a reset (gone at the next wake-up), one that still reads
-        takes it.
+        ``peer`` (WSGI, where no cancellation comes) is asked at every wake-up: once the client
+        is gone the stream ends without a further frame, as nobody reads it. The first time
+        it has only half-closed, a keep-alive goes out at once: a client that closed answers
+        it with a reset (gone at the next wake-up), one that still reads takes it.
 
         The caller is asked about again every ``LISTEN_RECHECK_SECONDS`` (:mod:`.recheck`),
         and before an event is rendered once that is due; a caller no longer allowed ends
-        the stream with its closing result, as its deadline does.
-        """
+        the stream with its closing result, as its deadline does."""
         layer = channel_layer()
         channel = await layer.new_channel()
         keep_alive = limits.keep_alive_seconds()
@@ -223,10 +221,9 @@ class Listener:
         stopping = shutdown.waiter()
         nudged = False
         try:
-            # Inside the try: a stream cancelled while it joins (its client left at once)
-            # may have joined all the same (the join ran on the layer's thread, or reached
-            # Redis), and must leave again, or every later event is copied to nobody.
-            # Bounded; at a shutdown the stream still gets its closing result, joined or not.
+            # Inside the try: a stream cancelled while it joins may have joined all the same (on
+            # the layer's thread, in Redis) and must leave again, or every later event goes to
+            # nobody. Bounded; at a shutdown the stream gets its closing result, joined or not.
             if not await self.join_again(layer, channel, stopping) and not stopping.done():
                 logger.warning("A listen stream could not join its group: it drops")
                 self.dropped = True
@@ -345,12 +342,15 @@ class Listener:
         """Whether the stream joined its group (again) within :data:`LAYER_RETRY_SECONDS`
         (a shutdown ends the wait: the stream is about to end anyway)."""
         joining = asyncio.ensure_future(layer.group_add(self.group, channel))
-        done, _ = await asyncio.wait(
-            {joining, stopping}, timeout=LAYER_RETRY_SECONDS, return_when=asyncio.FIRST_COMPLETED
-        )
-        if joining not in done:
-            await abandon(joining)
-            return False
+        try:  # given up, or the stream cancelled: no join lands after its group_discard
+            await asyncio.wait(
+                {joining, stopping},
+                timeout=LAYER_RETRY_SECONDS,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            if not joining.done():
+                await abandon(joining)
         failure = _failure_of(joining)
         if failure is not None:
             logger.debug("A listen stream could not join its group again: %r", failure)

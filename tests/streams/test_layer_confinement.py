@@ -220,6 +220,37 @@ def test_a_stream_cancelled_while_it_joins_leaves_its_group(layer_class: Any):
     assert layer_class.groups.get(fanout.group_name(site.name), {}) == {}
 
 
+class LateJoinLayer(InMemoryChannelLayer):  # type: ignore[misc]
+    """A layer whose join lands only after a while (a Redis slow to answer)."""
+
+    async def group_add(self, group: str, channel: str) -> None:
+        await asyncio.sleep(0.3)
+        await super().group_add(group, channel)
+
+
+@pytest.mark.parametrize("layer_class", ["LateJoinLayer"], indirect=True)
+def test_a_stream_cancelled_before_its_join_lands_never_joins(layer_class: Any):
+    """The other order: the client leaves before the join is done. The stream's
+    ``finally`` leaves the group at once; a join still running after that (the first
+    join, bounded since 2026-12-06, ran as a task of its own that the cancellation did
+    not reach) would make the dead stream a member for the group's expiry, every later
+    event copied to a queue nobody reads. The server's loop goes on running meanwhile."""
+    site = MCPSite("confined-late-join")
+
+    async def scenario() -> None:
+        events = listener(site).events()
+        starting = asyncio.ensure_future(events.__anext__())
+        await asyncio.sleep(0.1)  # the join is under way, not done
+        starting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await starting
+        await asyncio.sleep(0.6)  # the server's loop runs on, past when the join lands
+
+    asyncio.run(scenario())
+
+    assert layer_class.groups.get(fanout.group_name(site.name), {}) == {}
+
+
 def test_a_layer_no_longer_configured_is_not_kept_alive(settings: Any):
     """Each ``CHANNEL_LAYERS`` change builds a new layer; the wrapper of the old one must
     not keep it (and its queues) alive."""
