@@ -67,8 +67,13 @@ AUTH_VALIDATORS: Final[dict[str, tuple[Callable[[Any], bool], str]]] = {
 }
 
 
-#: What :mod:`.resolve` uses of each ``AUTHENTICATORS`` entry.
-AUTHENTICATOR_ATTRIBUTES: Final = ("accepts_bearer_tokens", "has_credentials", "authenticate")
+#: What :mod:`.resolve` uses of each ``AUTHENTICATORS`` entry (``challenge``: every 401's).
+AUTHENTICATOR_ATTRIBUTES: Final = (
+    "accepts_bearer_tokens",
+    "has_credentials",
+    "authenticate",
+    "challenge",
+)
 
 
 def check_authenticator_classes() -> list[CheckMessage]:

@@ -51,3 +51,23 @@ def test_a_drf_class_that_does_not_import(settings: Any) -> None:
     (message,) = e016(settings, "django_mcp.auth.drf.DRFAuthenticator")
     assert "DRF_AUTHENTICATION_CLASSES" in message
     assert "BasicAuthenticaton" in message
+
+
+class WithoutChallenge:
+    """Duck-typed: what :func:`resolve.authenticate` calls, but no ``challenge``, which
+    :func:`resolve.challenges` calls for every 401."""
+
+    accepts_bearer_tokens = True
+
+    def has_credentials(self, request: Any) -> bool:
+        return True
+
+    def authenticate(self, request: Any) -> None:
+        return None
+
+
+def test_an_authenticator_without_challenge_is_no_authenticator(settings: Any) -> None:
+    """Every 401 asks each authenticator for its ``WWW-Authenticate`` challenge: a class
+    without ``challenge`` passed the check and made every 401 a 500."""
+    (message,) = e016(settings, f"{__name__}.WithoutChallenge")
+    assert "it has no challenge" in message
