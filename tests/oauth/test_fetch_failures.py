@@ -28,11 +28,18 @@ pytestmark = pytest.mark.django_db
 
 __all__ = ["site"]  # the fixture, imported for the tests here
 
-#: Answers http.client cannot read: no status line, and a header line past its limit.
-NOT_HTTP = [b"garbage\r\n\r\n", b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70_000 + b"\r\n\r\n"]
+#: Answers http.client cannot read: no status line, and a header line past its limit; and
+#: one it reads whose JSON is nested past what the decoder recurses into (RecursionError,
+#: no ValueError), well under the body limit.
+_DEEP = b"[" * 100_000
+NOT_HTTP = [
+    b"garbage\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70_000 + b"\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(_DEEP), _DEEP),
+]
 
 
-@pytest.fixture(params=NOT_HTTP, ids=["status-line", "header-line"])
+@pytest.fixture(params=NOT_HTTP, ids=["status-line", "header-line", "json-too-deep"])
 def broken_server(request: Any) -> Iterator[str]:
     """A server on 127.0.0.1 that answers every connection with ``request.param``."""
     listener = socket.create_server(("127.0.0.1", 0))

@@ -36,7 +36,7 @@ def _json_object(request: urllib.request.Request, timeout: float) -> dict[str, A
         raise FetchError(f"{request.full_url}: the response is larger than {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the decoder
         raise FetchError(f"{request.full_url}: the response is not JSON") from exc
     if not isinstance(data, dict):
         raise FetchError(f"{request.full_url}: the response is not a JSON object")
