@@ -56,7 +56,7 @@ def address_block(address: str, ipv6_prefix: int) -> str:
     that is no address: the limits still count it)."""
     if ":" not in address:
         return address  # the common case, at no cost
-    address = _without_port(address)
+    address = without_port(address)
     if ":" not in address:
         return address
     try:
@@ -75,8 +75,9 @@ def address_block(address: str, ipv6_prefix: int) -> str:
 _WITH_PORT: Final = re.compile(r"\A(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([^\]]+)\])(?::\d*)?\Z")
 
 
-def _without_port(address: str) -> str:
-    """``address`` without a port (and an IPv6 one without its brackets)."""
+def without_port(address: str) -> str:
+    """``address`` without a port (and an IPv6 one without its brackets); the request log
+    records the client so too."""
     found = _WITH_PORT.match(address.strip())
     if found is None:
         return address

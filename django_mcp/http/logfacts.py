@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from django_mcp.conf import mcp_settings
-from django_mcp.http.client_ip import client_ip
+from django_mcp.http.client_ip import client_ip, without_port
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponseBase
@@ -40,6 +40,8 @@ def remote_addr(request: HttpRequest) -> str | None:
     found = client_ip(request.META, int(mcp_settings.TRUSTED_PROXY_HOPS))
     if not found:
         return None
+    if ":" in found:  # a port a proxy appended (``192.0.2.7:50001``) is not the address
+        found = without_port(found)
     # Parsed once per address seen (a server sees the same clients again and again); only
     # short texts are cached, so forged X-Forwarded-For values cannot fill memory.
     return _cached_address(found) if len(found) <= _CACHED_ADDRESS_CHARS else _address(found)

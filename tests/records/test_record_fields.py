@@ -313,3 +313,19 @@ def test_an_ipv6_zone_id_is_not_recorded(site: MCPSite) -> None:
     call_tool(Client(), "hello", {}, REMOTE_ADDR="fe80::1%eth0")
 
     assert only_row().remote_addr == "fe80::1"
+
+
+@pytest.mark.parametrize(
+    ("forwarded", "recorded"),
+    [("203.0.113.9:50001", "203.0.113.9"), ("[2001:db8::1]:50001", "2001:db8::1")],
+)
+def test_a_port_in_x_forwarded_for_is_not_the_address_recorded(
+    site: MCPSite, forwarded: str, recorded: str
+) -> None:
+    """Some proxies (Azure Application Gateway) append ``address:port``: the limits count
+    the address without it, and the log must record it too, not drop it as no address
+    (every row of such a deployment had no client)."""
+    with override_mcp(TRUSTED_PROXY_HOPS=1):
+        call_tool(Client(), "hello", {}, HTTP_X_FORWARDED_FOR=forwarded)
+
+    assert only_row().remote_addr == recorded
