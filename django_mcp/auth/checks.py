@@ -91,7 +91,7 @@ def check_authenticator_classes() -> list[CheckMessage]:
     for path in paths:
         try:
             found = import_string(path)
-        except ImportError as exc:
+        except Exception as exc:  # not only ImportError: a check reports, never raises
             problem = f"cannot be imported ({exc})"
         else:
             if isinstance(found, type) and issubclass(found, DRFAuthenticator):
@@ -123,7 +123,7 @@ def _drf_classes_unimported() -> list[CheckMessage]:
     for path in configured:
         try:
             import_string(path)
-        except ImportError as exc:
+        except Exception as exc:  # ImproperlyConfigured, say: reported, never raised
             messages.append(
                 Error(
                     f"DJANGO_MCP['DRF_AUTHENTICATION_CLASSES'] entry {path!r} cannot be "

@@ -71,3 +71,22 @@ def test_an_authenticator_without_challenge_is_no_authenticator(settings: Any) -
     without ``challenge`` passed the check and made every 401 a 500."""
     (message,) = e016(settings, f"{__name__}.WithoutChallenge")
     assert "it has no challenge" in message
+
+
+def test_a_module_that_fails_as_it_imports_is_reported_not_raised(
+    settings: Any, monkeypatch: Any
+) -> None:
+    """A module may fail to import with more than ``ImportError`` (``ImproperlyConfigured``
+    for a setting it reads, say): the check let it out, and every command that runs the
+    checks (``migrate``, ``runserver``) stopped with a traceback naming no setting."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from django_mcp.auth import checks as auth_checks
+
+    def broken(path: str) -> Any:
+        raise ImproperlyConfigured("SOME_SETTING is missing")
+
+    monkeypatch.setattr(auth_checks, "import_string", broken)
+    (message,) = e016(settings, "myapp.auth.Authenticator")
+    assert "cannot be imported" in message
+    assert "SOME_SETTING is missing" in message
