@@ -90,3 +90,27 @@ def test_the_flat_form_still_validates_the_answer_by_the_model(client: Any, orde
 
     assert "colour=<Colour.RED: 'red'>" in result["content"][0]["text"]
     assert "count=2" in result["content"][0]["text"]
+
+
+class Address(BaseModel):
+    colour: Colour
+
+
+class Shipment(BaseModel):
+    address: Address
+
+
+def test_a_shape_left_unflattened_keeps_the_definitions_it_refers_to() -> None:
+    """A nested model has no flat spelling and is sent as pydantic wrote it (the guide:
+    keep the model flat). Its definition was inlined and ``$defs`` dropped all the same, so
+    the ``$ref`` to its ``Enum`` field pointed at nothing: no longer even valid JSON
+    Schema, which a client compiling the form (ajv, say) fails on."""
+    import json
+
+    from django_mcp.server.input_requests import requested_schema
+
+    schema = requested_schema(Shipment)
+    text = json.dumps(schema)
+    assert '"$ref": "#/$defs/' in text
+    refs = {part.split('"', 1)[0] for part in text.split('"$ref": "#/$defs/')[1:]}
+    assert refs <= set(schema.get("$defs", {}))

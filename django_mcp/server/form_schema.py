@@ -31,7 +31,18 @@ def flat_form(schema: Mapping[str, Any]) -> dict[str, Any]:
             name: _flat_field(field, defs) if isinstance(field, Mapping) else field
             for name, field in properties.items()
         }
+    if defs and _refers(flat):  # a shape left as pydantic wrote it still needs its targets
+        flat["$defs"] = definitions
     return flat
+
+
+def _refers(node: Any) -> bool:
+    """Whether a ``$ref`` is left anywhere in ``node``."""
+    if isinstance(node, Mapping):
+        return "$ref" in node or any(_refers(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_refers(item) for item in node)
+    return False
 
 
 def _flat_field(field: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
