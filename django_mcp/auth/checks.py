@@ -115,8 +115,20 @@ def check_authenticator_classes() -> list[CheckMessage]:
 def _drf_classes_unimported() -> list[CheckMessage]:
     """E016 for each ``DRF_AUTHENTICATION_CLASSES`` path that cannot be imported: they are
     read on every request with an ``Authorization`` header and by every 401's challenge,
-    each a 500 otherwise. None (DRF's own setting) is DRF's to check."""
+    each a 500 otherwise. None (DRF's own setting) is DRF's to check, once DRF is there."""
     configured = mcp_settings.DRF_AUTHENTICATION_CLASSES
+    if configured is None:
+        try:
+            import_string("rest_framework.settings.api_settings")
+        except Exception as exc:  # DRF not installed: nothing checks DRF's own setting
+            return [
+                Error(
+                    f"DRFAuthenticator is in DJANGO_MCP['AUTHENTICATORS'] but Django REST "
+                    f"framework cannot be imported ({exc}).",
+                    hint="Install djangorestframework, or remove DRFAuthenticator.",
+                    id=AUTHENTICATOR_CHECK_ID,
+                )
+            ]
     if not _strings(configured):
         return []
     messages: list[CheckMessage] = []

@@ -90,3 +90,23 @@ def test_a_module_that_fails_as_it_imports_is_reported_not_raised(
     (message,) = e016(settings, "myapp.auth.Authenticator")
     assert "cannot be imported" in message
     assert "SOME_SETTING is missing" in message
+
+
+def test_drf_authenticator_without_drf_installed(settings: Any, monkeypatch: Any) -> None:
+    """With ``DRF_AUTHENTICATION_CLASSES`` None, ``DRFAuthenticator`` runs DRF's own
+    ``DEFAULT_AUTHENTICATION_CLASSES``: without Django REST framework installed every
+    request with an ``Authorization`` header (and every 401's challenge) failed with a
+    500, and the check, leaving None to DRF (which is not there to check), said nothing."""
+    import sys
+
+    from django_mcp.auth.checks import check_authenticator_classes
+
+    settings.DJANGO_MCP = {
+        **settings.DJANGO_MCP,
+        "AUTHENTICATORS": ["django_mcp.auth.drf.DRFAuthenticator"],
+        "DRF_AUTHENTICATION_CLASSES": None,
+    }
+    # Not installed (asked of this check alone: DRF's own checks would fail first here).
+    monkeypatch.setitem(sys.modules, "rest_framework.settings", None)
+    (message,) = [m.msg for m in check_authenticator_classes() if m.id == "django_mcp.E016"]
+    assert "DRF" in message
