@@ -63,13 +63,16 @@ class MCPSite:
     default_model_tools: str = "django_mcp.modeltools.ModelTools"
     #: Whether the class decides what a caller sees in code of its own: an overridden
     #: ``has_permission`` or lookup (:data:`CALLER_LOOKUPS`) may read the caller, so its
-    #: lists are private and its declarations are looked up with the caller known.
+    #: lists are private and its declarations are looked up with the caller known. A class
+    #: that sets it itself is taken at its word (and its subclasses, but for new lookups).
     decides_per_caller: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        own = (getattr(cls, name) is not getattr(MCPSite, name) for name in CALLER_LOOKUPS)
-        cls.decides_per_caller = any(own)
+        if "decides_per_caller" not in cls.__dict__:  # the nearest class that says, or own code
+            said = next(b for b in cls.__mro__ if "decides_per_caller" in b.__dict__)
+            own = (getattr(cls, name) is not getattr(said, name) for name in CALLER_LOOKUPS)
+            cls.decides_per_caller = bool(said.__dict__["decides_per_caller"]) or any(own)
 
     def __init__(self, name: str = "mcp", *, require_authentication: bool | None = None) -> None:
         self.name = name

@@ -99,3 +99,44 @@ def test_no_tool_is_looked_up_without_the_caller_to_serve_it_on_the_event_loop()
 
     assert server.runs_on_loop(admitted) is False
     assert site.asked_without_caller == []
+
+
+class OrderedSite(MCPSite):
+    """Overrides a lookup only to order it, and says it decides nothing per caller."""
+
+    decides_per_caller = False
+
+    def get_tools(self, context: Context | None = None) -> list[Any]:
+        return sorted(super().get_tools(context), key=lambda spec: spec.name, reverse=True)
+
+
+class DecidingSite(MCPSite):
+    """Decides per caller in code the lookups list does not name, and says so."""
+
+    decides_per_caller = True
+
+
+def test_a_site_saying_whether_it_decides_per_caller_is_taken_at_its_word() -> None:
+    """A class that declares ``decides_per_caller`` itself keeps it: a site overriding a
+    lookup only to order it need not make every list private (and every authenticated
+    request load the caller's permissions), and one deciding elsewhere is not public."""
+
+    class Subclassed(OrderedSite):
+        pass
+
+    class Reordered(DecidingSite):
+        def get_tools(self, context: Context | None = None) -> list[Any]:
+            return list(reversed(super().get_tools(context)))
+
+    class Deciding(OrderedSite):
+        def get_tool(self, name: str, context: Context | None = None) -> Any:
+            return super().get_tool(name, context)
+
+    assert OrderedSite.decides_per_caller is False
+    assert Subclassed.decides_per_caller is False
+    assert OrderedSite("ordered").varies_by_caller() is False
+    assert DecidingSite.decides_per_caller is True
+    assert Reordered.decides_per_caller is True
+    assert DecidingSite("deciding").varies_by_caller() is True
+    assert Deciding.decides_per_caller is True  # a lookup of its own, not declared
+    assert StaffToolsSite.decides_per_caller is True
