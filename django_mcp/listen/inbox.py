@@ -27,10 +27,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import threading
 import time
 from collections import OrderedDict
+from collections.abc import AsyncGenerator, Awaitable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+T = TypeVar("T")
 
 #: The most distinct events a stream may have waiting; one more ends it as dropped.
 MAX_PENDING_EVENTS: Final = 1000
@@ -159,3 +164,46 @@ async def abandon(task: asyncio.Future[Any]) -> None:
 def is_timeout(failure: BaseException) -> bool:
     """Python's ``TimeoutError``, or a layer's own of that name (redis-py's is not one)."""
     return isinstance(failure, TimeoutError) or type(failure).__name__ == "TimeoutError"
+
+
+def iterated(stream: AsyncGenerator[T, None]) -> Iterator[T]:
+    """``stream`` for sync code (WSGI, stdio): run on an event loop of its own, in a thread
+    of its own for the stream's whole life, so its inbox keeps reading the layer while the
+    caller writes a frame (to a slow client, say), not only while it waits for the next."""
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever, name="mcp-listen-stream", daemon=True)
+    runner.start()
+    try:
+        while True:
+            frame = _outcome(asyncio.run_coroutine_threadsafe(_caught(anext(stream)), loop))
+            if frame is _ENDED:
+                return
+            yield frame
+    finally:
+        try:
+            _outcome(asyncio.run_coroutine_threadsafe(_caught(stream.aclose()), loop))
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            runner.join()
+            loop.close()
+
+
+_ENDED: Final[Any] = object()
+
+
+async def _caught(step: Awaitable[Any]) -> tuple[Any, BaseException | None]:
+    """What ``step`` returns or raises, ``SystemExit`` too: raised in a task, that one
+    would stop the loop's thread, and the stream's caller would wait for ever."""
+    try:
+        return await step, None
+    except StopAsyncIteration:
+        return _ENDED, None
+    except (SystemExit, KeyboardInterrupt) as exc:
+        return None, exc
+
+
+def _outcome(future: Future[tuple[Any, BaseException | None]]) -> Any:
+    value, error = future.result()
+    if error is not None:
+        raise error
+    return value

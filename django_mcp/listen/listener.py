@@ -29,7 +29,7 @@ from asgiref.sync import sync_to_async
 from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
 from django_mcp.listen.inbox import MAX_PENDING_EVENTS as MAX_PENDING
-from django_mcp.listen.inbox import Inbox, Received, abandon, is_timeout
+from django_mcp.listen.inbox import Inbox, Received, abandon, is_timeout, iterated
 from django_mcp.listen.recheck import Recheck
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
@@ -365,21 +365,10 @@ class Listener:
         and its slot, within a poll or two of its client leaving, rather than at the first
         keep-alive write that fails.
         """
-        loop = asyncio.new_event_loop()
         # The loop wakes at least every WSGI_POLL_SECONDS to ask ``peer`` about the client.
         agen = self.events(poll=WSGI_POLL_SECONDS, peer=peer)
         limits.release_connections()  # this worker thread waits for events holding none
-        try:
-            while True:
-                try:
-                    yield loop.run_until_complete(agen.__anext__())
-                except StopAsyncIteration:
-                    return
-        finally:
-            try:
-                loop.run_until_complete(agen.aclose())
-            finally:
-                loop.close()
+        yield from iterated(agen)  # its loop runs in a thread of its own, for the inbox
 
 
 def _now() -> float:

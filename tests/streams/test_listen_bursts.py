@@ -12,6 +12,8 @@ it dropped and that it may reconnect; a silent gap tells it nothing.
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -19,7 +21,9 @@ from channels.layers import InMemoryChannelLayer
 
 from django_mcp.listen import inbox as inbox_module
 from django_mcp.listen import listener as listener_module
+from django_mcp.listen.layer import confined
 from django_mcp.listen.listener import Listener
+from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
 from django_mcp.sites import MCPSite
 
@@ -126,3 +130,33 @@ def test_a_stream_too_far_behind_ends_as_dropped_not_with_a_silent_gap(stream, m
     assert stream.dropped
     assert len(frames) < 50
     assert not any(b"result" in frame for frame in frames)  # no closing result
+
+
+def test_a_burst_reaches_a_wsgi_stream_whose_client_reads_slowly(stream, monkeypatch, settings):
+    """Under WSGI (and stdio) the stream's loop ran only while the next frame was awaited,
+    so while the server wrote a frame to a slow client nothing read the layer: 300
+    updates reached the stream as about 100, with no sign of the gap."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_KEEPALIVE_SECONDS": 0.5}
+    layer = confined(InMemoryChannelLayer(capacity=100))
+    monkeypatch.setattr(listener_module, "channel_layer", lambda: layer)
+    frames: list[bytes] = []
+    events = stream.sync_events()
+
+    def publish() -> None:
+        for number in range(300):
+            layer.group_send_now(stream.group, update(number), 5)
+
+    try:
+        next(events)  # the acknowledgement: joined
+        publisher = threading.Thread(target=publish)
+        publisher.start()
+        for frame in events:
+            if frame == sse.KEEP_ALIVE:
+                break  # nothing more is coming
+            frames.append(frame)
+            time.sleep(0.005)  # the write to a slow client
+        publisher.join()
+    finally:
+        events.close()
+
+    assert frames == [f"test://{n}".encode() for n in range(300)] or stream.dropped
