@@ -43,8 +43,12 @@ if TYPE_CHECKING:
     from django.forms import ModelChoiceField, ModelForm
     from django.http import HttpRequest, HttpResponse
 
+    _TokenForm = forms.ModelForm[AccessToken]
+else:  # ModelForm is generic only in the type stubs: subscripted, a project's import fails
+    _TokenForm = forms.ModelForm
 
-class AccessTokenForm(forms.ModelForm[AccessToken]):
+
+class AccessTokenForm(_TokenForm):
     """The add form, refusing an expiry the database cannot keep."""
 
     class Meta:

@@ -86,9 +86,7 @@ MAX_WORKERS: Final = 8
 _DATA: Final = b"data:"
 #: The answer to a listen request whose stream dropped (its channel layer failed): HTTP
 #: closes the connection without the listen result; stdio has none to close, so this error.
-LISTEN_DROPPED: Final = (
-    "The subscription stream dropped: its channel layer failed, or it fell too far behind"
-)
+LISTEN_DROPPED: Final = "The subscription stream dropped (its channel layer failed, or it lagged)"
 
 
 def stdio_request(user: Any) -> HttpRequest:
