@@ -61,7 +61,7 @@ def read_scope(server: MCPServer, spec: Any) -> Literal["public", "private"]:
     """The declared scope, else the site's; never public for a resource whose readers
     differ by caller, which a shared cache would otherwise serve to callers who may not
     read it (server/utilities/caching.mdx: ``public`` has no per-user data): one gated by
-    a permission (its own, or the site's ``has_permission``), by scopes, or by a
+    a permission (its own, or the site's own code: ``decides_per_caller``), by scopes, or by a
     ``visible`` or ``row_visible`` check (a ``ModelTools`` row scoped by ``get_queryset``)."""
     if (
         gated(server.site, spec)
