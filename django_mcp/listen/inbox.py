@@ -111,16 +111,10 @@ class Inbox:
             self._receiving = receiving = asyncio.ensure_future(self._layer.receive(self._channel))
             await asyncio.wait({receiving})
             self._receiving = None
-            if receiving.cancelled():
-                # The layer cancelled its own receive (close() cancels the pump first).
-                failure: BaseException = asyncio.CancelledError(
-                    "the channel layer cancelled its receive"
-                )
+            # Cancelled here only by the layer itself: close() cancels the pump first.
+            failure = failure_of(receiving, "receive")
+            if failure is not None:
                 self._hand_over(None, Received(failure=failure, waited=_since(started)))
-                return
-            error = receiving.exception()
-            if error is not None:
-                self._hand_over(None, Received(failure=error, waited=_since(started)))
                 return
             event = receiving.result()
             self._hand_over(_key(event), Received(event=event))
@@ -159,6 +153,14 @@ async def abandon(task: asyncio.Future[Any]) -> None:
     await asyncio.wait({task})
     if not task.cancelled():
         task.exception()  # retrieved: never logged as "exception was never retrieved"
+
+
+def failure_of(task: asyncio.Future[Any], what: str) -> BaseException | None:
+    """Why a finished layer call (``what``: receive, join) failed, or None; one the layer
+    cancelled itself is a failure too, not the stream's cancellation."""
+    if task.cancelled():
+        return asyncio.CancelledError(f"the channel layer cancelled its {what}")
+    return task.exception()
 
 
 def is_timeout(failure: BaseException) -> bool:

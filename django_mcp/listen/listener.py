@@ -29,7 +29,7 @@ from asgiref.sync import sync_to_async
 from django_mcp.listen import limits, shutdown
 from django_mcp.listen.fanout import channel_layer, group_name
 from django_mcp.listen.inbox import MAX_PENDING_EVENTS as MAX_PENDING
-from django_mcp.listen.inbox import Inbox, Received, abandon, is_timeout, iterated
+from django_mcp.listen.inbox import Inbox, Received, abandon, failure_of, is_timeout, iterated
 from django_mcp.listen.recheck import Recheck
 from django_mcp.protocol import sse
 from django_mcp.protocol import subscriptions as proto
@@ -351,7 +351,7 @@ class Listener:
         finally:
             if not joining.done():
                 await abandon(joining)
-        failure = _failure_of(joining)
+        failure = failure_of(joining, "join")
         if failure is not None:
             logger.debug("A listen stream could not join its group again: %r", failure)
         return failure is None
@@ -377,10 +377,3 @@ def _now() -> float:
 
 def _wall_clock() -> float:
     return time.time()
-
-
-def _failure_of(task: asyncio.Task[Any]) -> BaseException | None:
-    """Why a finished join failed, or None (a join the layer cancelled itself too)."""
-    if task.cancelled():
-        return asyncio.CancelledError("the channel layer cancelled its join")
-    return task.exception()
