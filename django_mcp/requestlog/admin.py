@@ -19,6 +19,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
 from django_mcp.admin_guards import GuardedAdmin
+from django_mcp.admin_pagination import EstimatedCountPaginator, SettledCountChangeList
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.requestlog import lookups
 from django_mcp.requestlog.filters import (
@@ -32,7 +33,6 @@ from django_mcp.requestlog.filters import (
     is_bounded,
 )
 from django_mcp.requestlog.models import RequestLog, ServedRevision, column_length
-from django_mcp.requestlog.pagination import EstimatedCountPaginator, SettledCountChangeList
 
 if TYPE_CHECKING:
     from django.contrib.admin.views.main import ChangeList
@@ -223,6 +223,14 @@ class ServedRevisionAdmin(GuardedAdmin, ReadOnlyAdmin):
     date_hierarchy = "last_seen"
     search_fields = ("revision", "client_name", "client_version")
     ordering = ("-last_seen",)
+    # One row per revision and client, pruned by age (mcp_prune_logs) but not by rate: a
+    # client naming itself anew on every request adds a row each time.
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return SettledCountChangeList
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         """Only the revision filter and the date hierarchy's parts (:mod:`.lookups`): any

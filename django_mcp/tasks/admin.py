@@ -1,16 +1,26 @@
 """The read-only admin of MCP tasks, shown beside the request log: tasks are changed only
-by their clients and workers, and purged by ``manage.py mcp_purge_tasks``."""
+by their clients and workers, and purged by ``manage.py mcp_purge_tasks``.
+
+A busy site keeps many tasks until their TTL passes, so the list is built like the request
+log's: newest first from the ``created_at`` index, and never a ``COUNT(*)`` of the whole
+table (:mod:`django_mcp.admin_pagination`), nor facet counts of every filter choice."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 
 from django_mcp.admin_guards import Check, GuardedAdmin, anything, is_boolean
+from django_mcp.admin_pagination import EstimatedCountPaginator, SettledCountChangeList
 from django_mcp.admin_readonly import ReadOnlyAdmin
 from django_mcp.tasks.models import MCPTask
 from django_mcp.tasks.wire import shown_message
+
+if TYPE_CHECKING:
+    from django.contrib.admin.views.main import ChangeList
+    from django.http import HttpRequest
 
 
 @admin.register(MCPTask)
@@ -32,6 +42,12 @@ class MCPTaskAdmin(GuardedAdmin, ReadOnlyAdmin):
     search_fields = ("=id", "tool", "owner")
     ordering = ("-created_at",)
     readonly_fields = ("client_status_message",)
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return SettledCountChangeList
 
     def guarded_lookups(self) -> Mapping[str, Check]:
         columns = ("status", "site")

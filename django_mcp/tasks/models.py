@@ -9,10 +9,14 @@ has: high entropy, and every lookup is also filtered by the owner.
 from __future__ import annotations
 
 import secrets
+from typing import Final
 
 from django.db import models
 
 from django_mcp.protocol import tasks as proto
+
+#: The index the admin's newest-first list reads (migration 0013).
+CREATED_INDEX: Final = "django_mcp_task_created_idx"
 
 
 def new_task_id() -> str:
@@ -62,6 +66,7 @@ class MCPTask(models.Model):
     input_requests = models.JSONField("outstanding input requests", default=dict, blank=True)
     input_responses = models.JSONField("answers so far", default=dict, blank=True)
     cancel_requested = models.BooleanField(default=False)
+    # Indexed (Meta.indexes): the admin lists tasks newest first.
     created_at = models.DateTimeField("created at")
     last_updated_at = models.DateTimeField("last updated at")
     ttl_ms = models.BigIntegerField("TTL (ms)", null=True, blank=True)
@@ -80,6 +85,7 @@ class MCPTask(models.Model):
         verbose_name = "MCP task"
         verbose_name_plural = "MCP tasks"
         ordering = ("-created_at",)
+        indexes = (models.Index(fields=("created_at",), name=CREATED_INDEX),)
 
     def __str__(self) -> str:
         return f"{self.tool} ({self.status}) {self.id[:8]}"

@@ -20,7 +20,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from django_mcp.requestlog import pagination, summaries
+from django_mcp import admin_pagination as pagination
+from django_mcp.requestlog import summaries
 from django_mcp.requestlog.admin import RequestLogAdmin
 from django_mcp.requestlog.models import (
     WINDOW_INDEX,
