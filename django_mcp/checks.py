@@ -194,21 +194,23 @@ VALIDATORS: dict[str, tuple[Callable[[Any], bool], str]] = {
         f"({MAX_TASK_SECONDS:_}).",
     ),
     "PROGRESS_INTERVAL": (
-        lambda v: _is_number(v) and v >= 0,
-        "Use a number of seconds, 0 or more (0: every report is sent).",
+        lambda v: _is_number(v) and 0 <= v <= threading.TIMEOUT_MAX,
+        "Use a number of seconds, 0 or more (0: every report is sent), at most "
+        "threading.TIMEOUT_MAX.",
     ),
     "LISTEN_KEEPALIVE_SECONDS": (
-        lambda v: _is_number(v) and v > 0,
-        "Use a positive number of seconds.",
+        _is_wait,
+        "Use a positive number of seconds, at most threading.TIMEOUT_MAX.",
     ),
     "LISTEN_MAX_SECONDS": (
-        lambda v: _is_number(v) and v > 0,
-        "Use a positive number of seconds: every listen stream ends (None is refused).",
+        _is_wait,
+        "Use a positive number of seconds, at most threading.TIMEOUT_MAX: every listen "
+        "stream ends (None and infinity are refused).",
     ),
     "LISTEN_RECHECK_SECONDS": (
-        lambda v: _is_number(v) and v > 0,
-        "Use a positive number of seconds: a listen stream asks again whether its caller "
-        "may still listen.",
+        _is_wait,
+        "Use a positive number of seconds, at most threading.TIMEOUT_MAX: a listen stream "
+        "asks again whether its caller may still listen.",
     ),
     "OAUTH": (
         lambda v: not oauth_problems(v),

@@ -7,6 +7,7 @@ time.
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 from typing import Any, Final
 
@@ -219,12 +220,15 @@ class MCPSettings:
         """Setting ``name`` when it is a number (an ``int`` when ``integer``; never a bool)
         in range, else its default. For the bounds code relies on even in a process that
         never ran the checks, which refuse such a value (E004): a thread count, an
-        interval, a stream's life is never unbounded or nonsense. NaN is out of range."""
+        interval, a stream's life is never unbounded or nonsense. NaN is out of range, and
+        so is infinity or anything past ``threading.TIMEOUT_MAX``: the longest wait a
+        thread takes (a longer one raises OverflowError in it)."""
         value: Any = getattr(self, name)
         numeric = isinstance(value, int) if integer else isinstance(value, int | float)
         in_range = (
             numeric
             and not isinstance(value, bool)
+            and -threading.TIMEOUT_MAX <= value <= threading.TIMEOUT_MAX
             and (at_least is None or value >= at_least)
             and (above is None or value > above)
         )

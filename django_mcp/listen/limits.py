@@ -27,7 +27,7 @@ from django.core.checks import CheckMessage, Warning
 from django.db import connections
 
 from django_mcp.auth.resolve import caller_of
-from django_mcp.conf import DEFAULTS, mcp_settings
+from django_mcp.conf import mcp_settings
 from django_mcp.protocol.errors import ListenUnavailable, TooManyCallerStreams
 
 if TYPE_CHECKING:
@@ -226,10 +226,7 @@ def open_streams() -> int:
 def max_seconds() -> float:
     """``LISTEN_MAX_SECONDS``; a value the checks refuse (such as None) means the default:
     a stream is never unbounded."""
-    value: Any = mcp_settings.LISTEN_MAX_SECONDS
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        value = DEFAULTS["LISTEN_MAX_SECONDS"]
-    return float(value)
+    return float(mcp_settings.number("LISTEN_MAX_SECONDS", above=0))
 
 
 def release_connections() -> None:

@@ -306,6 +306,27 @@ def test_an_unbounded_lifetime_is_refused_by_the_checks(settings: Any):
     assert limits.max_seconds() == 300.0
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1, 0])
+def test_a_lifetime_the_checks_refuse_means_the_default(settings: Any, value: float):
+    """A process that never ran the checks (E004) still ends every stream: NaN compared as
+    positive-or-not slipped through, and infinity never ends (nor can a thread wait it)."""
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_SECONDS": value}
+    assert limits.max_seconds() == 300.0
+
+
+@pytest.mark.parametrize(
+    "name", ["LISTEN_KEEPALIVE_SECONDS", "LISTEN_RECHECK_SECONDS", "PROGRESS_INTERVAL"]
+)
+def test_no_interval_is_a_wait_no_thread_can_take(settings: Any, name: str):
+    """``mcp_settings.number`` refuses infinity and anything past threading.TIMEOUT_MAX
+    (``queue.get(timeout=inf)`` raises OverflowError in the stream's thread)."""
+    from django_mcp.conf import DEFAULTS, mcp_settings
+
+    for value in (float("inf"), threading.TIMEOUT_MAX * 2):
+        settings.DJANGO_MCP = {**settings.DJANGO_MCP, name: value}
+        assert mcp_settings.number(name, at_least=0) == DEFAULTS[name]
+
+
 def test_listen_under_wsgi_is_reported_by_a_warning(settings: Any):
     """django_mcp.W013: enabling listen under WSGI says what each stream costs."""
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 2}
