@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import DatabaseError, DataError
 
-from django_mcp.auth import resolve
+from django_mcp.auth import header, resolve
 from django_mcp.auth.base import AuthenticationFailed
 from django_mcp.auth.metadata import bearer_challenge, metadata_urlpatterns
 from django_mcp.conf import mcp_settings
@@ -91,14 +91,19 @@ def refuse_credentials(
     request: HttpRequest, exchange: Exchange, failed: AuthenticationFailed
 ) -> HttpResponse:
     """The 401 of credentials that were presented and are not valid; the request is
-    logged as anonymous."""
+    logged as anonymous. The Bearer challenge names the error only when a bearer token
+    failed: credentials of another scheme (DRF's Basic or Token) carried no bearer token,
+    and RFC 6750 section 3.1 says such a challenge then carries no error; the body still
+    says why, beside the failed scheme's own challenge."""
     resolve.attach(request, resolve.anonymous())
     exchange.caller = resolve.caller_of(request)
+    bearer_failed = header.presented(request) is not None
     return unauthorized(
         request,
         scopes=declared_scopes(exchange.site),
-        error=failed.error,
-        description=failed.description,
+        error=failed.error if bearer_failed else None,
+        description=failed.description if bearer_failed else None,
+        answer=errors.Unauthenticated(failed.description),
     )
 
 

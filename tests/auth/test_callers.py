@@ -73,6 +73,21 @@ def test_drf_refusing_credentials_is_a_401_with_its_challenge(
     assert 'Basic realm="api"' in value
 
 
+def test_failed_basic_credentials_get_a_bearer_challenge_without_an_error(
+    client: Client, auth_site: MCPSite, user: Any
+) -> None:
+    """No bearer token was presented, so the Bearer challenge carries no error (RFC 6750
+    section 3.1: a request lacking a bearer token gets none; basic/authorization.mdx
+    points at RFC 6750); the body still says why the Basic credentials failed."""
+    with override_mcp(**DRF):
+        response = call_tool(client, "whoami", {}, headers=basic("reader", "wrong"))
+    assert_error(response, 401, errors.INVALID_REQUEST)
+    bearer, _, basic_challenge = response["WWW-Authenticate"].partition(", Basic ")
+    assert "error=" not in bearer
+    assert basic_challenge == 'realm="api"'
+    assert "password" in response.json()["error"]["message"].lower()
+
+
 def test_a_bearer_token_drf_does_not_take_is_a_401(client: Client, auth_site: MCPSite) -> None:
     """DRF's ``BasicAuthentication`` answers nothing for a ``Bearer`` header, and no other
     authenticator takes the token: it is refused as invalid (basic/authorization.mdx,
