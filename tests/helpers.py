@@ -460,11 +460,15 @@ class ExchangeLog:
         return {(e.error_code, e.status) for e in self.exchanges if e.error_code is not None}
 
 
-def validate_mcp_response(response: HttpResponse, request: RequestInfo) -> Exchange:
+def validate_mcp_response(
+    response: HttpResponse, request: RequestInfo, *, server_failure: bool = False
+) -> Exchange:
     """Check one response from an MCP endpoint against the spec's shapes; return it parsed.
 
     Rules (basic/index.mdx, basic/transports/streamable-http.mdx, schema.json): never a 5xx
-    but a 503 with ``Retry-After`` (a refused listen stream);
+    but a 503 with ``Retry-After`` (a refused listen stream), or, when ``server_failure``
+    (a test that breaks the server on purpose), a 500 whose body is -32603 without an id
+    (the server failed before it read the request);
     405 carries ``Allow: POST``; 202 has no body and answers a notification; a body is one
     JSON-RPC response (``JSONRPCResultResponse`` + the method's result type, or
     ``JSONRPCErrorResponse`` + the code's error type) with an allowed code, the statuses the
@@ -474,7 +478,11 @@ def validate_mcp_response(response: HttpResponse, request: RequestInfo) -> Excha
     status = response.status_code
     # One 5xx is by design: 503 + Retry-After refuses a listen stream the server cannot hold.
     refused = status == 503 and response.has_header("Retry-After")
-    assert status < 500 or refused, (status, b"" if response.streaming else response.content[:500])
+    failed = server_failure and status == 500
+    assert status < 500 or refused or failed, (
+        status,
+        b"" if response.streaming else response.content[:500],
+    )
     if response.get("Content-Type", "").startswith("text/event-stream"):
         # An SSE stream (possibly endless, like subscriptions/listen) is left unread for the
         # test; tests/streams validates each frame. It only ever answers a request.
@@ -505,7 +513,11 @@ def validate_mcp_response(response: HttpResponse, request: RequestInfo) -> Excha
         raise AssertionError(f"response body is not JSON: {content[:200]!r}") from exc
     assert isinstance(message, dict), message
     assert message.get("jsonrpc") == "2.0", message
-    if "error" in message:
+    if failed:
+        assert_valid(message, "JSONRPCErrorResponse")
+        assert message["error"]["code"] == errors.INTERNAL_ERROR, message
+        assert "id" not in message, message
+    elif "error" in message:
         _validate_error(message, status, request)
     else:
         _validate_result(message, status, request)

@@ -12,8 +12,11 @@ import json
 from typing import Annotated, Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
+from django.test import Client, override_settings
 
 from django_mcp import Context, MCPHeader
 from django_mcp.auth.models import AccessToken
@@ -22,12 +25,14 @@ from django_mcp.protocol import errors
 from tests.helpers import (
     OMIT,
     VERSION_KEY,
+    RequestInfo,
     assert_error,
     call_tool,
     mcp_post,
     override_mcp,
     post_raw,
     request_meta,
+    validate_mcp_response,
 )
 
 SPEC_CODES = {-32020, -32021, -32022}
@@ -148,6 +153,35 @@ def walk_site(mcp_site):
         return "ok"
 
     return mcp_site
+
+
+@pytest.fixture
+def validate_exchange(mcp_log: Any) -> Any:
+    """conftest's check, which here also takes the one 500 the walk provokes on purpose
+    (a rate limit's cache server down): -32603 without an id, checked against the schema."""
+
+    def validate(response: Any, info: RequestInfo) -> None:
+        mcp_log.exchanges.append(validate_mcp_response(response, info, server_failure=True))
+
+    return validate
+
+
+class CacheServerDown(BaseCache):
+    """A cache whose server cannot be reached: every call raises, as a Redis client does."""
+
+    def __init__(self, location: str, params: dict[str, Any]) -> None:
+        super().__init__(params)
+
+    def _down(self, *args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("Error 111 connecting to cache.internal.example:6379.")
+
+    add = get = set = incr = delete = touch = _down
+
+
+#: The one (code, status) pair outside the status table: the server failing before it
+#: read the request (InternalError's table status, 200, is for an admitted request, whose
+#: id is known), as with a rate limit's cache server down (docs/security.md).
+SERVER_FAILURE = (errors.INTERNAL_ERROR, 500)
 
 
 def provoke(client: Any) -> list[tuple[str, Any, int, int]]:
@@ -322,6 +356,13 @@ def provoke(client: Any) -> list[tuple[str, Any, int, int]]:
         mcp_post(client, "tools/list")
         add("rate limited", mcp_post(client, "tools/list"), 429, errors.RATE_LIMITED)
     caches["default"].clear()
+    down = {
+        "default": settings.CACHES["default"],
+        "down": {"BACKEND": f"{__name__}.CacheServerDown"},
+    }
+    with override_settings(CACHES=down), override_mcp(RATE_LIMIT_IP="1/h", RATE_LIMIT_CACHE="down"):
+        failed = Client(raise_request_exception=False)
+        add("rate limit cache down", mcp_post(failed, "tools/list"), 500, -32603)
     add("no credentials for a scoped tool", call_tool(client, "scoped", {}), 401, -32600)
     user = get_user_model().objects.create_user("walker")
     _, token = AccessToken.objects.issue(user, scopes="walk:read")
@@ -351,7 +392,7 @@ def test_the_codes_seen_over_http_are_exactly_the_catalogue(client, walk_site, m
     provoke(client)
     declared = {(cls.code, catalogue_status(cls)) for cls in errors.ERROR_CLASSES}
     assert mcp_log.error_codes == {cls.code for cls in errors.ERROR_CLASSES}
-    assert mcp_log.error_statuses == declared
+    assert mcp_log.error_statuses == declared | {SERVER_FAILURE}
 
 
 @pytest.mark.django_db(transaction=True)
