@@ -77,8 +77,9 @@ AUTHENTICATOR_ATTRIBUTES: Final = (
 
 
 def check_authenticator_classes() -> list[CheckMessage]:
-    """``django_mcp.E016`` for each ``AUTHENTICATORS`` entry that cannot be imported or is
-    no authenticator (a DRF class, which belongs in ``DRF_AUTHENTICATION_CLASSES``).
+    """``django_mcp.E016`` for each ``AUTHENTICATORS`` entry that cannot be imported, is
+    no authenticator (a DRF class, which belongs in ``DRF_AUTHENTICATION_CLASSES``), or
+    cannot be built with no arguments, as the resolver builds each one.
 
     The list is read on the first MCP request, not at start-up: without the check such an
     entry failed every MCP request with a 500 and nothing said why beforehand. An
@@ -89,27 +90,46 @@ def check_authenticator_classes() -> list[CheckMessage]:
         return []  # E004 reports the malformed setting
     messages: list[CheckMessage] = []
     for path in paths:
-        try:
-            found = import_string(path)
-        except Exception as exc:  # not only ImportError: a check reports, never raises
-            problem = f"cannot be imported ({exc})"
-        else:
+        found, problem = _imported(path)
+        if problem is None:
             if isinstance(found, type) and issubclass(found, DRFAuthenticator):
                 messages.extend(_drf_classes_unimported())
-            missing = [name for name in AUTHENTICATOR_ATTRIBUTES if not hasattr(found, name)]
-            if not missing:
-                continue
-            problem = f"is not an authenticator (it has no {', '.join(missing)})"
+            problem = _not_an_authenticator(found)
+        if problem is None:
+            continue
         messages.append(
             Error(
                 f"DJANGO_MCP['AUTHENTICATORS'] entry {path!r} {problem}.",
-                hint="Name subclasses of django_mcp.auth.base.Authenticator; DRF "
-                "authentication classes go in DRF_AUTHENTICATION_CLASSES, run by "
-                "django_mcp.auth.drf.DRFAuthenticator.",
+                hint="Name subclasses of django_mcp.auth.base.Authenticator, built with no "
+                "arguments; DRF authentication classes go in DRF_AUTHENTICATION_CLASSES, run "
+                "by django_mcp.auth.drf.DRFAuthenticator.",
                 id=AUTHENTICATOR_CHECK_ID,
             )
         )
     return messages
+
+
+def _imported(path: str) -> tuple[Any, str | None]:
+    """``(what path names, None)``, or ``(None, why it cannot be imported)``: any error,
+    not only ImportError (a module failing as it loads, ImproperlyConfigured), since a
+    check reports and never raises."""
+    try:
+        return import_string(path), None
+    except Exception as exc:
+        return None, f"cannot be imported ({exc})"
+
+
+def _not_an_authenticator(found: Any) -> str | None:
+    """Why ``found`` cannot serve as the resolver uses an entry (``found()``, then the
+    attributes of :data:`AUTHENTICATOR_ATTRIBUTES`), or None when it can."""
+    missing = [name for name in AUTHENTICATOR_ATTRIBUTES if not hasattr(found, name)]
+    if missing:
+        return f"is not an authenticator (it has no {', '.join(missing)})"
+    try:
+        found()
+    except Exception as exc:
+        return f"cannot be built with no arguments ({type(exc).__name__}: {exc})"
+    return None
 
 
 def _drf_classes_unimported() -> list[CheckMessage]:
@@ -118,30 +138,25 @@ def _drf_classes_unimported() -> list[CheckMessage]:
     each a 500 otherwise. None (DRF's own setting) is DRF's to check, once DRF is there."""
     configured = mcp_settings.DRF_AUTHENTICATION_CLASSES
     if configured is None:
-        try:
-            import_string("rest_framework.settings.api_settings")
-        except Exception as exc:  # DRF not installed: nothing checks DRF's own setting
-            return [
-                Error(
-                    f"DRFAuthenticator is in DJANGO_MCP['AUTHENTICATORS'] but Django REST "
-                    f"framework cannot be imported ({exc}).",
-                    hint="Install djangorestframework, or remove DRFAuthenticator.",
-                    id=AUTHENTICATOR_CHECK_ID,
-                )
-            ]
+        _, problem = _imported("rest_framework.settings.api_settings")
+        if problem is None:
+            return []
+        return [
+            Error(
+                f"DRFAuthenticator is in DJANGO_MCP['AUTHENTICATORS'] but Django REST "
+                f"framework {problem}.",
+                hint="Install djangorestframework, or remove DRFAuthenticator.",
+                id=AUTHENTICATOR_CHECK_ID,
+            )
+        ]
     if not _strings(configured):
         return []
-    messages: list[CheckMessage] = []
-    for path in configured:
-        try:
-            import_string(path)
-        except Exception as exc:  # ImproperlyConfigured, say: reported, never raised
-            messages.append(
-                Error(
-                    f"DJANGO_MCP['DRF_AUTHENTICATION_CLASSES'] entry {path!r} cannot be "
-                    f"imported ({exc}).",
-                    hint="Name Django REST framework authentication classes.",
-                    id=AUTHENTICATOR_CHECK_ID,
-                )
-            )
-    return messages
+    return [
+        Error(
+            f"DJANGO_MCP['DRF_AUTHENTICATION_CLASSES'] entry {path!r} {problem}.",
+            hint="Name Django REST framework authentication classes.",
+            id=AUTHENTICATOR_CHECK_ID,
+        )
+        for path in configured
+        if (problem := _imported(path)[1]) is not None
+    ]

@@ -110,3 +110,29 @@ def test_drf_authenticator_without_drf_installed(settings: Any, monkeypatch: Any
     monkeypatch.setitem(sys.modules, "rest_framework.settings", None)
     (message,) = [m.msg for m in check_authenticator_classes() if m.id == "django_mcp.E016"]
     assert "DRF" in message
+
+
+class NeedsArguments(WithoutChallenge):
+    """An authenticator whose constructor takes an argument: the resolver builds each
+    entry with none (``import_string(path)()``)."""
+
+    def __init__(self, issuer: str) -> None:
+        self.issuer = issuer
+
+    def challenge(self, request: Any) -> str | None:
+        return None
+
+
+class FailsAsItIsBuilt(NeedsArguments):
+    def __init__(self) -> None:
+        raise KeyError("AUTH_SECRET")
+
+
+def test_an_authenticator_that_cannot_be_built_with_no_arguments(settings: Any) -> None:
+    """It has every attribute the resolver calls, so it passed the check; every MCP request
+    then failed with a 500 as the resolver built it."""
+    (needs, fails) = e016(settings, f"{__name__}.NeedsArguments", f"{__name__}.FailsAsItIsBuilt")
+    assert "NeedsArguments" in needs
+    assert "cannot be built with no arguments (TypeError" in needs
+    assert "FailsAsItIsBuilt" in fails
+    assert "AUTH_SECRET" in fails
