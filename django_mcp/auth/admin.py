@@ -97,6 +97,9 @@ class AccessTokenAdmin(GuardedAdmin):
             kwargs["queryset"] = db_field.remote_field.model._default_manager.filter(
                 pk=request.user.pk
             )
+            # A choice of one, not raw_id_fields' widget: that shows the name of any user
+            # id it is given (``?user=<pk>``, a refused POST), read past this queryset.
+            kwargs["widget"] = forms.Select()
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_readonly_fields(

@@ -82,6 +82,27 @@ def test_the_add_form_starts_with_oneself(client: Any, staff: Any) -> None:
     assert page.context["adminform"].form.initial["user"] == staff.pk
 
 
+def test_the_add_form_names_no_one_else_to_staff_who_issue_only_for_themselves(
+    client: Any, staff: Any, django_user_model: Any
+) -> None:
+    """Django's raw-id widget shows the name of whichever user id it is given, read
+    through the user model's own manager: ``?user=<pk>`` on the add page, or a refused
+    POST naming another id, showed that user's name to staff who may not see users
+    (hostile review); they could walk the ids and list every username."""
+    hidden = django_user_model.objects.create_user("hidden-name-7f3a", password="pw")
+    client.force_login(staff)
+    add = reverse("admin:django_mcp_accesstoken_add")
+
+    page = client.get(add, {"user": hidden.pk})
+    refused = client.post(add, {"user": hidden.pk, "name": "mine"})
+
+    for response in (page, refused):
+        assert response.status_code == 200
+        assert "hidden-name-7f3a" not in response.content.decode()
+    assert "staff" in page.content.decode()  # their own name: the one choice
+    assert refused.context["adminform"].form.errors["user"]
+
+
 def test_the_issuing_permission_lets_staff_name_another_user(
     client: Any, staff: Any, admin_user: Any
 ) -> None:
