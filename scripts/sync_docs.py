@@ -111,7 +111,8 @@ SETTING_MEANINGS: dict[str, str] = {
     "limit); cursors are also bound to the site, the list method and the caller, and name "
     "the last item of their page.",
     "REQUEST_STATE_MAX_AGE": "Seconds a sealed (encrypted, authenticated) `requestState` "
-    "(multi-round-trip `input_required` results) stays valid.",
+    "(multi-round-trip `input_required` results) stays valid, counted from the exchange's "
+    "first round.",
     "LISTEN_KEEPALIVE_SECONDS": "Seconds between keep-alive comments on a quiet "
     "`subscriptions/listen` stream, and on a live progress stream whose handler is quiet; "
     "a streamed call's handler still quiet after this long gets its stream opened with one "

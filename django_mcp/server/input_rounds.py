@@ -145,6 +145,7 @@ class Inputs:
         current: Mapping[str, Any],
         *,
         earlier_taken: bool = False,
+        issued: float | None = None,
     ) -> None:
         self.binding = binding
         self.meta = meta
@@ -157,6 +158,11 @@ class Inputs:
         #: Whether every earlier answer was parsed by the question asked under its key (a
         #: sealed state's were; a task's stored answers were only checked for their shape).
         self.earlier_taken = earlier_taken
+        #: When the state this round opened was first sealed (``None``: no state, so the
+        #: exchange starts now). The next state keeps it, so that ``REQUEST_STATE_MAX_AGE``
+        #: bounds the whole exchange: sealed afresh each round, an early answer lived on
+        #: for as long as the caller kept asking.
+        self.issued = issued
 
     @classmethod
     def from_params(
@@ -167,9 +173,10 @@ class Inputs:
         if "inputResponses" in params and not isinstance(responses, Mapping):
             raise InvalidParams("params.inputResponses must be an object")
         earlier: Mapping[str, Any] = {}
+        issued: float | None = None
         if "requestState" in params:  # a string (schema.json): null is refused, not absent
-            earlier = load_state(params["requestState"], binding, max_age)
-        return cls(binding, meta, earlier, responses, earlier_taken=True)
+            earlier, issued = load_state(params["requestState"], binding, max_age)
+        return cls(binding, meta, earlier, responses, earlier_taken=True, issued=issued)
 
     def answer(self, key: str, request: InputRequest) -> tuple[bool, Any]:
         """``(True, parsed answer)`` when ``key`` was answered, else ``(False, None)``."""
@@ -237,11 +244,12 @@ class Inputs:
     def next_state(self) -> str:
         """The state for the next round: the earlier answers plus this round's answers to
         questions the handler asked, sealed again (an earlier answer is never replaced by a
-        later one). A key the handler never asked for is ignored, so an answer sent before
-        its question cannot win later and junk keys do not grow the state."""
+        later one) with the first round's issue time. A key the handler never asked for is
+        ignored, so an answer sent before its question cannot win later and junk keys do
+        not grow the state."""
         asked = {key: self.current[key] for key in self.used}
         answered = {**asked, **self.earlier}
-        return dump_state(answered, self.binding)
+        return dump_state(answered, self.binding, self.issued)
 
 
 def required_capabilities(requests: Iterable[InputRequest]) -> dict[str, Any]:
@@ -262,19 +270,22 @@ def _explicit(name: str, need: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"form": {}} if name == "elicitation" and not need else need
 
 
-def dump_state(answers: Mapping[str, Any], binding: Binding) -> str:
-    return sealing.seal({"a": dict(answers)}, binding.as_bytes())
+def dump_state(answers: Mapping[str, Any], binding: Binding, issued: float | None = None) -> str:
+    """``answers`` sealed for ``binding``, issued at ``issued`` (by default, now)."""
+    return sealing.seal({"a": dict(answers)}, binding.as_bytes(), issued)
 
 
-def load_state(state: Any, binding: Binding, max_age: float) -> dict[str, Any]:
+def load_state(state: Any, binding: Binding, max_age: float) -> tuple[dict[str, Any], float]:
+    """The answers ``state`` carries and when its exchange was first sealed; -32602 for a
+    state that is not a string or fails any check."""
     if not isinstance(state, str):
         raise InvalidParams("params.requestState must be a string")
     try:
-        payload = sealing.unseal(state, binding.as_bytes(), max_age)
+        payload, issued = sealing.unseal(state, binding.as_bytes(), max_age)
     except sealing.StateError as exc:
         raise InvalidParams(_STATE_ERRORS[exc.reason]) from exc
     answers = payload.get("a")
-    return dict(answers) if isinstance(answers, dict) else {}
+    return (dict(answers) if isinstance(answers, dict) else {}), issued
 
 
 _STATE_ERRORS: Final = {

@@ -10,7 +10,10 @@ may be exactly that (a form the user filled in), and a signature alone leaves th
   rotating the secret does not break rounds in flight.
 * **Binding**: the site, caller, method, target and argument digest are the AEAD's
   associated data: a state opened for any other request fails authentication.
-* **Expiry**: the issue time is inside the ciphertext, checked against ``max_age``.
+* **Expiry**: the issue time is inside the ciphertext, checked against ``max_age``. A
+  state sealed again for a later round keeps the first round's issue time (``issued``):
+  re-sealing with a fresh time let a caller that kept asking carry an early answer past
+  ``max_age`` for as long as it liked, so the whole exchange is bounded, not each round.
 * **Token**: ``base64url(version | hint | nonce | ciphertext)``. The 8-byte hint is a keyed
   digest of the binding, only so that a foreign state gets the message that says so; the
   AEAD, not the hint, is what refuses it.
@@ -26,7 +29,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -48,21 +51,34 @@ class StateError(Exception):
         self.reason = reason
 
 
-def seal(payload: dict[str, Any], binding: bytes) -> str:
-    """Encrypt ``payload`` (JSON) under the current key, bound to ``binding``."""
+class Opened(NamedTuple):
+    """An opened state: its payload and when the exchange it belongs to was first sealed."""
+
+    payload: dict[str, Any]
+    issued: float
+
+
+def seal(payload: dict[str, Any], binding: bytes, issued: float | None = None) -> str:
+    """Encrypt ``payload`` (JSON) under the current key, bound to ``binding``.
+
+    ``issued`` is the issue time to keep (an opened state's, when a later round seals the
+    exchange again); by default, now.
+    """
     key = _derive(_secrets()[0])
     nonce = os.urandom(_NONCE_BYTES)
     # The issue time to the microsecond: a lifetime is "a positive number of seconds", and
     # a whole-second time would take up to a second off it.
-    plaintext = json.dumps({"t": round(time.time(), 6), "p": payload}, separators=(",", ":"))
+    if issued is None:
+        issued = round(time.time(), 6)
+    plaintext = json.dumps({"t": issued, "p": payload}, separators=(",", ":"))
     sealed = AESGCM(key).encrypt(nonce, plaintext.encode("utf-8"), binding)
     token = _VERSION + _hint(key, binding) + nonce + sealed
     return base64.urlsafe_b64encode(token).decode("ascii").rstrip("=")
 
 
-def unseal(token: str, binding: bytes, max_age: float) -> dict[str, Any]:
-    """The payload of ``token``; :class:`StateError` if it is not one we sealed for this
-    binding within ``max_age`` seconds."""
+def unseal(token: str, binding: bytes, max_age: float) -> Opened:
+    """The payload and issue time of ``token``; :class:`StateError` if it is not one we
+    sealed for this binding within ``max_age`` seconds of its (first) issue time."""
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError) as exc:
@@ -88,7 +104,7 @@ def unseal(token: str, binding: bytes, max_age: float) -> dict[str, Any]:
     raise StateError("tampered" if matched else "foreign")
 
 
-def _checked(plaintext: bytes, max_age: float) -> dict[str, Any]:
+def _checked(plaintext: bytes, max_age: float) -> Opened:
     document = json.loads(plaintext)
     if not isinstance(document, dict) or not isinstance(document.get("p"), dict):
         raise StateError("tampered")
@@ -99,7 +115,7 @@ def _checked(plaintext: bytes, max_age: float) -> dict[str, Any]:
     if time.time() - issued > max_age:
         raise StateError("expired")
     payload: dict[str, Any] = document["p"]
-    return payload
+    return Opened(payload, float(issued))
 
 
 def _secrets() -> list[str]:

@@ -8,11 +8,14 @@ encrypt it (AEAD) when it holds what the client should not read.
 from __future__ import annotations
 
 import base64
+import time
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.helpers import assert_error, error_of
+from django_mcp.server import sealing
+from tests.helpers import assert_error, error_of, override_mcp
 
 from .test_mrtr import ADA, first_state, input_required, text, tool
 
@@ -137,3 +140,56 @@ def test_a_state_under_a_dropped_secret_says_the_secret_may_be_why(
 
     assert_error(response, 200, -32602)
     assert error_of(response)["message"] == FOREIGN
+
+
+class Clock:
+    """The sealing module's clock, moved by hand (never slept)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.now = time.time()
+        monkeypatch.setattr(sealing, "time", SimpleNamespace(time=lambda: self.now))
+
+    def at(self, start: float, seconds: float) -> None:
+        self.now = start + seconds
+
+
+def kept_asking(client: Client, clock: Clock, final_at: float) -> Any:
+    """The multi-round tool with ``REQUEST_STATE_MAX_AGE`` 60: step1 asked at 0 s and
+    answered at 30 s, step2 left unanswered at 55 s (the server asks again, sealing the
+    state again), then answered at ``final_at`` seconds with the newest state."""
+    start = clock.now
+    with override_mcp(REQUEST_STATE_MAX_AGE=60):
+        first = input_required(tool(client, MULTI))
+        clock.at(start, 30)
+        second = input_required(
+            tool(client, MULTI, responses={"step1": ADA}, state=first["requestState"], id=2)
+        )
+        clock.at(start, 55)
+        third = input_required(tool(client, MULTI, state=second["requestState"], id=3))
+        assert set(third["inputRequests"]) == {"step2"}
+        clock.at(start, final_at)
+        return tool(client, MULTI, responses={"step2": BLUE}, state=third["requestState"], id=4)
+
+
+def test_rounds_do_not_extend_the_state_past_its_lifetime(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """basic/patterns/mrtr.mdx, "Security": bind "a short expiry" into the state. Each
+    round sealed the state again with a new issue time, so a caller that kept asking (a
+    retry with no answer gets another ``input_required``) carried step1's answer past
+    ``REQUEST_STATE_MAX_AGE`` for as long as it liked. The expiry counts from the first
+    round: 65 s after it, a state re-sealed 10 s ago is refused."""
+    response = kept_asking(client, Clock(monkeypatch), final_at=65)
+
+    assert_error(response, 200, -32602)
+    assert error_of(response)["message"] == "requestState has expired; start the request again"
+
+
+def test_rounds_within_the_lifetime_still_complete(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """basic/patterns/mrtr.mdx: "It may prompt repeatedly": rounds that end within
+    ``REQUEST_STATE_MAX_AGE`` of the first still complete with every answer."""
+    response = kept_asking(client, Clock(monkeypatch), final_at=59)
+
+    assert text(response) == "Ada likes blue."
