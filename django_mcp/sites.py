@@ -168,7 +168,7 @@ class MCPSite:
         self, uri: str, context: Context | None = None
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
         """The declaration serving ``uri`` and its template variables, if any may."""
-        fixed = self._registry.resources.get(uri)
+        fixed = self._registry.fixed_resource(uri)
         if fixed is not None:
             return (fixed, {}) if self._permitted(fixed, context) else None
         for template in self.get_resource_templates(context):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from django_mcp.declarations.prompts import PromptSpec
 from django_mcp.declarations.resources import ResourceSpec, ResourceTemplateSpec
 from django_mcp.declarations.tools import ToolSpec
+from django_mcp.protocol.uritemplate import normalised
 
 if TYPE_CHECKING:
     from django.db.models import Model
@@ -28,6 +29,13 @@ class Registry:
         self.templates: dict[str, ResourceTemplateSpec] = {}
         self.prompts: dict[str, PromptSpec] = {}
         self.models: dict[type[Model], ModelTools] = {}
+
+    def fixed_resource(self, uri: str) -> ResourceSpec | None:
+        """The fixed resource at ``uri`` however it is percent-encoded: looked up in the
+        RFC 3986 normal form templates match in (a declared URI is in it), since a
+        spelling that missed it (``notes://%61dmin``) reached a template instead, past
+        the fixed resource's permission."""
+        return self.resources.get(normalised(uri))
 
     def tables(self) -> tuple[dict[str, Any], ...]:
         return (self.tools, self.resources, self.templates, self.prompts)

@@ -34,6 +34,7 @@ from django_mcp.protocol.uritemplate import (
     is_integer_text,
     is_template,
     is_uuid_text,
+    normalised,
 )
 
 RESOURCE_OPTIONS: Final = option_names(ResourceOptions)
@@ -73,6 +74,11 @@ class ResourceDeclaration(Declaration):
             problem = annotations_problem(self.annotations)
             if problem is not None:
                 raise InvalidDeclaration(f"{self.registrant}: {problem}")
+        if normalised(self.uri) != self.uri:  # looked up in that form, so never found
+            raise InvalidDeclaration(
+                f"{self.registrant}: declare {self.uri!r} in its RFC 3986 normal form, "
+                f"{normalised(self.uri)!r} (the form requested URIs are matched in)"
+            )
 
     def _describe(self, data: dict[str, Any]) -> dict[str, Any]:
         self.display_fields(data)

@@ -18,6 +18,13 @@ first character that begins what follows it (the next literal, or the next expre
 variable takes the rest, less the template's literal tail. Matching is then linear in the
 URI's length. Two expressions with nothing between them (``{a}{b}``) cannot be split and
 are refused when the template is declared.
+
+A URI is matched in its RFC 3986 normal form (:func:`normalised`, section 6.2.2): a
+percent-encoded unreserved character is the character itself (``%61dmin`` is ``admin``)
+and a triplet's hex digits are uppercase. Fixed resources are looked up in the same form,
+so no spelling of a fixed resource's URI misses it and reaches a template instead. A value
+decodes as UTF-8 strictly: invalid UTF-8 (``%ff``) or a ``%`` that starts no triplet
+matches nothing, rather than decoding (to U+FFFD, or to itself) as other URIs' values do.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Final
-from urllib.parse import parse_qsl, quote, unquote
+from urllib.parse import parse_qsl, quote, unquote_to_bytes
 
 _EXPRESSION = re.compile(r"\{([+#./;?&]?)([A-Za-z0-9_.,%*:]+)\}")
 _VARNAME = re.compile(r"\A[A-Za-z0-9_]+\Z")
@@ -59,18 +66,52 @@ class URITemplate:
         base, query_string = uri, ""
         if self._query:
             base, _, query_string = uri.partition("?")
-        match = self._pattern.fullmatch(base)
-        if match is None:
+        match = self._pattern.fullmatch(normalised(base))
+        if match is None or _STRAY_PERCENT.search(uri):
             return None
-        values = {
-            name: unquote(value) for name, value in match.groupdict().items() if value is not None
-        }
-        for key, value in parse_qsl(query_string, keep_blank_values=True):
-            if key in self._query:
-                values[key] = value
+        try:
+            values = {
+                name: _decoded(value)
+                for name, value in match.groupdict().items()
+                if value is not None
+            }
+            for key, value in parse_qsl(query_string, keep_blank_values=True, errors="strict"):
+                if key in self._query:
+                    values[key] = value
+        except UnicodeDecodeError:  # not UTF-8: no value, so no resource
+            return None
         if any("\x00" in value for value in values.values()):
             return None
         return values
+
+
+#: RFC 3986's unreserved characters (section 2.3): percent-encoding one changes nothing.
+_UNRESERVED: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PERCENT_TRIPLET: Final = re.compile(r"%([0-9A-Fa-f]{2})")
+#: A ``%`` that does not start a triplet: no URI holds one (RFC 3986, section 2.4).
+_STRAY_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def normalised(uri: str) -> str:
+    """``uri`` with RFC 3986's percent-encoding normalisation (section 6.2.2.1 and
+    6.2.2.2): a triplet that encodes an unreserved character decoded, every other
+    triplet's hex digits uppercase. URIs that differ only there are the same URI, so the
+    server looks resources up in this form: ``notes://%61dmin`` is ``notes://admin``."""
+    if "%" not in uri:
+        return uri
+    return _PERCENT_TRIPLET.sub(_normal_triplet, uri)
+
+
+def _normal_triplet(match: re.Match[str]) -> str:
+    character = chr(int(match.group(1), 16))
+    return character if character in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def _decoded(value: str) -> str:
+    """``value`` percent-decoded as UTF-8, strictly: ``UnicodeDecodeError`` for bytes
+    that are not UTF-8, which ``unquote`` would replace with U+FFFD (so that ``%ff`` and
+    ``%fe`` named one resource)."""
+    return unquote_to_bytes(value).decode("utf-8") if "%" in value else value
 
 
 def is_integer_text(value: str) -> bool:

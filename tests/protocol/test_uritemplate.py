@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate, expand
+from django_mcp.protocol.uritemplate import InvalidTemplate, URITemplate, expand, normalised
 
 #: Three reserved expansions: a backtracking matcher tries every split (cubic time).
 REPO = "repo://{+owner}/{+name}/{+path}"
@@ -126,3 +126,46 @@ def test_a_simple_expansion_matches_back_to_its_value(key: str) -> None:
     assert URITemplate("books://{isbn}").match(expand("books://{isbn}", {"isbn": key})) == {
         "isbn": key
     }
+
+
+@pytest.mark.parametrize(
+    ("uri", "normal"),
+    [
+        ("notes://admin", "notes://admin"),
+        ("notes://%61dmin", "notes://admin"),
+        ("notes://%41%7e%2D%2e%5F", "notes://A~-._"),  # every kind of unreserved character
+        ("notes://a%2fb%c3%a9", "notes://a%2Fb%C3%A9"),  # others kept, hex made uppercase
+        ("notes://100%", "notes://100%"),  # no triplet: left for the matcher to refuse
+    ],
+)
+def test_normal_form_decodes_unreserved_characters_only(uri: str, normal: str) -> None:
+    """server/resources.mdx: a resource is identified by a URI (RFC 3986). RFC 3986,
+    6.2.2.1 and 6.2.2.2: percent-encoded unreserved characters are the characters
+    themselves, and a triplet's hex digits are compared uppercase."""
+    assert normalised(uri) == normal
+
+
+def test_a_literal_matches_in_any_spelling() -> None:
+    """server/resources.mdx; RFC 3986, 6.2.2.2: ``%6Eotes`` is ``notes``, in the template's
+    literal as in a value."""
+    assert URITemplate("x://notes/{id}").match("x://%6Eotes/%61") == {"id": "a"}
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "books://%ff",  # not UTF-8 (was U+FFFD, as %fe was)
+        "books://%C0%AF",  # an overlong "/"
+        "books://%ED%A0%80",  # a surrogate
+        "books://100%",  # a "%" that starts no triplet (was the value of 100%25 too)
+        "books://%4",
+        "search://books?q=%ff",  # a query value
+        "search://books?q=50%",
+    ],
+)
+def test_a_value_that_is_not_utf8_text_matches_nothing(uri: str) -> None:
+    """server/resources.mdx: servers MUST validate resource URIs. A value is decoded as
+    UTF-8 strictly: invalid bytes are refused, not replaced with U+FFFD, which made many
+    URIs name one resource."""
+    template = "search://books{?q,limit}" if uri.startswith("search") else "books://{isbn}"
+    assert URITemplate(template).match(uri) is None
