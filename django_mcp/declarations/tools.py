@@ -211,13 +211,7 @@ class ToolSpec(Declaration):
         """The function's keyword arguments for ``arguments``, validated."""
         if self.hand_schema is not None:
             self.hand_schema.validate(self.name, arguments)
-            # A copy: the request's own objects are what a requestState is bound to when
-            # the round ends, and a function that edits one in place would bind it to
-            # arguments the client never sent (its retry refused as another request's).
-            values = dict(arguments)
-            if any(isinstance(value, dict | list) for value in values.values()):
-                values = copy.deepcopy(values)  # only containers can be edited in place
-            return invoke.accepted_kwargs(self.func, values)
+            return invoke.accepted_kwargs(self.func, own_copy(arguments))
         return self._kwargs_from_json(_ARGUMENTS_ENCODE(arguments))
 
     def _kwargs_from_json(self, encoded: str) -> dict[str, Any]:
@@ -332,6 +326,18 @@ def describe_errors(exc: ValidationError) -> str:
         location = ".".join(str(item) for item in error["loc"]) or "arguments"
         parts.append(f"{location}: {error['msg']}")
     return "; ".join(parts)
+
+
+def own_copy(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``arguments`` as a copy the tool may edit. The request's own objects are what a
+    ``requestState`` is bound to when the round ends, so a function that edited one in
+    place before asking for input bound the state to arguments the client never sent, and
+    every retry was refused as another request's. Deep only when a value is a dict or a
+    list: nothing else can be edited in place, and a deep copy costs microseconds."""
+    values = dict(arguments)
+    if any(isinstance(value, dict | list) for value in values.values()):
+        values = copy.deepcopy(values)
+    return values
 
 
 def structured_result(structured: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pydantic import ConfigDict, TypeAdapter, create_model
 from pydantic_core import to_jsonable_python
 
 from django_mcp.declarations.signature import Signature
-from django_mcp.declarations.tools import ToolSpec, structured_result
+from django_mcp.declarations.tools import ToolSpec, own_copy, structured_result
 
 
 @dataclass(eq=False, kw_only=True)
@@ -51,8 +51,12 @@ class ModelActionSpec(ToolSpec):
         return self.action_output_schema
 
     def call(self, arguments: Mapping[str, Any], context: Any) -> Any:
+        """Run the action on a copy of ``arguments`` (:func:`own_copy`): an action or a
+        ``perform_*`` hook that edits them (or the serializer's data, which shares their
+        nested values) before ``ctx.elicit`` would bind the ``requestState`` to arguments
+        the client never sent, and every retry would be refused."""
         assert self.handler is not None
-        return self.handler(arguments, context)
+        return self.handler(own_copy(arguments), context)
 
     def result(self, value: Any) -> dict[str, Any]:
         return structured_result(to_jsonable_python(value))
