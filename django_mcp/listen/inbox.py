@@ -173,7 +173,7 @@ def iterated(stream: AsyncGenerator[T, None]) -> Iterator[T]:
     of its own for the stream's whole life, so its inbox keeps reading the layer while the
     caller writes a frame (to a slow client, say), not only while it waits for the next."""
     loop = asyncio.new_event_loop()
-    runner = threading.Thread(target=loop.run_forever, name="mcp-listen-stream", daemon=True)
+    runner = threading.Thread(target=_run, args=(loop,), name="mcp-listen-stream", daemon=True)
     runner.start()
     try:
         while True:
@@ -185,9 +185,35 @@ def iterated(stream: AsyncGenerator[T, None]) -> Iterator[T]:
         try:
             _outcome(asyncio.run_coroutine_threadsafe(_caught(stream.aclose()), loop))
         finally:
-            loop.call_soon_threadsafe(loop.stop)
-            runner.join()
-            loop.close()
+            asyncio.run_coroutine_threadsafe(_wind_down(), loop)
+
+
+#: How long a sync stream's loop, once the stream ended, waits in its own thread for the
+#: tasks still running on it (a cancelled ``receive`` that :meth:`Inbox.close` stopped
+#: waiting for) before it closes.
+WIND_DOWN_SECONDS: Final = 30.0
+
+
+def _run(loop: asyncio.AbstractEventLoop) -> None:
+    """The stream's loop, closed in its own thread once :func:`_wind_down` stops it."""
+    try:
+        loop.run_forever()
+    finally:
+        loop.close()
+
+
+async def _wind_down() -> None:
+    """Let the tasks still on the loop finish, cancelled once more, then stop it: closed
+    at once, a pending ``receive`` (channels_redis's blocking pop can take seconds to
+    end) was destroyed as pending and its Redis connection never cleaned up. In the
+    loop's thread, so the stream's caller (a WSGI worker's thread) does not wait."""
+    current = asyncio.current_task()
+    left = {task for task in asyncio.all_tasks() if task is not current}
+    for task in left:
+        task.cancel()
+    if left:
+        await asyncio.wait(left, timeout=WIND_DOWN_SECONDS)
+    asyncio.get_running_loop().stop()
 
 
 _ENDED: Final[Any] = object()
