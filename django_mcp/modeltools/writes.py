@@ -118,13 +118,31 @@ def lockable(queryset: QuerySet[Any]) -> bool:
 def one_row(queryset: QuerySet[Any]) -> Model | None:
     """The one row ``queryset`` (filtered by a lookup) names, or None. A row repeated by
     a join of ``get_queryset`` (a filter through a many-valued relation, without
-    ``distinct()``) is still one row; :class:`SeveralRows` when it names several."""
+    ``distinct()``) is still one row; :class:`SeveralRows` when it names several, even
+    when one row's repeats fill every row read (then the keys are counted apart: the
+    other row would otherwise never be seen, and the call would act on a guess)."""
     found: dict[Any, Model] = {}
-    for row in queryset[: _MAX_ROWS + 1]:
+    rows = list(queryset[: _MAX_ROWS + 1])
+    for row in rows:
         found.setdefault(row.pk, row)
+    if len(found) == 1 and len(rows) > _MAX_ROWS:
+        # One row's repeats filled what was read: another row with the key may follow.
+        pks = _distinct_pks(queryset)
+        if len(pks) > 1:
+            raise SeveralRows(len(pks))
     if len(found) > 1:
         raise SeveralRows(len(found))
     return next(iter(found.values()), None)
+
+
+def _distinct_pks(queryset: QuerySet[Any]) -> list[Any]:
+    """The primary keys of the rows ``queryset`` names, each once (at most
+    ``_MAX_ROWS + 1``); asked only when one row's repeats filled a read, so a lookup
+    costs no more query otherwise. Without the lock a write's read takes, which
+    PostgreSQL refuses with ``DISTINCT``: the row read is locked already."""
+    query = queryset.order_by()
+    query.query.select_for_update = False
+    return list(query.values_list("pk", flat=True).distinct()[: _MAX_ROWS + 1])
 
 
 def locked_row(queryset: QuerySet[Any], using: str) -> Model | None:
