@@ -171,6 +171,22 @@ def text(arguments: Mapping[str, Any], name: str, *, max_length: int) -> str | N
     return value
 
 
+def shown(value: Any) -> str:
+    """A lookup value, as a tool error quotes it: a string or number as Python spells it
+    (a string quoted and escaped, so a newline in a key forges no line), ``true``,
+    ``false`` and ``null`` as JSON does, and a value its field converted (a date, a
+    decimal, a UUID) as its text, quoted, the way the client sent it: ``repr`` would
+    name it in Python's syntax (``datetime.date(2000, 1, 9)``), which the model never
+    wrote and cannot send back."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    if isinstance(value, str | int | float):
+        return repr(value)
+    if isinstance(value, datetime.date | datetime.time):
+        return repr(value.isoformat())
+    return repr(str(value))
+
+
 def refuse_nul(name: str, value: str) -> None:
     if "\x00" in value:
         raise ToolError(f"{name}: must not contain NUL characters")

@@ -316,7 +316,7 @@ class ModelTools:
                 instance = writes.one_row(queryset)
         except writes.SeveralRows as exc:
             raise ToolError(
-                f"{exc.count} {self.opts.verbose_name_plural} have {key} {value!r}."
+                f"{exc.count} {self.opts.verbose_name_plural} have {key} {args.shown(value)}."
             ) from exc
         except Http404 as exc:  # pragma: no cover - custom querysets may raise it
             raise ToolError(str(exc)) from exc
@@ -378,7 +378,7 @@ class ModelTools:
     def _not_found(self, arguments: Mapping[str, Any]) -> str:
         key = self.lookup_argument
         value = args.field_value(self.model, key, arguments[key])
-        return f"No {self.opts.verbose_name} has {key} {value!r}."
+        return f"No {self.opts.verbose_name} has {key} {args.shown(value)}."
 
     def _serializer_context(self, ctx: Context) -> dict[str, Any]:
         """What every action gives its serializer, reads as writes (as DRF's generic views
