@@ -15,13 +15,14 @@ import pytest
 from django.db.models import QuerySet
 from django.urls import path
 
-import django_mcp
 from django_mcp import ModelTools
 from django_mcp.sites import MCPSite
 from testproject.books.models import Author, Book
 from tests.helpers import assert_error, call_tool, mcp_post, result_of
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from django.test import Client
 
     from django_mcp import Context
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 site = MCPSite(name="modeltools-repeated-rows")
 
 
-@django_mcp.register(Author, site=site)
 class AuthorsWithBooks(ModelTools):
     """Authors found by name (which two may share), scoped to those with a book: a join
     that repeats an author once per book, without ``distinct()``."""
@@ -46,6 +46,15 @@ class AuthorsWithBooks(ModelTools):
 urlpatterns = [path("mcp", site.urls)]
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
+
+
+@pytest.fixture(autouse=True)
+def _registered() -> Iterator[None]:
+    """Registered for each test only: its row watcher would announce every author's
+    change to other modules' tests."""
+    site.register(Author, AuthorsWithBooks)
+    yield
+    site.unregister(Author)
 
 
 def tool_error(response: Any) -> str:
