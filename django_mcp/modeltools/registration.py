@@ -68,7 +68,11 @@ def register_resources(tools: ModelTools) -> None:
         if not is_spelled(value):
             raise ToolError(f"{key}: not the value's spelling")
         if is_spelled is is_integer_text:  # the lookup argument's schema says integer
-            return tools.get_object({**variables, key: int(value)}, ctx)
+            try:
+                number = int(value)
+            except ValueError as exc:  # more digits than int() reads: no column holds it
+                raise ToolError(f"{key}: not a key") from exc
+            return tools.get_object({**variables, key: number}, ctx)
         return tools.get_object(variables, ctx)
 
     def read_instance(ctx: Context, **variables: str) -> Any:

@@ -53,6 +53,8 @@ def problems_logged(caplog: pytest.LogCaptureFixture) -> list[str]:
         "authors://abc",  # not an integer
         "authors://1%0AERROR forged line",  # a newline for the log
         "authors://%00",
+        "authors://" + "9" * 5000,  # more digits than int() reads (4300)
+        "authors://-" + "9" * 5000,
     ],
 )
 def test_a_missing_or_malformed_instance_is_resource_not_found(
