@@ -168,13 +168,11 @@ class MCPSite:
         self, uri: str, context: Context | None = None
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
         """The declaration serving ``uri`` and its template variables, if any may."""
-        fixed = self._registry.fixed_resource(uri)
-        if fixed is not None:
-            return (fixed, {}) if self._permitted(fixed, context) else None
-        for template in self.get_resource_templates(context):
-            variables = template.match(uri)
-            if variables is not None:
-                return template, variables
+        found = self._registry.find_resource(uri, lambda: self.get_resource_templates(context))
+        if found is not None and isinstance(found[0], ResourceSpec):
+            return found if self._permitted(found[0], context) else None
+        if found is not None:
+            return found
         if any(t.match(uri) is not None for t in self._registry.templates.values()):
             note_permission_denied(context)  # none visible matched: a hidden one did
         return None

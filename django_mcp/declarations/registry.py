@@ -15,6 +15,8 @@ from django_mcp.declarations.tools import ToolSpec
 from django_mcp.protocol.uritemplate import normalised
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from django.db.models import Model
 
     from django_mcp.modeltools import ModelTools
@@ -36,6 +38,25 @@ class Registry:
         spelling that missed it (``notes://%61dmin``) reached a template instead, past
         the fixed resource's permission."""
         return self.resources.get(normalised(uri))
+
+    def find_resource(
+        self, uri: str, templates: Callable[[], Iterable[ResourceTemplateSpec]]
+    ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
+        """The fixed resource at ``uri`` (no values), else the first of ``templates`` that
+        matches it, with its values. Values a template also reads from a fixed resource's
+        own URI are that fixed resource: another URI that normal form does not fold onto
+        it (``notes://admin?`` for a template with a query, ``docs%2Fsecret`` for
+        ``{+path}``, an IRI percent-encoded) would hand them to the template instead."""
+        fixed = self.fixed_resource(uri)
+        for template in () if fixed else templates():
+            values = template.match(uri)
+            if values is not None:
+                named = (f for f in self.resources.values() if template.match(f.uri) == values)
+                fixed = next(named, None)
+                if fixed is None:
+                    return template, values
+                break
+        return None if fixed is None else (fixed, {})
 
     def tables(self) -> tuple[dict[str, Any], ...]:
         return (self.tools, self.resources, self.templates, self.prompts)
