@@ -39,6 +39,7 @@ MOVED: Final[dict[str, str]] = {
     "django_mcp.watch": "django_mcp.listen.watch",
     "django_mcp.recorder": "django_mcp.requestlog.recorder",
     "django_mcp.records": "django_mcp.requestlog.records",
+    "django_mcp.requestlog.pagination": "django_mcp.admin_pagination",
 }
 
 

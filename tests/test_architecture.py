@@ -69,6 +69,17 @@ def test_an_old_import_path_still_works_and_warns(old, new):
     assert value is getattr(module, public[0])
 
 
+def test_the_estimating_paginator_keeps_the_path_the_records_guide_named():
+    """docs/guides/records.md named ``django_mcp/requestlog/pagination.py``, so a project
+    may use its paginator for its own big tables; the move to ``admin_pagination`` made
+    that import a ModuleNotFoundError rather than a deprecation."""
+    from django_mcp.admin_pagination import EstimatedCountPaginator
+
+    old_module = importlib.import_module("django_mcp.requestlog.pagination")
+    with pytest.warns(DeprecationWarning, match="moved to django_mcp.admin_pagination"):
+        assert old_module.EstimatedCountPaginator is EstimatedCountPaginator
+
+
 def test_a_name_the_old_module_never_had_is_an_attribute_error():
     old_module = importlib.import_module("django_mcp.content")
     with warnings.catch_warnings():
