@@ -15,7 +15,7 @@ from . import jsonrpc
 from .errors import InvalidParams
 from .meta import SERVER_INFO_KEY, SUBSCRIPTION_ID_KEY
 from .tasks import NOTIFICATION
-from .uritemplate import URITemplate
+from .uritemplate import URITemplate, normalised
 
 #: The Tasks extension's status notification, for the streams that list ``taskIds``.
 TASK_STATUS: Final = NOTIFICATION
@@ -134,10 +134,12 @@ class SubscriptionFilter:
         A subscription names a resource exactly, or is one of the server's declared
         resource ``templates`` (an RFC 6570 URI template), whose matching URIs are its
         sub-resources. Never a string prefix: a subscription to ``authors://`` is not a
-        subscription to ``authors://81``.
+        subscription to ``authors://81``. URIs compare in RFC 3986 normal form, as
+        ``resources/read`` looks them up: a subscription to ``notes://%61dmin`` (which
+        reads ``notes://admin``) hears of a change announced at ``notes://admin``.
         """
-        subscribed = self.resource_subscriptions or ()
-        if uri in subscribed:
+        subscribed = {normalised(s) for s in self.resource_subscriptions or ()}
+        if normalised(uri) in subscribed:
             return True
         return any(
             template in subscribed and URITemplate(template).match(uri) is not None
