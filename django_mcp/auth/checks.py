@@ -8,6 +8,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from django.core.checks import CheckMessage, Error
+from django.db import DatabaseError
 from django.utils.module_loading import import_string
 
 from django_mcp.auth.drf import DRFAuthenticator
@@ -127,6 +128,8 @@ def _not_an_authenticator(found: Any) -> str | None:
         return f"is not an authenticator (it has no {', '.join(missing)})"
     try:
         found()
+    except DatabaseError:  # checks run before migrate (which they would block) or offline
+        return None
     except Exception as exc:
         return f"cannot be built with no arguments ({type(exc).__name__}: {exc})"
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core import checks
+from django.db import ProgrammingError
 
 
 def e016(settings: Any, *paths: str) -> list[str]:
@@ -136,3 +137,17 @@ def test_an_authenticator_that_cannot_be_built_with_no_arguments(settings: Any) 
     assert "cannot be built with no arguments (TypeError" in needs
     assert "FailsAsItIsBuilt" in fails
     assert "AUTH_SECRET" in fails
+
+
+class ReadsItsKeysFromTheDatabase(NeedsArguments):
+    """An authenticator that loads its keys from a table as it is built."""
+
+    def __init__(self) -> None:
+        raise ProgrammingError('relation "app_signingkey" does not exist')
+
+
+def test_an_authenticator_whose_database_is_not_there_yet_is_no_error(settings: Any) -> None:
+    """Checks run before ``migrate`` does (an E016 stops it) and in build steps with no
+    database (``check --deploy``): an authenticator that reads a table as it is built,
+    whose table ``migrate`` is about to create, is not one that cannot be built."""
+    assert e016(settings, f"{__name__}.ReadsItsKeysFromTheDatabase") == []
