@@ -96,3 +96,24 @@ def test_the_migrations_match_the_models():
     """A model change without its migration would pass every test (the test database is
     built from the migrations) and fail in a project that runs ``makemigrations``."""
     call_command("makemigrations", "django_mcp", check=True, dry_run=True, verbosity=0)
+
+
+def test_no_task_list_filter_reads_the_whole_table(admin_client):
+    """A filter's choices read without the table: the site filter ran ``SELECT DISTINCT
+    site`` over every task on every page, defeating the index and the bounded count.
+    ``?site=`` still filters."""
+    add_rows(2)
+    table = MCPTask._meta.db_table
+
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.get(reverse("admin:django_mcp_mcptask_changelist"))
+
+    assert response.status_code == 200
+    assert [q["sql"] for q in queries.captured_queries if "DISTINCT" in q["sql"].upper()] == []
+    assert table in " ".join(q["sql"] for q in queries.captured_queries)
+    assert (
+        admin_client.get(reverse("admin:django_mcp_mcptask_changelist"), {"site": "mcp"})
+        .context["cl"]
+        .result_count
+        == 2
+    )
