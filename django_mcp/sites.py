@@ -168,14 +168,8 @@ class MCPSite:
         self, uri: str, context: Context | None = None
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
         """The declaration serving ``uri`` and its template variables, if any may."""
-        found = self._registry.find_resource(uri, lambda: self.get_resource_templates(context))
-        if found is not None and isinstance(found[0], ResourceSpec):
-            return found if self._permitted(found[0], context) else None
-        if found is not None:
-            return found
-        if any(t.match(uri) is not None for t in self._registry.templates.values()):
-            note_permission_denied(context)  # none visible matched: a hidden one did
-        return None
+        found = self._registry.find_resource(uri)  # for anyone: a hidden one shadows
+        return found if found is None or self._permitted(found[0], context) else None
 
     # -- prompts ------------------------------------------------------------------------
 

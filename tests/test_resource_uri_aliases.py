@@ -7,7 +7,9 @@ not fold onto it can still reach a public template with exactly the values the f
 resource's URI would give that template: ``notes://admin?`` (an empty or unknown query, a
 template with a query expression), ``files://docs%2Fsecret`` (``{+path}`` decodes ``%2F``
 as ``/``) and ``notes://caf%C3%A9`` (the IRI ``notes://café`` percent-encoded, RFC 3987
-3.1). Each is now the fixed resource, with its permission. This module is its own URLconf.
+3.1). Each is now the fixed resource, with its permission. Likewise a template hidden
+from the caller shadows a later public one that also matches (``files://secret/plans``
+is not read through ``files://{+path}``). This module is its own URLconf.
 """
 
 from __future__ import annotations
@@ -50,6 +52,12 @@ def secret_file() -> str:
     return "gated"
 
 
+@site.resource("files://secret/{name}", permission=staff_only)
+def a_secret_file(name: str) -> str:
+    """Gated files, a template before the public one in the templates' order."""
+    return "gated"
+
+
 @site.resource("notes://{slug}{?v}")
 def note(slug: str, v: str = "") -> str:
     """Every other note, public."""
@@ -75,6 +83,7 @@ ALIASES = [
     "files://docs%2fsecret",
     "notes://caf%C3%A9",
     "notes://caf%c3%a9?",
+    "files://secret/plans",  # a gated template's, which the public files://{+path} matches
 ]
 
 

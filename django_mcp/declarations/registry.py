@@ -15,8 +15,6 @@ from django_mcp.declarations.tools import ToolSpec
 from django_mcp.protocol.uritemplate import normalised
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
-
     from django.db.models import Model
 
     from django_mcp.modeltools import ModelTools
@@ -40,15 +38,18 @@ class Registry:
         return self.resources.get(normalised(uri))
 
     def find_resource(
-        self, uri: str, templates: Callable[[], Iterable[ResourceTemplateSpec]]
+        self, uri: str
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
-        """The fixed resource at ``uri`` (no values), else the first of ``templates`` that
-        matches it, with its values. Values a template also reads from a fixed resource's
-        own URI are that fixed resource: another URI that normal form does not fold onto
-        it (``notes://admin?`` for a template with a query, ``docs%2Fsecret`` for
+        """The fixed resource at ``uri`` (no values), else the first template (in the order
+        of ``resources/templates/list``) that matches it, with its values, whoever asks:
+        the caller's permission is checked on what this finds, so a template hidden from
+        the caller shadows a later one (``notes://secret/{id}`` is not read through
+        ``notes://{+path}``). Values a template also reads from a fixed resource's own URI
+        are that fixed resource: another URI that normal form does not fold onto it
+        (``notes://admin?`` for a template with a query, ``docs%2Fsecret`` for
         ``{+path}``, an IRI percent-encoded) would hand them to the template instead."""
         fixed = self.fixed_resource(uri)
-        for template in () if fixed else templates():
+        for _, template in () if fixed else sorted(self.templates.items()):
             values = template.match(uri)
             if values is not None:
                 named = (f for f in self.resources.values() if template.match(f.uri) == values)
