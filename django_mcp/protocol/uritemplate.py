@@ -236,6 +236,11 @@ def _compile(template: str) -> tuple[str, list[str], list[str]]:
 def _check_literal(literal: str, template: str) -> None:
     if "{" in literal or "}" in literal:
         raise InvalidTemplate(f"Unbalanced braces in URI template {template!r}")
+    if _STRAY_PERCENT.search(literal):  # no URI holds one, so the template matches none
+        raise InvalidTemplate(
+            f"A '%' that starts no percent-encoded triplet in URI template {template!r} "
+            "(write '%25')"
+        )
 
 
 def _pattern(template: str, literals: list[str], expressions: list[tuple[str, str]]) -> str:

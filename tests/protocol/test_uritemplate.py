@@ -55,6 +55,15 @@ def test_refuses_what_does_not_match(template: str, uri: str) -> None:
     assert URITemplate(template).match(uri) is None
 
 
+@pytest.mark.parametrize("template", ["stats://cpu%/{host}", "x://{a}/100%", "x://%4/{a}"])
+def test_a_percent_that_starts_no_triplet_is_refused_when_declared(template: str) -> None:
+    """RFC 6570, 2.1: a literal holds ``%`` only in a triplet. A URI with a stray ``%`` is
+    refused by ``match`` (RFC 3986, 2.4), so such a template, which matched before,
+    silently matched nothing; it now fails where it is declared."""
+    with pytest.raises(InvalidTemplate, match="starts no percent-encoded triplet"):
+        URITemplate(template)
+
+
 @pytest.mark.parametrize("template", ["x://{a}{b}", "x://{+a}{b}", "x://{a}{+b}"])
 def test_adjacent_expressions_are_refused_when_declared(template: str) -> None:
     """Nothing separates the two values, so no split is more right than another."""
