@@ -221,14 +221,15 @@ class MCPSettings:
         in range, else its default. For the bounds code relies on even in a process that
         never ran the checks, which refuse such a value (E004): a thread count, an
         interval, a stream's life is never unbounded or nonsense. NaN is out of range, and
-        so is infinity or anything past ``threading.TIMEOUT_MAX``: the longest wait a
-        thread takes (a longer one raises OverflowError in it)."""
+        so is an interval past ``threading.TIMEOUT_MAX`` (infinity too): the longest wait
+        a thread takes (a longer one raises OverflowError in it). A count (``integer``)
+        is never waited for, so that bound (4,294,967 on Windows) is not its."""
         value: Any = getattr(self, name)
         numeric = isinstance(value, int) if integer else isinstance(value, int | float)
         in_range = (
             numeric
             and not isinstance(value, bool)
-            and -threading.TIMEOUT_MAX <= value <= threading.TIMEOUT_MAX
+            and (integer or -threading.TIMEOUT_MAX <= value <= threading.TIMEOUT_MAX)
             and (at_least is None or value >= at_least)
             and (above is None or value > above)
         )

@@ -327,6 +327,18 @@ def test_no_interval_is_a_wait_no_thread_can_take(settings: Any, name: str):
         assert mcp_settings.number(name, at_least=0) == DEFAULTS[name]
 
 
+def test_a_stream_count_past_the_longest_wait_is_still_the_count(settings: Any):
+    """E004 takes any positive integer for a stream limit, and a count is never waited
+    for: ``number`` bounded it by threading.TIMEOUT_MAX too (about 4.3 million on
+    Windows), so a larger limit the checks accepted silently became the default."""
+    from unittest import mock
+
+    settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_MAX_STREAMS": 5_000_000}
+    with mock.patch.object(threading, "TIMEOUT_MAX", 4_294_967.0):
+        assert "django_mcp.E004" not in {message.id for message in run_checks()}
+        assert limits.max_streams() == 5_000_000
+
+
 def test_listen_under_wsgi_is_reported_by_a_warning(settings: Any):
     """django_mcp.W013: enabling listen under WSGI says what each stream costs."""
     settings.DJANGO_MCP = {**settings.DJANGO_MCP, "LISTEN_WSGI_STREAMS": 2}
