@@ -49,14 +49,17 @@ class InvalidTemplate(ValueError):
 class URITemplate:
     """A compiled URI template: its variables and a matcher."""
 
-    __slots__ = ("_pattern", "_query", "template", "variables")
+    __slots__ = ("_pattern", "_query", "_reserved", "template", "variables")
 
     def __init__(self, template: str) -> None:
-        pattern, variables, query = _compile(template)
+        pattern, variables, query, reserved = _compile(template)
         self.template = template
         self.variables: tuple[str, ...] = tuple(variables)
         self._pattern = re.compile(pattern)
         self._query: tuple[str, ...] = tuple(query)
+        #: The variables of ``{+name}`` and ``{#name}``, whose values keep the triplets of
+        #: reserved characters (:func:`_decoded_reserved`).
+        self._reserved: frozenset[str] = frozenset(reserved)
 
     def __repr__(self) -> str:
         return f"URITemplate({self.template!r})"
@@ -71,7 +74,7 @@ class URITemplate:
             return None
         try:
             values = {
-                name: _decoded(value)
+                name: _decoded_reserved(value) if name in self._reserved else _decoded(value)
                 for name, value in match.groupdict().items()
                 if value is not None
             }
@@ -112,6 +115,40 @@ def _decoded(value: str) -> str:
     that are not UTF-8, which ``unquote`` would replace with U+FFFD (so that ``%ff`` and
     ``%fe`` named one resource)."""
     return unquote_to_bytes(value).decode("utf-8") if "%" in value else value
+
+
+#: What a reserved expansion's value keeps percent-encoded: RFC 3986's reserved
+#: characters (gen-delims and sub-delims, section 2.2) and ``%`` itself.
+_KEPT_ENCODED: Final = frozenset(b":/?#[]@!$&'()*+,;=%")
+_TRIPLET_RUN: Final = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _decoded_reserved(value: str) -> str:
+    """A ``{+name}`` or ``{#name}`` value: RFC 6570 section 3.2.3 lets reserved
+    characters through such an expansion as they are and passes a percent-encoded triplet
+    through unchanged, so ``a/b`` and ``a%2Fb`` are two values, as they are two URIs
+    (decoded, ``files://secret%2Fplans`` reached ``files://{+path}`` with the value of
+    ``files://secret/plans``, past a template gated on ``files://secret/{name}``). The
+    triplets of reserved characters and of ``%`` stay encoded (uppercase, as normal form
+    writes them); the others decode as UTF-8, strictly."""
+    if "%" not in value:
+        return value
+
+    def run(match: re.Match[str]) -> str:
+        raw = unquote_to_bytes(match.group(0))
+        out: list[str] = []
+        pending = bytearray()
+        for byte in raw:
+            if byte in _KEPT_ENCODED:
+                out.append(pending.decode("utf-8"))
+                pending.clear()
+                out.append(f"%{byte:02X}")
+            else:
+                pending.append(byte)
+        out.append(pending.decode("utf-8"))
+        return "".join(out)
+
+    return _TRIPLET_RUN.sub(run, value)
 
 
 def is_integer_text(value: str) -> bool:
@@ -196,7 +233,9 @@ _PREFIXES = {"": "", "+": "", "#": "#", ".": ".", "/": "/", ";": ";"}
 _CLASSES = {"": "^/?#&", "+": "^?#", "#": "^\\n", ".": "^/?#.", "/": "^/?#", ";": "^/?#;"}
 
 
-def _compile(template: str) -> tuple[str, list[str], list[str]]:
+def _compile(template: str) -> tuple[str, list[str], list[str], list[str]]:
+    """The template's pattern, its variables, those of its query and those of its
+    reserved expansions (``+`` and ``#``)."""
     literals: list[str] = []  # literals[i] precedes expressions[i]; one more for the tail
     expressions: list[tuple[str, str]] = []
     query: list[str] = []
@@ -230,7 +269,8 @@ def _compile(template: str) -> tuple[str, list[str], list[str]]:
     variables = [name for _, name in expressions] + query
     if len(set(variables)) != len(variables):
         raise InvalidTemplate(f"A variable appears twice in URI template {template!r}")
-    return _pattern(template, literals, expressions), variables, query
+    reserved = [name for operator, name in expressions if operator in ("+", "#")]
+    return _pattern(template, literals, expressions), variables, query, reserved
 
 
 def _check_literal(literal: str, template: str) -> None:

@@ -178,3 +178,29 @@ def test_a_value_that_is_not_utf8_text_matches_nothing(uri: str) -> None:
     URIs name one resource."""
     template = "search://books{?q,limit}" if uri.startswith("search") else "books://{isbn}"
     assert URITemplate(template).match(uri) is None
+
+
+@pytest.mark.parametrize(
+    ("uri", "path"),
+    [
+        ("files://a/b", "a/b"),
+        ("files://a%2Fb", "a%2Fb"),
+        ("files://a%2fb", "a%2Fb"),
+        ("files://a%252Fb", "a%252Fb"),
+        ("files://a%20b", "a b"),
+        ("files://caf%C3%A9%3F%C3%A9", "café%3Fé"),
+    ],
+)
+def test_a_reserved_expansion_keeps_reserved_triplets(uri, path):
+    """RFC 6570 section 3.2.3 (reserved expansion passes a percent-encoded triplet through)
+    and RFC 3986 section 2.2: ``a%2Fb`` and ``a/b`` are two URIs, so two values; other
+    triplets decode as in a simple expansion (server/resources.mdx, "Resource Templates")."""
+    assert URITemplate("files://{+path}").match(uri) == {"path": path}
+
+
+def test_a_simple_expansion_decodes_every_triplet():
+    """A simple ``{var}`` encodes reserved characters when it expands (RFC 6570 3.2.2), so
+    reading one back decodes them: ``a%2Fb`` is the value ``a/b`` (``/`` itself is not
+    in a simple value)."""
+    assert URITemplate("notes://{slug}").match("notes://a%2Fb") == {"slug": "a/b"}
+    assert URITemplate("notes://{slug}").match("notes://a/b") is None
