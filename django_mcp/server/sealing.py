@@ -112,7 +112,9 @@ def _checked(plaintext: bytes, max_age: float) -> Opened:
     # A float; whole seconds in a state sealed before the issue time had a fraction.
     if isinstance(issued, bool) or not isinstance(issued, int | float):
         raise StateError("expired")
-    if time.time() - issued > max_age:
+    # Also one issued further ahead than a lifetime: sealed by a server whose clock runs
+    # ahead, it would stay valid that much longer here, and every round keeps the time.
+    if abs(time.time() - issued) > max_age:
         raise StateError("expired")
     payload: dict[str, Any] = document["p"]
     return Opened(payload, float(issued))

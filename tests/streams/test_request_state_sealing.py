@@ -193,3 +193,26 @@ def test_rounds_within_the_lifetime_still_complete(
     response = kept_asking(client, Clock(monkeypatch), final_at=59)
 
     assert text(response) == "Ada likes blue."
+
+
+def test_a_state_issued_more_than_a_lifetime_ahead_is_refused(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """basic/patterns/mrtr.mdx, "Security" ("a short expiry"): a state sealed by a server
+    whose clock ran 10 minutes ahead stayed valid here for its lifetime plus the skew, and
+    every later round kept that issue time. One issued more than ``REQUEST_STATE_MAX_AGE``
+    ahead is refused as expired; a small skew is not."""
+    clock = Clock(monkeypatch)
+    start = clock.now
+    with override_mcp(REQUEST_STATE_MAX_AGE=60):
+        clock.at(start, 600)  # the sealing server's clock
+        first = input_required(tool(client, MULTI))
+        clock.at(start, 0)
+        refused = tool(client, MULTI, responses={"step1": ADA}, state=first["requestState"], id=2)
+        clock.at(start, 630)
+        skewed = input_required(tool(client, MULTI))
+        clock.at(start, 600)  # 30 s behind the sealing clock: within the lifetime
+        kept = tool(client, MULTI, responses={"step1": ADA}, state=skewed["requestState"], id=3)
+
+    assert error_of(refused)["message"] == "requestState has expired; start the request again"
+    assert "step2" in input_required(kept)["inputRequests"]
