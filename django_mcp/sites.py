@@ -10,7 +10,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterator
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from django.apps import apps
 from django.db.models import Model
@@ -21,6 +21,8 @@ from django.utils.module_loading import import_string, module_has_submodule
 
 from django_mcp.conf import mcp_settings
 from django_mcp.declarations.options import PromptOptions, ResourceOptions, ToolOptions
+from django_mcp.declarations.overrides import CALLER_LOOKUPS as CALLER_LOOKUPS
+from django_mcp.declarations.overrides import LookupOverrides
 from django_mcp.declarations.prompts import PromptSpec
 from django_mcp.declarations.registry import Registry
 from django_mcp.declarations.resources import (
@@ -48,12 +50,7 @@ _all_sites: weakref.WeakSet[MCPSite] = weakref.WeakSet()
 declarations_changed = Signal()
 
 
-#: The methods a subclass may override to decide what each caller sees (the tools guide).
-_LISTS: Final = ("get_tools", "get_prompts", "get_resources", "get_resource_templates")
-CALLER_LOOKUPS: Final = ("has_permission", "get_tool", "get_prompt", "find_resource", *_LISTS)
-
-
-class MCPSite:
+class MCPSite(LookupOverrides):
     """One MCP endpoint: its declarations, who may see them, and its URL."""
 
     #: The view serving :attr:`urls`, as a dotted path (the registry does not import the
@@ -61,18 +58,6 @@ class MCPSite:
     view_class: str = "django_mcp.http.views.MCPView"
     #: The ``ModelTools`` class used when ``register(Model)`` names none.
     default_model_tools: str = "django_mcp.modeltools.ModelTools"
-    #: Whether the class decides what a caller sees in code of its own: an overridden
-    #: ``has_permission`` or lookup (:data:`CALLER_LOOKUPS`) may read the caller, so its
-    #: lists are private and its declarations are looked up with the caller known. A class
-    #: that sets it itself is taken at its word (and its subclasses, but for new lookups).
-    decides_per_caller: ClassVar[bool] = False
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "decides_per_caller" not in cls.__dict__:  # the nearest class that says, or own code
-            said = next(b for b in cls.__mro__ if "decides_per_caller" in b.__dict__)
-            own = (getattr(cls, name) is not getattr(said, name) for name in CALLER_LOOKUPS)
-            cls.decides_per_caller = bool(said.__dict__["decides_per_caller"]) or any(own)
 
     def __init__(self, name: str = "mcp", *, require_authentication: bool | None = None) -> None:
         self.name = name

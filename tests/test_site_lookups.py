@@ -21,6 +21,7 @@ from django.urls import path
 from django_mcp import Context
 from django_mcp.protocol.admission import Admitted
 from django_mcp.protocol.headers import normalise
+from django_mcp.server.authorization import gated
 from django_mcp.server.dispatch import MCPServer
 from django_mcp.sites import MCPSite
 from tests.helpers import call_tool, mcp_body, mcp_headers, mcp_post, result_of
@@ -140,3 +141,33 @@ def test_a_site_saying_whether_it_decides_per_caller_is_taken_at_its_word() -> N
     assert DecidingSite("deciding").varies_by_caller() is True
     assert Deciding.decides_per_caller is True  # a lookup of its own, not declared
     assert StaffToolsSite.decides_per_caller is True
+
+
+def test_a_site_of_its_own_varies_by_caller_decides_per_caller() -> None:
+    """A ``varies_by_caller`` of its own (on the class or the site) says lists differ per
+    caller for reasons of its own: its lookups are asked with the caller known, as
+    ``authorization.gated`` decides, not only its lists made private."""
+
+    class Varying(MCPSite):
+        def varies_by_caller(self) -> bool:
+            return True
+
+    replaced = MCPSite(name="test-site-lookups-varying")
+    replaced.varies_by_caller = lambda: True  # type: ignore[method-assign]
+
+    assert Varying.decides_per_caller is True
+    assert gated(Varying("varying"), None) is True
+    assert gated(replaced, None) is True
+    assert gated(MCPSite("plain"), None) is False
+
+
+def test_a_lookup_replaced_on_a_site_makes_it_decide_per_caller() -> None:
+    """``site.get_tools = f`` is code of its own, as an override in a subclass is; the
+    class, and its other sites, are as they were."""
+    replaced, other = MCPSite(name="test-site-lookups-unit"), MCPSite(name="other")
+    replaced.get_tools = lambda context=None: []  # type: ignore[method-assign]
+
+    assert (replaced.decides_per_caller, replaced.own_lookups) == (True, {"tools"})
+    assert replaced.varies_by_caller() is True
+    assert (other.decides_per_caller, other.own_lookups) == (False, frozenset())
+    assert (MCPSite.decides_per_caller, StaffToolsSite.own_lookups) == (False, {"tools"})

@@ -1,0 +1,91 @@
+"""Which of a site's lookups are code of its own, found on its class or on the site.
+
+The tools guide lets a site override ``get_tools``/``get_tool`` (and the prompt and
+resource lookups) to decide what each caller sees, which may include declarations built
+per caller that are not in the registry. Where a lookup is the site's own, the registry
+is not the one source of what it serves, so admission, scopes and capabilities ask the
+lookup. Overriding one in a subclass is the usual way; replacing one on a site
+(``site.get_tools = f``), as a test or a project's ``AppConfig.ready`` may, is the same
+decision and is found the same way (:func:`replaced_on`), not silently missed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+#: Each lookup and the kind of declaration it serves ("tools", "prompts", "resources").
+LOOKUP_KINDS: Final = {
+    "get_tool": "tools",
+    "get_tools": "tools",
+    "get_prompt": "prompts",
+    "get_prompts": "prompts",
+    "find_resource": "resources",
+    "get_resources": "resources",
+    "get_resource_templates": "resources",
+}
+#: The methods a subclass may override to decide what each caller sees (the tools guide).
+CALLER_LOOKUPS: Final = ("has_permission", *LOOKUP_KINDS)
+#: What makes a site decide per caller: a lookup of its own, or its own
+#: ``varies_by_caller``, which says its lists differ per caller for reasons of its own.
+DECIDING: Final = frozenset((*CALLER_LOOKUPS, "varies_by_caller"))
+
+
+def own_code(cls: type, base: type, names: frozenset[str] | tuple[str, ...]) -> frozenset[str]:
+    """The methods of ``names`` that ``cls`` does not inherit unchanged from ``base``."""
+    return frozenset(name for name in names if getattr(cls, name) is not getattr(base, name))
+
+
+def own_kinds(cls: type, base: type) -> frozenset[str]:
+    """The kinds of declaration (``"tools"``...) that ``cls`` serves through a lookup of
+    its own, not inherited unchanged from ``base``."""
+    return frozenset(LOOKUP_KINDS[name] for name in own_code(cls, base, tuple(LOOKUP_KINDS)))
+
+
+def replaced_on(site: Any, name: str) -> None:
+    """Record that ``name`` (one of :data:`DECIDING`) was replaced on ``site`` itself: as
+    for a subclass overriding it, the site decides per caller, and a replaced lookup
+    serves its kind of declaration. A site that means otherwise sets
+    ``decides_per_caller`` on itself afterwards. Derived state (capabilities) is
+    recomputed, and listen streams hear that the lists may have changed."""
+    object.__setattr__(site, "decides_per_caller", True)
+    kind = LOOKUP_KINDS.get(name)
+    if kind is not None:
+        object.__setattr__(site, "own_lookups", site.own_lookups | {kind})
+    site.registry_changed(kind)
+
+
+class LookupOverrides:
+    """What :class:`~django_mcp.sites.MCPSite` knows of its own overrides: a mixin, so
+    the site's module keeps to registering and looking up."""
+
+    #: Whether the site decides what a caller sees in code of its own: an overridden
+    #: ``has_permission``, lookup (:data:`CALLER_LOOKUPS`) or ``varies_by_caller`` may
+    #: read the caller, so its lists are private and its declarations are looked up with
+    #: the caller known. A class that sets it itself is taken at its word (and its
+    #: subclasses, but for new overrides); one replaced on a site counts too.
+    decides_per_caller: ClassVar[bool] = False
+    #: The kinds of declaration ("tools", "prompts", "resources") served by a lookup of
+    #: the site's own, which may serve what the registry does not hold: for those the
+    #: lookups, not the registry, say what exists (admission, scopes, capabilities).
+    own_lookups: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The class that defines the lookups (MCPSite): what a subclass's own code differs from.
+        defaults = next(b for b in reversed(cls.__mro__) if "get_tool" in b.__dict__)
+        if defaults is cls:
+            return
+        cls.own_lookups = own_kinds(cls, defaults)
+        if "decides_per_caller" not in cls.__dict__:  # the nearest class that says, or own code
+            saying = (b for b in cls.__mro__ if "decides_per_caller" in b.__dict__)
+            said = next((b for b in saying if issubclass(b, defaults)), defaults)
+            own = own_code(cls, said, DECIDING)
+            cls.decides_per_caller = bool(said.__dict__.get("decides_per_caller")) or bool(own)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """A lookup (or ``varies_by_caller``) replaced on the site itself is code of its
+        own, as an override in a subclass is: unseen, the site went on answering as if it
+        decided nothing per caller (public lists, lookups without the caller)."""
+        super().__setattr__(name, value)
+        if name in DECIDING:
+            replaced_on(self, name)
