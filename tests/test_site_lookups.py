@@ -56,6 +56,9 @@ def hello() -> str:
     return "hello"
 
 
+hello_spec = site.registry.tools["hello"]
+
+
 @site.tool
 def staff_report() -> str:
     return "the report"
@@ -141,6 +144,37 @@ def test_a_site_saying_whether_it_decides_per_caller_is_taken_at_its_word() -> N
     assert DecidingSite("deciding").varies_by_caller() is True
     assert Deciding.decides_per_caller is True  # a lookup of its own, not declared
     assert StaffToolsSite.decides_per_caller is True
+
+
+#: A plain site whose lookups are replaced on the site itself, serving an unregistered tool.
+replaced = MCPSite(name="test-site-lookups-replaced")
+seen_by_replaced: list[Context | None] = []
+
+
+def _replaced_get_tool(name: str, context: Context | None = None) -> Any:
+    seen_by_replaced.append(context)
+    return hello_spec if name == "hello" else None
+
+
+replaced.get_tools = lambda context=None: [hello_spec]  # type: ignore[method-assign]
+replaced.get_tool = _replaced_get_tool  # type: ignore[method-assign]
+urlpatterns.append(path("replaced/mcp", replaced.urls))
+
+
+def test_a_lookup_replaced_on_a_site_is_its_own_code(client: Client) -> None:
+    """``site.get_tools = f`` decides what callers see as an override in a subclass
+    does: the site's lists are private, its lookups take the caller, and a tool kind its
+    lookups serve is offered though nothing is registered (it was "Method not found")."""
+    seen_by_replaced.clear()
+    listed = result_of(mcp_post(client, "tools/list", path="/replaced/mcp"))
+    called = result_of(call_tool(client, "hello", {}, path="/replaced/mcp"))
+
+    assert (replaced.decides_per_caller, replaced.own_lookups) == (True, {"tools"})
+    assert MCPSite.decides_per_caller is False  # the class is as it was
+    assert ([t["name"] for t in listed["tools"]], listed["cacheScope"]) == (["hello"], "private")
+    assert called["content"] == [{"type": "text", "text": "hello"}]
+    assert seen_by_replaced
+    assert all(context is not None for context in seen_by_replaced)
 
 
 def test_a_site_of_its_own_varies_by_caller_decides_per_caller() -> None:

@@ -153,15 +153,22 @@ def task_scopes_checked(site: MCPSite, method: str) -> bool:
 def _tool_needs_scopes(site: MCPSite, params: Mapping[str, Any]) -> bool:
     """Whether the tool a ``tools/call`` names requires any scope, visible to the caller
     or not: when it requires none (or does not exist) no caller lacks a scope for it,
-    and finding out whether the caller may see it is not needed."""
+    and finding out whether the caller may see it is not needed. A site's own tool
+    lookup may serve a tool the registry does not hold (or another than it holds): only
+    the lookup can say, so its tools are always looked up."""
+    if "tools" in site.own_lookups:
+        return True
     name = params.get("name")
     spec = site.registry.tools.get(name) if isinstance(name, str) else None
     return bool(getattr(spec, "scopes_required", ()))
 
 
 def declared_scopes(site: MCPSite) -> frozenset[str]:
-    """Every scope some declaration of ``site`` requires (the default
-    ``scopes_supported`` of its protected resource metadata)."""
+    """Every scope some registered declaration of ``site`` requires (the default
+    ``scopes_supported`` of its protected resource metadata, and the ``scope`` of a 401's
+    challenge). The registry, not the lookups: this is asked with no caller, and a
+    declaration a site's own lookup builds per caller is unknown until one asks; such a
+    site names its scopes in the ``SCOPES_SUPPORTED`` setting."""
     return frozenset(
         scope
         for table in site.registry.tables()

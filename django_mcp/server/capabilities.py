@@ -5,6 +5,13 @@ deployment: ``listChanged`` and resource subscriptions are offered only when a c
 layer can carry change notifications, and the server that answers can hold a listen
 stream. Derived once per registry state, because admission
 asks on every request.
+
+Derived with no caller, so a site's own lookups (``get_tools`` and the like, which may
+serve declarations built per caller, not registered) cannot be asked what they serve: a
+kind of declaration a lookup of the site's own serves is offered whatever the registry
+holds (:attr:`~django_mcp.sites.MCPSite.own_lookups`), or its methods would be "Method
+not found" for every caller. Completions follow: a served prompt or template may have
+completers no registered one has.
 """
 
 from __future__ import annotations
@@ -31,7 +38,10 @@ _derived: weakref.WeakKeyDictionary[MCPSite, tuple[int, bool, dict[str, Any]]] =
 
 def _has_completions(site: MCPSite) -> bool:
     """Whether anything on ``site`` can be completed: a prompt or template with completers,
-    or an argument whose type lists its choices (``Literal``, ``Enum``)."""
+    or an argument whose type lists its choices (``Literal``, ``Enum``), or a prompt or
+    template a lookup of the site's own serves."""
+    if site.own_lookups & {"prompts", "resources"}:
+        return True
     registry = site.registry
     specs: list[PromptSpec | ResourceTemplateSpec] = [
         *registry.prompts.values(),
@@ -62,13 +72,14 @@ def _derive(site: MCPSite) -> tuple[int, bool, dict[str, Any]]:
         _last = (weakref.ref(site), cached)
         return cached
     registry = site.registry
+    own = site.own_lookups
     listen = channel_layer() is not None
     capabilities: dict[str, Any] = {}
-    if registry.tools:
+    if registry.tools or "tools" in own:
         capabilities["tools"] = {"listChanged": True} if listen else {}
-    if registry.resources or registry.templates:
+    if registry.resources or registry.templates or "resources" in own:
         capabilities["resources"] = {"subscribe": True, "listChanged": True} if listen else {}
-    if registry.prompts:
+    if registry.prompts or "prompts" in own:
         capabilities["prompts"] = {"listChanged": True} if listen else {}
     if _has_completions(site):
         capabilities["completions"] = {}

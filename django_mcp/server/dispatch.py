@@ -92,7 +92,7 @@ class SiteCatalogue:
         self, name: str, meta: Callable[[], RequestMeta], revision: RevisionDecision
     ) -> Mapping[str, HeaderParam] | None:
         site = self.site
-        spec = site.registry.tools.get(name)
+        spec = site.registry.tools.get(name)  # one dict get on a site of no lookup of its own
         if gated(site, spec):  # only a permission check needs the caller's Context
             context = Context(
                 site=site,
@@ -104,6 +104,9 @@ class SiteCatalogue:
             )
             with DATABASE_NEEDED:  # a permission check may query a database that is down
                 spec = site.get_tool(name, context)
+        elif "tools" in site.own_lookups:  # its own lookup, not the registry, serves tools
+            with DATABASE_NEEDED:
+                spec = site.get_tool(name)
         return None if spec is None else spec.header_params
 
 
