@@ -146,8 +146,10 @@ def scope_refusal(
 def task_scopes_checked(site: MCPSite, method: str) -> bool:
     """Whether a ``method`` request must have its task's tool scopes checked, which reads
     the task row: a ``tasks/get|update|cancel`` on a site some of whose tools need
-    scopes."""
-    return method in TASK_METHODS and bool(declared_scopes(site))
+    scopes, or whose own tool lookups may serve one the registry does not hold."""
+    if method not in TASK_METHODS:
+        return False
+    return "tools" in site.own_lookups or bool(declared_scopes(site))
 
 
 def _tool_needs_scopes(site: MCPSite, params: Mapping[str, Any]) -> bool:

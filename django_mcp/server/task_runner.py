@@ -291,7 +291,9 @@ def served(task: MCPTask) -> tuple[TaskContext, ToolSpec]:
     gated tool looked hidden and failed). A tool gone from its site, or one the creator
     may no longer use, fails the run with -32603."""
     for site in all_sites():
-        if site.name == task.site and task.tool in site.registry.tools:
+        if site.name == task.site and (  # registered, or its own lookup may serve it
+            task.tool in site.registry.tools or "tools" in site.own_lookups
+        ):
             context = context_for(task, site)
             spec = site.get_tool(task.tool, context)
             if spec is not None:

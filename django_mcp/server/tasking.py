@@ -64,8 +64,12 @@ def always(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bo
 
 
 def supports_tasks(site: MCPSite) -> bool:
-    """Whether ``site`` offers the extension: some tool may run as a task."""
-    return engine.available() and any(spec.task for spec in site.registry.tools.values())
+    """Whether ``site`` offers the extension: some tool may run as a task. The registry
+    says, unless the site's own tool lookups may serve tools it does not hold: asked
+    with no caller, whether one of those runs as a task is unknown, so it is offered."""
+    if not engine.available():
+        return False
+    return "tools" in site.own_lookups or any(spec.task for spec in site.registry.tools.values())
 
 
 def runs_as_task(spec: ToolSpec, arguments: Mapping[str, Any], context: Context) -> bool:
@@ -224,7 +228,10 @@ def lookup(task_id: Any, context: Context) -> MCPTask:
 def may_see(site: MCPSite, tool: str, context: Context) -> bool:
     """Whether the caller may see their task of ``tool``: not once the tool's permission
     check (or the site's ``has_permission``) hides it from them. A task whose tool left the
-    site stays visible, so its failure can be read."""
+    site stays visible, so its failure can be read; on a site whose own tool lookup serves
+    its tools, that lookup alone says, and a tool it no longer serves is one it hides."""
+    if "tools" in site.own_lookups:
+        return site.get_tool(tool, context) is not None
     return tool not in site.registry.tools or site.get_tool(tool, context) is not None
 
 
@@ -233,6 +240,9 @@ def may_act_on(site: MCPSite, tool: str, context: Context, stored: Any = ()) -> 
     the task's, once the tool has left the site): what a listen stream's ``taskIds``
     need, whose notifications carry the task's result, as ``tasks/get`` does (which
     answers a missing scope with its 401 or 403 challenge)."""
+    if "tools" in site.own_lookups:  # the lookup, not the registry, serves the tool
+        served = site.get_tool(tool, context)
+        return served is not None and not context.caller.lacks(served.scopes_required)
     spec = site.registry.tools.get(tool)
     scopes = (stored or ()) if spec is None else spec.scopes_required
     return may_see(site, tool, context) and not context.caller.lacks(scopes)
