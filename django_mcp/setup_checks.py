@@ -5,7 +5,8 @@ newcomer gets wrong next: no endpoint routed at all, a route that ``APPEND_SLASH
 two served sites under one name, an admin site whose name breaks the explorer's links,
 a 401 that points at metadata the URLconf does not serve, ``ModelTools`` without Django
 REST framework, parameters without type hints, a return type whose schema cannot be
-built, and a request-log table that was never migrated.
+built, a site class whose lookups were replaced after it was defined, and a request-log
+table that was never migrated.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from django.db import DatabaseError, connections, router
 from django.urls import LocalePrefixPattern, Resolver404, URLPattern, URLResolver, get_resolver
 
 from django_mcp.auth.metadata import configured_resource, metadata_path
+from django_mcp.declarations.overrides import replaced_on_class
 from django_mcp.models import RequestLog
 from django_mcp.sites import all_sites
 from django_mcp.sites import site as default_site
@@ -281,3 +283,28 @@ def check_request_log_table(
             id="django_mcp.W012",
         )
     ]
+
+
+@register(Tags.compatibility)
+def check_lookups_replaced_on_classes(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """django_mcp.W018: a site class whose lookup (or ``has_permission``,
+    ``varies_by_caller``) was assigned after the class was defined. Whether a site decides
+    per caller, and which kinds its own lookups serve, is read as the class is made (or as
+    a site's own attribute is set): the new method runs, but its lists stay public, its
+    lookups are asked without the caller, and the registry is still taken as what exists."""
+    messages: list[CheckMessage] = []
+    classes = {klass for target in all_sites() for klass in type(target).__mro__}
+    for klass in sorted(classes, key=lambda k: f"{k.__module__}.{k.__qualname__}"):
+        for name in replaced_on_class(klass):
+            label = f"{klass.__module__}.{klass.__qualname__}"
+            messages.append(
+                Warning(
+                    f"{label}.{name} was replaced after the class was defined, so its "
+                    "sites do not know it may decide per caller.",
+                    hint=f"Override {name} in a subclass of {klass.__qualname__}, or "
+                    f"replace it on a site (site.{name} = ...).",
+                    obj=klass,
+                    id="django_mcp.W018",
+                )
+            )
+    return messages

@@ -21,6 +21,7 @@ from django_mcp.http.auth import protected_resource_urls
 from django_mcp.setup_checks import (
     check_an_endpoint_is_routed,
     check_endpoint_routes,
+    check_lookups_replaced_on_classes,
     check_output_schemas,
     check_protected_resource_metadata,
     check_request_log_table,
@@ -47,6 +48,7 @@ def test_every_check_is_registered():
         check_unhinted_parameters,
         check_request_log_table,
         check_site_names_are_unique,
+        check_lookups_replaced_on_classes,
     ):
         assert check in registered
 
@@ -365,3 +367,32 @@ def test_e013_names_a_tool_whose_return_model_is_never_completed():
     assert ids(messages) == ["django_mcp.E013"]
     assert "test_setup_checks.py:" in messages[0].msg
     assert "model_rebuild" in messages[0].hint
+
+
+def test_w018_a_lookup_replaced_on_a_site_class_after_it_was_defined():
+    """Whether a site decides per caller is read as its class is made (or as a site's
+    own attribute is set): ``Class.get_tools = f`` afterwards runs, unseen by it."""
+
+    class PatchedSite(MCPSite):
+        pass
+
+    class SubclassedSite(MCPSite):
+        def get_tools(self, context=None):
+            return []
+
+    patched, subclassed, replaced = (
+        PatchedSite(name="w018-patched"),
+        SubclassedSite(name="w018-subclassed"),
+        MCPSite(name="w018-replaced"),
+    )
+    PatchedSite.get_tools = lambda self, context=None: []
+    replaced.get_tools = lambda context=None: []
+
+    ours = (PatchedSite, SubclassedSite, MCPSite)
+    messages = [m for m in check_lookups_replaced_on_classes(None) if m.obj in ours]
+    assert ids(messages) == ["django_mcp.W018"]
+    assert "PatchedSite.get_tools was replaced" in messages[0].msg
+    assert messages[0].obj is PatchedSite
+    assert "site.get_tools = ..." in messages[0].hint
+    assert (patched.decides_per_caller, subclassed.decides_per_caller) == (False, True)
+    assert replaced.decides_per_caller is True

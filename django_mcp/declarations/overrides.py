@@ -68,9 +68,12 @@ class LookupOverrides:
     #: the site's own, which may serve what the registry does not hold: for those the
     #: lookups, not the registry, say what exists (admission, scopes, capabilities).
     own_lookups: ClassVar[frozenset[str]] = frozenset()
+    #: The class's own :data:`DECIDING` methods when it was defined, for check W018.
+    _defined_with: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._defined_with = {name: cls.__dict__.get(name) for name in DECIDING}
         # The class that defines the lookups (MCPSite): what a subclass's own code differs from.
         defaults = next(b for b in reversed(cls.__mro__) if "get_tool" in b.__dict__)
         if defaults is cls:
@@ -89,3 +92,13 @@ class LookupOverrides:
         super().__setattr__(name, value)
         if name in DECIDING:
             replaced_on(self, name)
+
+
+def replaced_on_class(cls: type) -> list[str]:
+    """The :data:`DECIDING` methods assigned to ``cls`` after it was defined
+    (``MCPSite.get_tools = f``): read once, as the class was made, what they decide was
+    not seen (check W018; the rule is to override in a subclass or replace on a site)."""
+    defined: dict[str, Any] = cls.__dict__.get("_defined_with", {})
+    if not defined:
+        return []
+    return sorted(name for name in DECIDING if cls.__dict__.get(name) is not defined[name])
