@@ -75,7 +75,8 @@ def _name(func: Any) -> str:
 
 
 def describe_site(site: MCPSite) -> dict[str, Any]:
-    """The report of one site."""
+    """The report of one site: its registry, unfiltered by caller (a declaration a lookup
+    of the site's own builds per caller exists only for a caller, so is not in it)."""
     registry = site.registry
 
     def entries(table: dict[str, Any]) -> list[dict[str, Any]]:

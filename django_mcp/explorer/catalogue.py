@@ -44,7 +44,8 @@ def endpoint_path(target: MCPSite) -> str | None:
 def entries(target: MCPSite) -> dict[str, list[dict[str, Any]]]:
     """The operator's view of the site, unfiltered by caller (as ``manage.py mcp_inspect``
     reports it): each declaration's wire definition, as JSON for the page's script, and who
-    may use it."""
+    may use it. The registry, not the site's lookups: with no caller to ask for, one a
+    lookup of the site's own builds per caller is not shown (the tools guide says so)."""
     registry = target.registry
     tables: dict[str, dict[Any, Any]] = {
         "tools": registry.tools,
