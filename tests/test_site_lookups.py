@@ -199,9 +199,13 @@ def test_a_lookup_replaced_on_a_site_makes_it_decide_per_caller() -> None:
     """``site.get_tools = f`` is code of its own, as an override in a subclass is; the
     class, and its other sites, are as they were."""
     replaced, other = MCPSite(name="test-site-lookups-unit"), MCPSite(name="other")
-    replaced.get_tools = lambda context=None: []  # type: ignore[method-assign]
+    listed = MCPSite(name="test-site-lookups-listed")
+    replaced.get_tool = lambda name, context=None: None  # type: ignore[method-assign]
+    listed.get_tools = lambda context=None: []  # type: ignore[method-assign]
 
     assert (replaced.decides_per_caller, replaced.own_lookups) == (True, {"tools"})
+    assert (listed.decides_per_caller, listed.own_lookups) == (True, frozenset())
     assert replaced.varies_by_caller() is True
     assert (other.decides_per_caller, other.own_lookups) == (False, frozenset())
     assert (MCPSite.decides_per_caller, StaffToolsSite.own_lookups) == (False, {"tools"})
+    assert OrderedSite.own_lookups == frozenset()  # a list only lists: it serves nothing

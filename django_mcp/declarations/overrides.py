@@ -23,6 +23,15 @@ LOOKUP_KINDS: Final = {
     "get_resources": "resources",
     "get_resource_templates": "resources",
 }
+#: The lookups that serve a request, and so may serve what the registry does not hold:
+#: ``find_resource`` finds templates through ``get_resource_templates``; the other lists
+#: only list (an override ordering or filtering them serves nothing new).
+SERVING: Final = {
+    "get_tool": "tools",
+    "get_prompt": "prompts",
+    "find_resource": "resources",
+    "get_resource_templates": "resources",
+}
 #: The methods a subclass may override to decide what each caller sees (the tools guide).
 CALLER_LOOKUPS: Final = ("has_permission", *LOOKUP_KINDS)
 #: What makes a site decide per caller: a lookup of its own, or its own
@@ -37,8 +46,8 @@ def own_code(cls: type, base: type, names: frozenset[str] | tuple[str, ...]) -> 
 
 def own_kinds(cls: type, base: type) -> frozenset[str]:
     """The kinds of declaration (``"tools"``...) that ``cls`` serves through a lookup of
-    its own, not inherited unchanged from ``base``."""
-    return frozenset(LOOKUP_KINDS[name] for name in own_code(cls, base, tuple(LOOKUP_KINDS)))
+    its own (:data:`SERVING`), not inherited unchanged from ``base``."""
+    return frozenset(SERVING[name] for name in own_code(cls, base, tuple(SERVING)))
 
 
 def replaced_on(site: Any, name: str) -> None:
@@ -48,10 +57,9 @@ def replaced_on(site: Any, name: str) -> None:
     ``decides_per_caller`` on itself afterwards. Derived state (capabilities) is
     recomputed, and listen streams hear that the lists may have changed."""
     object.__setattr__(site, "decides_per_caller", True)
-    kind = LOOKUP_KINDS.get(name)
-    if kind is not None:
-        object.__setattr__(site, "own_lookups", site.own_lookups | {kind})
-    site.registry_changed(kind)
+    if name in SERVING:
+        object.__setattr__(site, "own_lookups", site.own_lookups | {SERVING[name]})
+    site.registry_changed(LOOKUP_KINDS.get(name))
 
 
 class LookupOverrides:
@@ -65,8 +73,9 @@ class LookupOverrides:
     #: subclasses, but for new overrides); one replaced on a site counts too.
     decides_per_caller: ClassVar[bool] = False
     #: The kinds of declaration ("tools", "prompts", "resources") served by a lookup of
-    #: the site's own, which may serve what the registry does not hold: for those the
-    #: lookups, not the registry, say what exists (admission, scopes, capabilities).
+    #: the site's own (:data:`SERVING`), which may serve what the registry does not hold:
+    #: for those the lookups, not the registry, say what exists (admission, scopes,
+    #: capabilities, tasks).
     own_lookups: ClassVar[frozenset[str]] = frozenset()
     #: The class's own :data:`DECIDING` methods when it was defined, for check W018.
     _defined_with: ClassVar[dict[str, Any]] = {}
