@@ -60,6 +60,7 @@ class MCPSite(LookupOverrides):
     default_model_tools: str = "django_mcp.modeltools.ModelTools"
 
     def __init__(self, name: str = "mcp", *, require_authentication: bool | None = None) -> None:
+        super().__init__()
         self.name = name
         #: True: anonymous requests get the 401 challenge (None: ``REQUIRE_AUTHENTICATION``).
         self.require_authentication = require_authentication

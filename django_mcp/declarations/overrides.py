@@ -94,6 +94,13 @@ class LookupOverrides:
             own = own_code(cls, said, DECIDING)
             cls.decides_per_caller = bool(said.__dict__.get("decides_per_caller")) or bool(own)
 
+    def __init__(self) -> None:
+        """Copy what the class says onto the site: admission reads both on every
+        ``tools/call``, and an instance's own attribute is read faster than a class's
+        through it (the plain site's hot path, issue #10, is not to get slower)."""
+        object.__setattr__(self, "decides_per_caller", type(self).decides_per_caller)
+        object.__setattr__(self, "own_lookups", type(self).own_lookups)
+
     def __setattr__(self, name: str, value: Any) -> None:
         """A lookup (or ``varies_by_caller``) replaced on the site itself is code of its
         own, as an override in a subclass is: unseen, the site went on answering as if it
