@@ -154,7 +154,11 @@ class MCPSite(LookupOverrides):
         self, uri: str, context: Context | None = None
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
         """The declaration serving ``uri`` and its template variables, if any may."""
-        found = self._registry.find_resource(uri)  # for anyone: a hidden one shadows
+        # For anyone (a hidden template shadows), unless the site's own lookup decides.
+        own = "resources" in self.own_lookups
+        found = self._registry.find_resource(
+            uri, self.get_resource_templates(context) if own else None
+        )
         return found if found is None or self._permitted(found[0], context) else None
 
     # -- prompts ------------------------------------------------------------------------

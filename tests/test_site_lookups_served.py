@@ -19,6 +19,7 @@ from django.urls import path
 
 from django_mcp import Context, MCPHeader
 from django_mcp.auth.models import AccessToken
+from django_mcp.declarations.resources import resource_from_options
 from django_mcp.declarations.tools import ToolSpec
 from django_mcp.sites import MCPSite
 from tests.helpers import call_tool, mcp_post, result_of
@@ -145,3 +146,45 @@ def test_the_header_parameters_of_a_tool_its_lookup_serves_are_checked(client: C
     assert result_of(served)["content"] == [{"type": "text", "text": "eu"}]
     assert mismatched.status_code == 400
     assert "Region" in mismatched.json()["error"]["message"]
+
+
+def tenant_file(name: str) -> str:
+    return f"tenant file {name}"
+
+
+#: A template built per tenant, never registered.
+TENANT_FILES = resource_from_options("tenant://{name}", tenant_file, {})
+
+
+class TemplateSite(MCPSite):
+    """Serves :data:`TENANT_FILES` to signed-in callers through its own template list."""
+
+    def get_resource_templates(self, context: Context | None = None) -> list[Any]:
+        extra = [TENANT_FILES] if TenantSite._signed_in(context) else []
+        return [*super().get_resource_templates(context), *extra]
+
+
+templated = TemplateSite(name="test-site-lookups-templates")
+
+
+@templated.resource("public://{name}")
+def public_file(name: str) -> str:
+    return f"public file {name}"
+
+
+urlpatterns.append(path("templates/mcp", templated.urls))
+
+
+def test_a_template_its_own_list_serves_is_read(client: Client, user: Any) -> None:
+    """server/resources.mdx, "Reading Resources": a template the site's own
+    ``get_resource_templates`` offers a caller is what ``resources/read`` reads through;
+    one it does not offer is not found, while registered templates still serve."""
+    read = {"uri": "tenant://plans"}
+    hidden = mcp_post(client, "resources/read", read, path="/templates/mcp")
+    client.force_login(user)
+    shown = mcp_post(client, "resources/read", read, path="/templates/mcp")
+    public = mcp_post(client, "resources/read", {"uri": "public://a"}, path="/templates/mcp")
+
+    assert hidden.json()["error"]["code"] == -32602
+    assert result_of(shown)["contents"][0]["text"] == "tenant file plans"
+    assert result_of(public)["contents"][0]["text"] == "public file a"

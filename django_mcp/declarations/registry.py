@@ -7,6 +7,7 @@ to roll back a failed import or registration.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from django_mcp.declarations.prompts import PromptSpec
@@ -38,26 +39,30 @@ class Registry:
         return self.resources.get(normalised(uri))
 
     def find_resource(
-        self, uri: str
+        self, uri: str, templates: Iterable[ResourceTemplateSpec] | None = None
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
-        """The fixed resource at ``uri`` (no values), else the first template (in the order
-        of ``resources/templates/list``) that matches it, with its values, whoever asks:
-        the caller's permission is checked on what this finds, so a template hidden from
-        the caller shadows a later one (``notes://secret/{id}`` is not read through
-        ``notes://{+path}``). Values a template also reads from a fixed resource's own URI
-        are that fixed resource: another URI that normal form does not fold onto it
-        (``notes://admin?`` for a template with a query, ``docs%2Fsecret`` for
-        ``{+path}``, an IRI percent-encoded) would hand them to the template instead."""
+        """The fixed resource at ``uri`` (no values), else the first of ``templates`` that
+        matches it, with its values. By default every template, in the order of
+        ``resources/templates/list``, whoever asks: the caller's permission is checked on
+        what this finds, so a template hidden from the caller shadows a later one
+        (``notes://secret/{id}`` is not read through ``notes://{+path}``); a site whose own
+        ``get_resource_templates`` decides what a caller may read passes its answer.
+        Values a template also reads from a fixed resource's own URI are that fixed
+        resource: another URI that normal form does not fold onto it (``notes://admin?``
+        for a template with a query, an IRI percent-encoded) would hand them to the
+        template instead."""
         fixed = self.fixed_resource(uri)
-        for _, template in () if fixed else sorted(self.templates.items()):
+        if fixed is not None:
+            return fixed, {}
+        if templates is None:
+            templates = (template for _, template in sorted(self.templates.items()))
+        for template in templates:
             values = template.match(uri)
             if values is not None:
                 named = (f for f in self.resources.values() if template.match(f.uri) == values)
                 fixed = next(named, None)
-                if fixed is None:
-                    return template, values
-                break
-        return None if fixed is None else (fixed, {})
+                return (template, values) if fixed is None else (fixed, {})
+        return None
 
     def tables(self) -> tuple[dict[str, Any], ...]:
         return (self.tools, self.resources, self.templates, self.prompts)
