@@ -21,12 +21,13 @@ from testproject.books.models import Author, Book
 from tests.helpers import call_tool, result_of
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from django.test import Client
 
 site = MCPSite(name="modeltools-key-messages")
 
 
-@django_mcp.register(Book, site=site)
 class BooksByDay(django_mcp.ModelTools):
     """Books found by publication day (one a day in this shop) or by price."""
 
@@ -38,6 +39,15 @@ class BooksByDay(django_mcp.ModelTools):
 urlpatterns = [path("mcp", site.urls)]
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
+
+
+@pytest.fixture(autouse=True)
+def _registered() -> Iterator[None]:
+    """Registered for each test only: its non-unique ``lookup_field`` is what check W017
+    warns of, and the project's checks run with every site registered."""
+    site.register(Book, BooksByDay)
+    yield
+    site.unregister(Book)
 
 
 def tool_error(response: Any) -> str:
