@@ -154,12 +154,19 @@ class MCPSite(LookupOverrides):
         self, uri: str, context: Context | None = None
     ) -> tuple[ResourceSpec | ResourceTemplateSpec, dict[str, str]] | None:
         """The declaration serving ``uri`` and its template variables, if any may."""
-        # For anyone (a hidden template shadows), unless the site's own lookup decides.
-        own = "resources" in self.own_lookups
-        found = self._registry.find_resource(
-            uri, self.get_resource_templates(context) if own else None
-        )
-        return found if found is None or self._permitted(found[0], context) else None
+        # For anyone: a registered template hidden from the caller shadows later ones, on
+        # every site (a site's own list, filtered for the caller, no longer holds it).
+        found = self._registry.find_resource(uri)
+        if found is not None and not self._permitted(found[0], context):
+            return None
+        if "resources" in self.own_lookups:  # its own lookup decides what else serves
+            templates = self.get_resource_templates(context)
+            first = None if found is None else found[0]
+            if isinstance(first, ResourceTemplateSpec) and all(t is not first for t in templates):
+                return None  # a registered template its own list hides shadows as well
+            found = self._registry.find_resource(uri, templates)
+            return found if found is None or self._permitted(found[0], context) else None
+        return found
 
     # -- prompts ------------------------------------------------------------------------
 
