@@ -236,10 +236,13 @@ def host_checked_upstream(middleware: Iterable[str]) -> bool:
 def admission_needs_thread(request: HttpRequest, exchange: Exchange) -> bool:
     """Whether :func:`admit` may block: credentials, permission checks and rate-limit
     counters (a blocking cache client) may query the database or the network, so on an
-    event loop it must run in a thread; otherwise it runs on the loop itself."""
+    event loop it must run in a thread; otherwise it runs on the loop itself. So may a
+    lookup of the site's own (``get_tool``...), which admission asks for the target's
+    headers and scopes even on a site that says it decides nothing per caller."""
     return (
         auth.needs_database(request)
         or exchange.site.varies_by_caller()
+        or bool(exchange.site.own_lookups)
         or rate_limited_at_all()
         or acts_on_a_scoped_task(request, exchange.site)
     )
