@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.test import Client
@@ -209,3 +210,33 @@ def test_a_lookup_replaced_on_a_site_makes_it_decide_per_caller() -> None:
     assert (other.decides_per_caller, other.own_lookups) == (False, frozenset())
     assert (MCPSite.decides_per_caller, StaffToolsSite.own_lookups) == (False, {"tools"})
     assert OrderedSite.own_lookups == frozenset()  # a list only lists: it serves nothing
+
+
+def test_a_lookup_replaced_before_the_sites_init_is_kept() -> None:
+    """A subclass's ``__init__`` may replace a lookup before ``super().__init__()``: that
+    failed (``AttributeError``: no ``generation`` yet), and the site's init then put back
+    what the class says, forgetting the replacement."""
+
+    class EarlySite(MCPSite):
+        def __init__(self) -> None:
+            self.get_tool = lambda name, context=None: None
+            super().__init__(name="test-site-lookups-early")
+
+    early = EarlySite()
+
+    assert early.decides_per_caller
+    assert early.own_lookups == {"tools"}
+
+
+def test_a_replacement_removed_from_a_site_decides_nothing_any_more() -> None:
+    """``mock.patch.object(site, "get_tool", ...)`` (or ``del site.get_tool``) gives the
+    site its class's lookup back: it stayed private, asked for what the class never
+    served, and offered the ``tools`` capability with none registered."""
+    plain = MCPSite(name="test-site-lookups-restored")
+    generation = plain.generation
+    with mock.patch.object(plain, "get_tool", return_value=None):
+        assert plain.decides_per_caller
+
+    assert not plain.decides_per_caller
+    assert plain.own_lookups == frozenset()
+    assert plain.generation > generation + 1  # capabilities are derived again

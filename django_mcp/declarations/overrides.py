@@ -59,7 +59,21 @@ def replaced_on(site: Any, name: str) -> None:
     object.__setattr__(site, "decides_per_caller", True)
     if name in SERVING:
         object.__setattr__(site, "own_lookups", site.own_lookups | {SERVING[name]})
-    site.registry_changed(LOOKUP_KINDS.get(name))
+    if "generation" in site.__dict__:  # not before the site's own __init__ has run
+        site.registry_changed(LOOKUP_KINDS.get(name))
+
+
+def derived(site: Any) -> None:
+    """Set what the site's class says, and what is replaced on the site itself (in its
+    ``__dict__``), onto the site: as it is made (a subclass's ``__init__`` may replace a
+    lookup before calling ``super().__init__()``) and when a replacement is removed
+    (``del site.get_tool``, or ``mock.patch.object`` restoring it), after which the class
+    alone decides again."""
+    cls = type(site)
+    replaced = [name for name in DECIDING if name in site.__dict__]
+    kinds = frozenset(SERVING[name] for name in replaced if name in SERVING)
+    object.__setattr__(site, "decides_per_caller", cls.decides_per_caller or bool(replaced))
+    object.__setattr__(site, "own_lookups", cls.own_lookups | kinds)
 
 
 class LookupOverrides:
@@ -98,8 +112,7 @@ class LookupOverrides:
         """Copy what the class says onto the site: admission reads both on every
         ``tools/call``, and an instance's own attribute is read faster than a class's
         through it (the plain site's hot path, issue #10, is not to get slower)."""
-        object.__setattr__(self, "decides_per_caller", type(self).decides_per_caller)
-        object.__setattr__(self, "own_lookups", type(self).own_lookups)
+        derived(self)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """A lookup (or ``varies_by_caller``) replaced on the site itself is code of its
@@ -108,6 +121,14 @@ class LookupOverrides:
         super().__setattr__(name, value)
         if name in DECIDING:
             replaced_on(self, name)
+
+    def __delattr__(self, name: str) -> None:
+        """A replacement removed from the site: its class's own lookup decides again."""
+        super().__delattr__(name)
+        if name in DECIDING:
+            derived(self)
+            if "generation" in self.__dict__:
+                self.registry_changed(LOOKUP_KINDS.get(name))  # type: ignore[attr-defined]
 
 
 def replaced_on_class(cls: type) -> list[str]:
