@@ -240,3 +240,21 @@ def test_a_replacement_removed_from_a_site_decides_nothing_any_more() -> None:
     assert not plain.decides_per_caller
     assert plain.own_lookups == frozenset()
     assert plain.generation > generation + 1  # capabilities are derived again
+
+
+class NeverReached:
+    """A mixin listed after ``MCPSite``: its ``get_tool`` is never the site's."""
+
+    def get_tool(self, name: str, context: Context | None = None) -> Any:
+        return None
+
+
+def test_a_mixin_after_the_site_class_is_not_taken_for_its_defaults() -> None:
+    """Defining the class failed (``AttributeError``: the mixin has no ``get_prompt``):
+    the first class in the MRO defining ``get_tool`` was taken for ``MCPSite``."""
+
+    class MixedSite(MCPSite, NeverReached):
+        pass
+
+    assert not MixedSite.decides_per_caller
+    assert MixedSite.own_lookups == frozenset()

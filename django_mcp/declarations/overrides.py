@@ -98,7 +98,9 @@ class LookupOverrides:
         super().__init_subclass__(**kwargs)
         cls._defined_with = {name: cls.__dict__.get(name) for name in DECIDING}
         # The class that defines the lookups (MCPSite): what a subclass's own code differs from.
-        defaults = next(b for b in reversed(cls.__mro__) if "get_tool" in b.__dict__)
+        # A mixin after it in the MRO may define some lookups too: never reached, not it.
+        sites = (b for b in reversed(cls.__mro__) if issubclass(b, LookupOverrides))
+        defaults = next(b for b in sites if "get_tool" in b.__dict__)
         if defaults is cls:
             return
         cls.own_lookups = own_kinds(cls, defaults)
