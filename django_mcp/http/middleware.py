@@ -21,7 +21,7 @@ thread: one thread hop per request instead of two, each costing tens of microsec
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Final
@@ -30,7 +30,6 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_asy
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
-from django.utils.module_loading import import_string
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http import auth
@@ -45,6 +44,12 @@ from django_mcp.http.responses import (
     error_response,
     method_not_allowed,
     reply_response,
+)
+from django_mcp.http.stack import (
+    LearntRoutes,
+    host_checked_upstream,
+    serve_route,
+    shortcut_allowed,
 )
 from django_mcp.http.throttle import rate_limited_at_all, throttle
 from django_mcp.http.unrouted import open_unrouted_exchange
@@ -210,29 +215,6 @@ def before_admission(
     return exchange, body, None
 
 
-def host_checked_upstream(middleware: Iterable[str]) -> bool:
-    """Whether the stack ``middleware`` (``MIDDLEWARE``) validates ``Host`` before any view
-    middleware runs: Django's ``CommonMiddleware`` calls ``request.get_host()`` in
-    ``process_request`` on every request, which raises ``DisallowedHost`` (a 400) for a
-    host ``ALLOWED_HOSTS`` refuses, so a second check in ``process_view`` could never fail
-    and costs as much as a tenth of admission. A subclass that overrides
-    ``process_request`` may not call it, so only the unchanged method counts."""
-    from django.middleware.common import CommonMiddleware
-
-    for path in middleware:
-        try:
-            found = import_string(path)
-        except ImportError:
-            continue
-        if (
-            isinstance(found, type)
-            and issubclass(found, CommonMiddleware)
-            and found.process_request is CommonMiddleware.process_request
-        ):
-            return True
-    return False
-
-
 def admission_needs_thread(request: HttpRequest, exchange: Exchange) -> bool:
     """Whether :func:`admit` may block: credentials, permission checks and rate-limit
     counters (a blocking cache client) may query the database or the network, so on an
@@ -294,6 +276,12 @@ class MCPMiddleware:
         self.is_async = iscoroutinefunction(get_response)
         # Read where Django builds the chain this instance belongs to, from the same list.
         self.host_checked = host_checked_upstream(settings.MIDDLEWARE)
+        # Under WSGI, a path Django has routed to an MCP view is served without the
+        # handler's resolution when nothing else would run around the view (see
+        # django_mcp.http.stack); under ASGI Django's thread hop for the view dominates.
+        self.routes: LearntRoutes | None = None
+        if not self.is_async and shortcut_allowed(settings.MIDDLEWARE, type(self)):
+            self.routes = LearntRoutes()
         if self.is_async:
             markcoroutinefunction(self)
             # Django adapts a sync process_view with a thread hop; under ASGI offer the
@@ -304,13 +292,19 @@ class MCPMiddleware:
         if self.is_async:
             return self.__acall__(request)
         started = perf_counter()
+        routes = self.routes
         try:
-            response = self.get_response(request)
+            if routes is not None and (match := routes.match(request)) is not None:
+                response = serve_route(request, match, self.process_view, self.process_exception)
+            else:
+                response = self.get_response(request)  # type: ignore[assignment]
+                if routes is not None:
+                    routes.learn(request)
         except BaseException as exc:
             record_interrupted(request, exc)
             raise
-        open_unrouted_exchange(request, response, started)  # type: ignore[arg-type]
-        record(request, response, on_event_loop=False)  # type: ignore[arg-type]
+        open_unrouted_exchange(request, response, started)
+        record(request, response, on_event_loop=False)
         return response
 
     async def __acall__(self, request: HttpRequest) -> HttpResponseBase:

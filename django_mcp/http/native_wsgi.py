@@ -9,7 +9,8 @@ Opt-in, in ``wsgi.py``::
     application = NativeMCPWSGI(get_wsgi_application())
 
 Why: behind gunicorn (or any WSGI server), Django's handler runs every MCP request through
-the project's whole middleware stack and URL resolution before ``MCPView``, and for the
+the project's whole middleware stack (and URL resolution, where the middleware cannot skip
+it: :mod:`~django_mcp.http.stack`) before ``MCPView``, and for the
 MCP path none of it decides anything (sessions, CSRF, messages, clickjacking headers):
 :class:`~django_mcp.http.middleware.MCPMiddleware` and the view do. With the test project's
 stack that is about two fifths of a ``tools/call``'s instructions (docs/benchmark.md). So this

@@ -1,0 +1,173 @@
+"""What the project's ``MIDDLEWARE`` does around :class:`~.middleware.MCPMiddleware`, read
+once where Django builds the chain, and the shortcut that reading allows.
+
+Two facts are read from the list:
+
+- whether ``Host`` is validated before any view middleware runs
+  (:func:`host_checked_upstream`), so the middleware need not check it a second time;
+- whether Django's handler would do anything between ``MCPMiddleware.__call__`` and the
+  MCP view beyond resolving the path, calling the middleware's own ``process_view`` and
+  opening ``ATOMIC_REQUESTS``' transactions (:func:`shortcut_allowed`).
+
+When it would not, the middleware serves a path it has seen Django route to an MCP view
+(:class:`LearntRoutes`) itself, with :func:`serve_route`: the same ``resolver_match``, the
+same ``process_view``, the same view in the same transactions, a failure turned into the
+response Django would make of it. What it skips is the handler's work that decides
+nothing for that path: URL resolution through ``include()`` (two resolvers and three
+``ResolverMatch`` objects), the loop over the view middleware, the response checks. On a
+``tools/call`` that was about a seventh of the request's CPU in process (121 to 105 µs,
+``bench.hotpath``): the difference between Django's own WSGI path missing and meeting the
+benchmark's targets (docs/benchmark.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from django.core.handlers.exception import response_for_exception
+from django.http import HttpRequest, HttpResponseBase
+from django.middleware.common import CommonMiddleware
+from django.middleware.csrf import CsrfViewMiddleware
+from django.urls import ResolverMatch, get_resolver
+from django.utils.module_loading import import_string
+
+from django_mcp.http.framing import atomic
+
+#: At most this many paths are learnt per middleware: an endpoint is usually reachable at
+#: two (with and without its trailing slash), and a route with a converter could make any
+#: client's path one more, so learning stops there rather than grow without bound.
+ROUTES_LEARNT: Final = 64
+
+ProcessView = Callable[
+    [HttpRequest, Callable[..., Any], tuple[Any, ...], dict[str, Any]], HttpResponseBase | None
+]
+ProcessException = Callable[[HttpRequest, Exception], HttpResponseBase | None]
+
+
+def _imported(middleware: Iterable[str]) -> list[object] | None:
+    """The entries of ``middleware``, imported; None when one cannot be (Django will say
+    so when it builds the chain)."""
+    try:
+        return [import_string(path) for path in middleware]
+    except ImportError:
+        return None
+
+
+def host_checked_upstream(middleware: Iterable[str]) -> bool:
+    """Whether the stack ``middleware`` (``MIDDLEWARE``) validates ``Host`` before any view
+    middleware runs: Django's ``CommonMiddleware`` calls ``request.get_host()`` in
+    ``process_request`` on every request, which raises ``DisallowedHost`` (a 400) for a
+    host ``ALLOWED_HOSTS`` refuses, so a second check in ``process_view`` could never fail
+    and costs as much as a tenth of admission. A subclass that overrides
+    ``process_request`` may not call it, so only the unchanged method counts."""
+    for path in middleware:
+        try:
+            found = import_string(path)
+        except ImportError:
+            continue
+        if (
+            isinstance(found, type)
+            and issubclass(found, CommonMiddleware)
+            and found.process_request is CommonMiddleware.process_request
+        ):
+            return True
+    return False
+
+
+def _decides_nothing_for_mcp(found: object) -> bool:
+    """Whether a middleware class has no hook Django's handler calls between the chain and
+    the view (``process_view``, ``process_exception``), or only Django's own
+    ``CsrfViewMiddleware.process_view``, which returns None for a ``csrf_exempt`` view
+    (``MCPView`` is one) and changes nothing. ``process_template_response`` needs no
+    check: MCP views never answer a ``TemplateResponse``. A middleware factory that is
+    not a class cannot be read, so it counts as deciding something."""
+    if not isinstance(found, type):
+        return False
+    view_hook = getattr(found, "process_view", None)
+    if view_hook is not None and view_hook is not CsrfViewMiddleware.process_view:
+        return False
+    return getattr(found, "process_exception", None) is None
+
+
+def shortcut_allowed(middleware: Iterable[str], own_class: type) -> bool:
+    """Whether an ``own_class`` instance may serve a learnt MCP route itself: it is the
+    last entry of ``middleware`` (a middleware after it wraps the view, and would be
+    skipped) and no other entry has a hook that runs between the chain and the view
+    (:func:`_decides_nothing_for_mcp`)."""
+    found = _imported(middleware)
+    if not found or found[-1] is not own_class:
+        return False
+    return all(_decides_nothing_for_mcp(entry) for entry in found[:-1])
+
+
+class LearntRoutes:
+    """The paths Django's resolver routed to an MCP view, with their match.
+
+    Learnt from Django's own resolution (the ``resolver_match`` of a request the handler
+    served), never resolved here, so a path of the project's other views costs one dict
+    lookup that misses. Forgotten when the URLconf changes (``ROOT_URLCONF`` overridden:
+    :func:`~django.urls.get_resolver` returns another resolver). Not used for a request
+    with its own URLconf (``request.urlconf``, set by a middleware such as django-hosts):
+    its path may route elsewhere.
+    """
+
+    def __init__(self) -> None:
+        self._routes: dict[str, ResolverMatch] = {}
+        self._resolver: object = None
+
+    def match(self, request: HttpRequest) -> ResolverMatch | None:
+        """The learnt match of ``request``'s path, or None (Django's handler resolves it)."""
+        match = self._routes.get(request.path_info)
+        if match is None or hasattr(request, "urlconf"):
+            return None
+        if get_resolver() is not self._resolver:
+            self._routes.clear()
+            return None
+        return match
+
+    def learn(self, request: HttpRequest) -> None:
+        """Remember how Django routed ``request``, if to an MCP view."""
+        match: ResolverMatch | None = getattr(request, "resolver_match", None)
+        if (
+            match is None
+            or getattr(match.func, "mcp_server", None) is None
+            or hasattr(request, "urlconf")
+            or request.path_info in self._routes
+        ):
+            return
+        resolver = get_resolver()
+        if resolver is not self._resolver:
+            self._routes.clear()
+            self._resolver = resolver
+        if len(self._routes) < ROUTES_LEARNT:
+            self._routes[request.path_info] = match
+
+
+def serve_route(
+    request: HttpRequest,
+    match: ResolverMatch,
+    process_view: ProcessView,
+    process_exception: ProcessException,
+) -> HttpResponseBase:
+    """What ``BaseHandler._get_response`` and its ``convert_exception_to_response`` wrapper
+    do for ``match`` when the middleware's hooks are the only ones
+    (:func:`shortcut_allowed`): ``request.resolver_match`` set, ``process_view``, then
+    the view in ``ATOMIC_REQUESTS``' transactions, an exception from the view offered to
+    ``process_exception``, and any exception left answered by Django's
+    ``response_for_exception`` (its 400, 403, 404 or 500, reported as Django reports
+    them). The match is the one Django made for the path; it is shared between the
+    requests of that path, as Django treats it: read, never changed."""
+    request.resolver_match = match
+    try:
+        response = process_view(request, match.func, match.args, match.kwargs)
+        if response is None:
+            try:
+                response = atomic(match.func)(request, *match.args, **match.kwargs)
+            except Exception as exc:
+                response = process_exception(request, exc)
+                if response is None:
+                    raise
+    except Exception as exc:
+        return response_for_exception(request, exc)
+    return response

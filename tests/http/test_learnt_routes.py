@@ -1,0 +1,275 @@
+"""``MCPMiddleware`` serving a path Django has routed to an MCP view without Django's URL
+resolution, only where nothing else would run around the view (``django_mcp.http.stack``).
+
+Each test goes through Django's real handler (the test client), as a WSGI server does. The
+endpoint's answers are the protocol's (basic/transports/streamable-http.mdx, "Sending
+Messages to the Server"): whichever way a request reaches the view, it must get the same
+answer, record and ``resolver_match``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.db import connection, connections
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.test import Client
+from django.urls import ResolverMatch, URLResolver, path
+
+from django_mcp.http.middleware import MCPMiddleware
+from django_mcp.http.stack import ROUTES_LEARNT, LearntRoutes, shortcut_allowed
+from django_mcp.http.views import MCPView
+from django_mcp.models import RequestLog
+from django_mcp.requestlog import recorder
+from tests import urls as test_urls
+from tests.helpers import assert_error, call_tool, result_of
+
+pytestmark = pytest.mark.django_db
+
+MCP = "django_mcp.middleware.MCPMiddleware"
+PROJECT_STACK = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    MCP,
+]
+
+#: Every process_view call a hook below saw: (middleware, path).
+SEEN: list[tuple[str, str]] = []
+
+
+class NoHooks:
+    """A middleware with no hook at all."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+
+class ViewHook(NoHooks):
+    """A middleware with a ``process_view`` of its own (a permission check, a toolbar)."""
+
+    def process_view(self, request: HttpRequest, *args: Any) -> None:
+        SEEN.append(("view", request.path))
+
+
+class ExceptionHook(NoHooks):
+    """A middleware with ``process_exception`` (an error reporter)."""
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> None:
+        SEEN.append(("exception", request.path))
+
+
+class KeptCsrf(NoHooks):
+    """A ``CsrfViewMiddleware`` subclass that keeps its ``process_view``."""
+
+    process_view = CsrfViewMiddleware.process_view  # type: ignore[assignment]
+
+
+class OverriddenCsrf(CsrfViewMiddleware):
+    """A ``CsrfViewMiddleware`` whose ``process_view`` may do anything."""
+
+    def process_view(self, request: HttpRequest, *args: Any) -> None:  # type: ignore[override]
+        SEEN.append(("csrf", request.path))
+
+
+class SetsUrlconf(NoHooks):
+    """A middleware that routes by host (django-hosts does this): ``request.urlconf``."""
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.headers.get("X-Other-Urlconf"):
+            request.urlconf = "tests.http.test_learnt_routes"
+        return self.get_response(request)
+
+
+class AddsHeader(NoHooks):
+    """A middleware with no hook, listed after MCPMiddleware: it wraps the view."""
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        response["X-Wrapped"] = "yes"
+        return response
+
+
+def _not_mcp(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("not mcp", content_type="text/plain")
+
+
+#: The URLconf SetsUrlconf routes to: the same path, another view.
+urlpatterns = [path("mcp", _not_mcp)]
+
+
+@pytest.fixture
+def site(mcp_site):
+    @mcp_site.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    return mcp_site
+
+
+@pytest.fixture
+def resolutions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths Django's root resolver resolved, one entry per resolution."""
+    seen: list[str] = []
+    original = URLResolver.resolve
+
+    def counting(self: URLResolver, path: str) -> Any:
+        if self.pattern.regex.pattern == "^/":
+            seen.append(path)
+        return original(self, path)
+
+    monkeypatch.setattr(URLResolver, "resolve", counting)
+    return seen
+
+
+def _stack(*extra: str, last: str = MCP) -> list[str]:
+    return [*PROJECT_STACK[:-1], *extra, last]
+
+
+def test_the_project_stack_allows_the_shortcut() -> None:
+    assert shortcut_allowed(PROJECT_STACK, MCPMiddleware)
+    assert shortcut_allowed(_stack(f"{__name__}.KeptCsrf"), MCPMiddleware)
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        pytest.param([*PROJECT_STACK, "django.middleware.gzip.GZipMiddleware"], id="not-last"),
+        pytest.param(_stack(f"{__name__}.ViewHook"), id="process_view"),
+        pytest.param(_stack(f"{__name__}.OverriddenCsrf"), id="csrf-overridden"),
+        pytest.param(_stack(f"{__name__}.ExceptionHook"), id="process_exception"),
+        pytest.param(_stack("django.contrib.admindocs.middleware.XViewMiddleware"), id="xview"),
+        pytest.param(_stack(f"{__name__}._not_mcp"), id="a-factory-function"),
+        pytest.param(_stack("no.such.Middleware"), id="unimportable"),
+        pytest.param([], id="empty"),
+    ],
+)
+def test_a_stack_that_may_act_around_the_view_refuses_the_shortcut(stack: list[str]) -> None:
+    assert not shortcut_allowed(stack, MCPMiddleware)
+
+
+def test_a_second_request_is_served_without_resolution(site, resolutions, settings) -> None:
+    settings.MIDDLEWARE = PROJECT_STACK
+    client = Client()
+    first = call_tool(client, "add", {"a": 1, "b": 2})
+    second = call_tool(client, "add", {"a": 1, "b": 2})
+    assert resolutions == ["/mcp"]
+    assert result_of(first) == result_of(second)
+    assert second.headers.items() == first.headers.items()
+    # What Django sets and a tool may read: the match of the endpoint.
+    assert isinstance(second.wsgi_request.resolver_match, ResolverMatch)
+    assert second.wsgi_request.resolver_match.url_name == "endpoint"
+    assert second.wsgi_request.resolver_match is first.wsgi_request.resolver_match
+    recorder.flush()
+    assert list(RequestLog.objects.order_by("id").values_list("method", "target", "outcome")) == [
+        ("tools/call", "add", "ok"),
+        ("tools/call", "add", "ok"),
+    ]
+
+
+def test_other_paths_are_resolved_by_django_every_time(site, resolutions, settings) -> None:
+    settings.MIDDLEWARE = PROJECT_STACK
+    test_urls.urlpatterns.append(path("plain", _not_mcp))
+    client = Client()
+    for _ in range(2):
+        assert client.get("/plain").content == b"not mcp"
+    assert resolutions == ["/plain", "/plain"]
+
+
+def test_a_view_hook_runs_on_every_request(site, resolutions, settings) -> None:
+    """A middleware's process_view would be skipped by the shortcut, so there is none."""
+    settings.MIDDLEWARE = _stack(f"{__name__}.ViewHook")
+    SEEN.clear()
+    client = Client()
+    for _ in range(3):
+        result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    assert SEEN == [("view", "/mcp")] * 3
+    assert resolutions == ["/mcp"] * 3
+
+
+def test_a_middleware_after_mcp_wraps_every_request(site, resolutions, settings) -> None:
+    settings.MIDDLEWARE = [*PROJECT_STACK, f"{__name__}.AddsHeader"]
+    client = Client()
+    for _ in range(2):
+        assert call_tool(client, "add", {"a": 1, "b": 2}).headers["X-Wrapped"] == "yes"
+    assert resolutions == ["/mcp", "/mcp"]
+
+
+def test_a_request_with_its_own_urlconf_is_routed_by_it(site, settings) -> None:
+    settings.MIDDLEWARE = [f"{__name__}.SetsUrlconf", *PROJECT_STACK]
+    assert shortcut_allowed(settings.MIDDLEWARE, MCPMiddleware)
+    client = Client()
+    result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    other = call_tool(client, "add", {"a": 1, "b": 2}, headers={"X-Other-Urlconf": "1"})
+    assert other.content == b"not mcp"
+
+
+def test_a_new_urlconf_forgets_the_learnt_paths(site, settings) -> None:
+    settings.MIDDLEWARE = PROJECT_STACK
+    client = Client()
+    result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    settings.ROOT_URLCONF = __name__  # /mcp is now a plain view
+    assert call_tool(client, "add", {"a": 1, "b": 2}).content == b"not mcp"
+
+
+def test_a_failing_view_is_answered_alike_both_ways(site, settings) -> None:
+    """An exception out of the view reaches process_exception on both paths: a JSON-RPC
+    internal error with the request's id, recorded (basic/index.mdx "Error Responses")."""
+    settings.MIDDLEWARE = PROJECT_STACK
+    client = Client(raise_request_exception=False)
+    result_of(call_tool(client, "add", {"a": 1, "b": 2}))  # learnt
+    with mock.patch.object(MCPView, "post", side_effect=RuntimeError("boom")):
+        answers = [call_tool(client, "add", {"a": 1, "b": 2}) for _ in range(2)]
+    for answer in answers:
+        assert_error(answer, 200, -32603)
+    assert answers[0].json() == answers[1].json()
+    recorder.flush()
+    assert list(RequestLog.objects.order_by("id").values_list("outcome", "error_code")) == [
+        ("ok", None),
+        ("protocol_error", -32603),
+        ("protocol_error", -32603),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_atomic_requests_still_wrap_the_view(site, settings, monkeypatch) -> None:
+    """The view runs in ATOMIC_REQUESTS' transaction on the shortcut too: the tool runs
+    in the view's savepoint inside it, two atomic blocks deep."""
+    settings.MIDDLEWARE = PROJECT_STACK
+    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
+    depths: list[int] = []
+
+    @site.tool
+    def depth() -> bool:
+        depths.append(len(connection.atomic_blocks))
+        return True
+
+    client = Client()
+    for _ in range(2):
+        result_of(call_tool(client, "depth"))
+    assert depths == [2, 2]
+
+
+def test_learning_stops_at_its_bound(site, rf) -> None:
+    routes = LearntRoutes()
+    view = MCPView.as_view(site=site)
+    for number in range(ROUTES_LEARNT + 10):
+        request = rf.post(f"/mcp/{number}")
+        request.resolver_match = ResolverMatch(view, (), {"n": number})
+        routes.learn(request)
+    assert len(routes._routes) == ROUTES_LEARNT
+    plain = rf.post("/plain")
+    plain.resolver_match = ResolverMatch(_not_mcp, (), {})
+    routes.learn(plain)
+    assert routes.match(plain) is None
