@@ -24,7 +24,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
@@ -266,6 +266,11 @@ class MCPMiddleware:
 
     sync_capable = True
     async_capable = True
+    #: Under WSGI, serve a ``POST`` on a path Django has routed to an MCP view without
+    #: resolving it again, where nothing else would act (:mod:`django_mcp.http.stack`).
+    #: False in a subclass for a project that edits its ``urlpatterns`` at run time
+    #: without ``clear_url_caches()``.
+    learns_routes: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -280,7 +285,11 @@ class MCPMiddleware:
         # handler's resolution when nothing else would run around the view (see
         # django_mcp.http.stack); under ASGI Django's thread hop for the view dominates.
         self.routes: LearntRoutes | None = None
-        if not self.is_async and shortcut_allowed(settings.MIDDLEWARE, type(self)):
+        if (
+            self.learns_routes
+            and not self.is_async
+            and shortcut_allowed(settings.MIDDLEWARE, type(self))
+        ):
             self.routes = LearntRoutes()
         if self.is_async:
             markcoroutinefunction(self)

@@ -9,15 +9,15 @@ Two facts are read from the list:
   MCP view beyond resolving the path, calling the middleware's own ``process_view`` and
   opening ``ATOMIC_REQUESTS``' transactions (:func:`shortcut_allowed`).
 
-When it would not, the middleware serves a path it has seen Django route to an MCP view
-(:class:`LearntRoutes`) itself, with :func:`serve_route`: the same ``resolver_match``, the
-same ``process_view``, the same view in the same transactions, a failure turned into the
-response Django would make of it. What it skips is the handler's work that decides
-nothing for that path: URL resolution through ``include()`` (two resolvers and three
-``ResolverMatch`` objects), the loop over the view middleware, the response checks. On a
-``tools/call`` that was about a seventh of the request's CPU in process (121 to 105 µs,
-``bench.hotpath``): the difference between Django's own WSGI path missing and meeting the
-benchmark's targets (docs/benchmark.md).
+When it would not, the middleware serves a ``POST`` on a path it has seen Django route to
+an MCP view (:class:`LearntRoutes`, :func:`learnable`) itself, with :func:`serve_route`:
+the same ``resolver_match``, the same ``process_view``, the same view in the same
+transactions, a failure turned into the response Django would make of it. What it skips
+is the handler's work that decides nothing for that path: URL resolution through
+``include()`` (two resolvers and three ``ResolverMatch`` objects), the loop over the view
+middleware. On a ``tools/call`` that was about a seventh of the request's CPU in process
+(121 to 102 µs, ``bench.hotpath``), and about a tenth under gunicorn: what Django's own
+WSGI path lacked to reach the benchmark's targets (docs/benchmark.md).
 """
 
 from __future__ import annotations
@@ -25,19 +25,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from asgiref.sync import iscoroutinefunction
+from django.core.handlers.base import BaseHandler
 from django.core.handlers.exception import response_for_exception
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware.common import CommonMiddleware
 from django.middleware.csrf import CsrfViewMiddleware
 from django.urls import ResolverMatch, get_resolver
 from django.utils.module_loading import import_string
+from django.utils.translation import get_language
 
-from django_mcp.http.framing import atomic
-
-#: At most this many paths are learnt per middleware: an endpoint is usually reachable at
-#: two (with and without its trailing slash), and a route with a converter could make any
-#: client's path one more, so learning stops there rather than grow without bound.
+#: At most this many paths are learnt per middleware (then it starts again): an endpoint
+#: is usually reachable at two (with and without its trailing slash), times the languages
+#: of translated routes; a loose ``re_path`` could make any client's path one more.
 ROUTES_LEARNT: Final = 64
+
+#: Django's handler, unconfigured: its ``make_view_atomic`` and ``check_response``, which
+#: use nothing of the instance, as patched by whoever patches them (APM tools do).
+_HANDLER: Final = BaseHandler()
 
 ProcessView = Callable[
     [HttpRequest, Callable[..., Any], tuple[Any, ...], dict[str, Any]], HttpResponseBase | None
@@ -80,8 +85,10 @@ def _decides_nothing_for_mcp(found: object) -> bool:
     the view (``process_view``, ``process_exception``), or only Django's own
     ``CsrfViewMiddleware.process_view``, which returns None for a ``csrf_exempt`` view
     (``MCPView`` is one) and changes nothing. ``process_template_response`` needs no
-    check: MCP views never answer a ``TemplateResponse``. A middleware factory that is
-    not a class cannot be read, so it counts as deciding something."""
+    check: only ``POST`` takes the shortcut, and MCP views answer it with a plain
+    response (a browser's ``GET`` gets a ``TemplateResponse`` page, through Django). A
+    middleware factory that is not a class cannot be read, so it counts as deciding
+    something; nor can hooks an instance sets on itself, which Django would call."""
     if not isinstance(found, type):
         return False
     view_hook = getattr(found, "process_view", None)
@@ -101,24 +108,45 @@ def shortcut_allowed(middleware: Iterable[str], own_class: type) -> bool:
     return all(_decides_nothing_for_mcp(entry) for entry in found[:-1])
 
 
+def learnable(match: ResolverMatch) -> bool:
+    """Whether a match may be served again without resolving its path: a sync MCP view
+    that is CSRF-exempt (so that ``CsrfViewMiddleware.process_view`` decides nothing; a
+    subclass may have undone the exemption), reached without captured values (a path
+    converter's ``to_python`` may answer differently next time: a tenant closed, a row
+    gone; and with captured values any client could fill the table)."""
+    func = match.func
+    return (
+        getattr(func, "mcp_server", None) is not None
+        and getattr(func, "csrf_exempt", False) is True
+        and not iscoroutinefunction(func)
+        and not match.args
+        and not getattr(match, "captured_kwargs", None)
+    )
+
+
 class LearntRoutes:
-    """The paths Django's resolver routed to an MCP view, with their match.
+    """The ``POST`` paths Django's resolver routed to an MCP view, with their match.
 
     Learnt from Django's own resolution (the ``resolver_match`` of a request the handler
-    served), never resolved here, so a path of the project's other views costs one dict
-    lookup that misses. Forgotten when the URLconf changes (``ROOT_URLCONF`` overridden:
-    :func:`~django.urls.get_resolver` returns another resolver). Not used for a request
-    with its own URLconf (``request.urlconf``, set by a middleware such as django-hosts):
-    its path may route elsewhere.
+    served), so a path of the project's other views costs one dict lookup that misses.
+    Keyed by path and active language (translated routes resolve per language). Forgotten
+    when the URLconf changes (``ROOT_URLCONF`` overridden, ``clear_url_caches()``:
+    :func:`~django.urls.get_resolver` returns another resolver); a URLconf's
+    ``urlpatterns`` edited in place without ``clear_url_caches()`` is not seen (set
+    ``MCPMiddleware.learns_routes = False`` in a subclass for that). Not used for a
+    request with its own URLconf (``request.urlconf``, set by a middleware such as
+    django-hosts): its path may route elsewhere.
     """
 
     def __init__(self) -> None:
-        self._routes: dict[str, ResolverMatch] = {}
+        self._routes: dict[tuple[str, str | None], ResolverMatch] = {}
         self._resolver: object = None
 
     def match(self, request: HttpRequest) -> ResolverMatch | None:
         """The learnt match of ``request``'s path, or None (Django's handler resolves it)."""
-        match = self._routes.get(request.path_info)
+        if request.method != "POST":  # a browser's GET is answered with a TemplateResponse
+            return None
+        match = self._routes.get((request.path_info, get_language()))
         if match is None or hasattr(request, "urlconf"):
             return None
         if get_resolver() is not self._resolver:
@@ -127,21 +155,46 @@ class LearntRoutes:
         return match
 
     def learn(self, request: HttpRequest) -> None:
-        """Remember how Django routed ``request``, if to an MCP view."""
+        """Remember how Django routed ``request``, if to a :func:`learnable` MCP view.
+
+        The path is resolved once more here, and that match is kept, with the resolver it
+        will be checked against: the URLconf may have changed while the request ran
+        (another thread reloading it), and the match Django made then must not outlive
+        that change."""
         match: ResolverMatch | None = getattr(request, "resolver_match", None)
         if (
-            match is None
-            or getattr(match.func, "mcp_server", None) is None
+            request.method != "POST"
+            or match is None
             or hasattr(request, "urlconf")
-            or request.path_info in self._routes
+            or not learnable(match)
         ):
             return
+        key = (request.path_info, get_language())
+        if key in self._routes:
+            return
         resolver = get_resolver()
+        try:
+            again = resolver.resolve(request.path_info)
+        except Exception:  # Resolver404, a converter's error: Django's to answer next time
+            return
+        if not learnable(again):  # the URLconf now routes it elsewhere
+            return
         if resolver is not self._resolver:
             self._routes.clear()
             self._resolver = resolver
-        if len(self._routes) < ROUTES_LEARNT:
-            self._routes[request.path_info] = match
+        if len(self._routes) >= ROUTES_LEARNT:
+            self._routes.clear()
+        self._routes[key] = again
+
+
+def _own_copy(match: ResolverMatch) -> ResolverMatch:
+    """A copy of ``match`` for one request: a middleware may change the ``view_kwargs`` it
+    is given, or code may set attributes on ``request.resolver_match``, as Django lets
+    them (each request has its own match there)."""
+    own = object.__new__(ResolverMatch)
+    own.__dict__.update(match.__dict__)
+    own.kwargs = dict(match.kwargs)
+    return own
 
 
 def serve_route(
@@ -152,22 +205,24 @@ def serve_route(
 ) -> HttpResponseBase:
     """What ``BaseHandler._get_response`` and its ``convert_exception_to_response`` wrapper
     do for ``match`` when the middleware's hooks are the only ones
-    (:func:`shortcut_allowed`): ``request.resolver_match`` set, ``process_view``, then
-    the view in ``ATOMIC_REQUESTS``' transactions, an exception from the view offered to
-    ``process_exception``, and any exception left answered by Django's
-    ``response_for_exception`` (its 400, 403, 404 or 500, reported as Django reports
-    them). The match is the one Django made for the path; it is shared between the
-    requests of that path, as Django treats it: read, never changed."""
-    request.resolver_match = match
+    (:func:`shortcut_allowed`): ``request.resolver_match`` set (a copy of the learnt
+    match), ``process_view``, then the view in ``ATOMIC_REQUESTS``' transactions (by
+    Django's own ``make_view_atomic``, so that a tool patching it still sees the view),
+    an exception from the view offered to ``process_exception``, the response checked
+    as Django checks it (a view that returned None), and any exception left answered by
+    Django's ``response_for_exception`` (its 400, 403, 404 or 500, reported as Django
+    reports them)."""
+    request.resolver_match = own = _own_copy(match)
     try:
-        response = process_view(request, match.func, match.args, match.kwargs)
+        response = process_view(request, own.func, own.args, own.kwargs)
         if response is None:
             try:
-                response = atomic(match.func)(request, *match.args, **match.kwargs)
+                response = _HANDLER.make_view_atomic(own.func)(request, *own.args, **own.kwargs)
             except Exception as exc:
                 response = process_exception(request, exc)
                 if response is None:
                     raise
+        _HANDLER.check_response(response, own.func)
     except Exception as exc:
         return response_for_exception(request, exc)
     return response

@@ -14,11 +14,22 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from django.db import connection, connections
+from asgiref.sync import sync_to_async
+from django.conf.urls.i18n import i18n_patterns
+from django.db import connection, connections, transaction
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.test import Client
-from django.urls import ResolverMatch, URLResolver, path
+from django.urls import (
+    ResolverMatch,
+    URLResolver,
+    clear_url_caches,
+    path,
+    re_path,
+    register_converter,
+    resolve,
+)
+from django.utils import translation
 
 from django_mcp.http.middleware import MCPMiddleware
 from django_mcp.http.stack import ROUTES_LEARNT, LearntRoutes, shortcut_allowed
@@ -101,6 +112,60 @@ class AddsHeader(NoHooks):
         return response
 
 
+class Unlearning(MCPMiddleware):
+    learns_routes = False
+
+
+class TemplateHook(NoHooks):
+    """A middleware with ``process_template_response`` (it sees a browser's page)."""
+
+    def process_template_response(self, request: HttpRequest, response: Any) -> Any:
+        response["X-Template-Hook"] = "ran"
+        return response
+
+
+class LanguageFromHeader(NoHooks):
+    """Activates the language a header names, for the request (as LocaleMiddleware does
+    from a cookie or Accept-Language)."""
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        translation.activate(request.headers.get("X-Language", "en-us"))
+        try:
+            return self.get_response(request)
+        finally:
+            translation.deactivate()
+
+
+OPEN_TENANTS = {"acme"}
+
+
+class TenantConverter:
+    """A converter that reads state: a closed tenant's path does not resolve."""
+
+    regex = "[a-z]+"
+
+    def to_python(self, value: str) -> str:
+        if value not in OPEN_TENANTS:
+            raise ValueError(value)
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(TenantConverter, "routestenant")
+
+
+class TenantView(MCPView):
+    def post(self, request: HttpRequest, tenant: str = "") -> Any:  # type: ignore[override]
+        return super().post(request)
+
+
+class AsyncPost(MCPView):
+    async def post(self, request: HttpRequest) -> Any:  # type: ignore[override]
+        return await sync_to_async(MCPView.post)(self, request)
+
+
 def _not_mcp(request: HttpRequest) -> HttpResponse:
     return HttpResponse("not mcp", content_type="text/plain")
 
@@ -162,20 +227,20 @@ def test_a_stack_that_may_act_around_the_view_refuses_the_shortcut(stack: list[s
 def test_a_second_request_is_served_without_resolution(site, resolutions, settings) -> None:
     settings.MIDDLEWARE = PROJECT_STACK
     client = Client()
-    first = call_tool(client, "add", {"a": 1, "b": 2})
-    second = call_tool(client, "add", {"a": 1, "b": 2})
-    assert resolutions == ["/mcp"]
-    assert result_of(first) == result_of(second)
+    first, second, third = (call_tool(client, "add", {"a": 1, "b": 2}) for _ in range(3))
+    assert resolutions == ["/mcp", "/mcp"]  # Django's, then once more as it is learnt
+    assert result_of(first) == result_of(second) == result_of(third)
     assert second.headers.items() == first.headers.items()
-    # What Django sets and a tool may read: the match of the endpoint.
-    assert isinstance(second.wsgi_request.resolver_match, ResolverMatch)
-    assert second.wsgi_request.resolver_match.url_name == "endpoint"
-    assert second.wsgi_request.resolver_match is first.wsgi_request.resolver_match
+    # What Django sets and a tool may read: the match of the endpoint, each request's own
+    # (what one request does to it never reaches the next).
+    served = [response.wsgi_request.resolver_match for response in (second, third)]
+    assert all(isinstance(match, ResolverMatch) for match in served)
+    assert [match.url_name for match in served] == ["endpoint", "endpoint"]
+    assert served[0] is not served[1]
+    assert served[0].kwargs is not served[1].kwargs
     recorder.flush()
-    assert list(RequestLog.objects.order_by("id").values_list("method", "target", "outcome")) == [
-        ("tools/call", "add", "ok"),
-        ("tools/call", "add", "ok"),
-    ]
+    rows = RequestLog.objects.order_by("id").values_list("method", "target", "outcome")
+    assert list(rows) == [("tools/call", "add", "ok")] * 3
 
 
 def test_other_paths_are_resolved_by_django_every_time(site, resolutions, settings) -> None:
@@ -261,15 +326,99 @@ def test_atomic_requests_still_wrap_the_view(site, settings, monkeypatch) -> Non
     assert depths == [2, 2]
 
 
-def test_learning_stops_at_its_bound(site, rf) -> None:
+def test_learning_starts_again_at_its_bound(site, rf) -> None:
+    """A loose pattern lets any client name a new path: the table stays bounded."""
+    test_urls.urlpatterns[:] = [re_path(r"^mcp", MCPView.as_view(site=site))]
     routes = LearntRoutes()
-    view = MCPView.as_view(site=site)
-    for number in range(ROUTES_LEARNT + 10):
-        request = rf.post(f"/mcp/{number}")
-        request.resolver_match = ResolverMatch(view, (), {"n": number})
+    for number in range(ROUTES_LEARNT + 6):
+        request = rf.post(f"/mcp{number}")
+        request.resolver_match = resolve(f"/mcp{number}")
         routes.learn(request)
-    assert len(routes._routes) == ROUTES_LEARNT
-    plain = rf.post("/plain")
-    plain.resolver_match = ResolverMatch(_not_mcp, (), {})
-    routes.learn(plain)
-    assert routes.match(plain) is None
+    assert len(routes._routes) == 6
+    assert routes.match(rf.post(f"/mcp{ROUTES_LEARNT + 5}")) is not None
+    assert routes.match(rf.post("/mcp0")) is None
+
+
+def test_a_subclass_may_turn_learning_off(site, resolutions, settings) -> None:
+    settings.MIDDLEWARE = [*PROJECT_STACK[:-1], f"{__name__}.Unlearning"]
+    client = Client()
+    for _ in range(2):
+        result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    assert resolutions == ["/mcp", "/mcp"]
+
+
+def test_only_a_post_takes_the_shortcut(site, settings) -> None:
+    """A browser's GET is answered with a TemplateResponse page, whose hooks Django runs."""
+    settings.MIDDLEWARE = [*PROJECT_STACK[:-1], f"{__name__}.TemplateHook", MCP]
+    assert shortcut_allowed(settings.MIDDLEWARE, MCPMiddleware)
+    client = Client()
+    result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    for _ in range(2):
+        page = client.get("/mcp", HTTP_ACCEPT="text/html")
+        assert page.status_code == 200
+        assert page["X-Template-Hook"] == "ran"
+
+
+def test_an_async_view_is_never_learnt(site, settings) -> None:
+    settings.MIDDLEWARE = PROJECT_STACK
+    test_urls.urlpatterns[:] = [path("mcp", AsyncPost.as_view(site=site))]
+    client = Client()
+    for _ in range(2):
+        assert result_of(call_tool(client, "add", {"a": 1, "b": 2}))["structuredContent"] == 3
+
+
+def test_a_route_with_a_converter_is_resolved_every_time(site, settings) -> None:
+    """A converter may answer differently next time (a tenant closed): Django's 404."""
+    settings.MIDDLEWARE = PROJECT_STACK
+    test_urls.urlpatterns[:] = [path("<routestenant:tenant>/mcp", TenantView.as_view(site=site))]
+    client = Client()
+    result_of(call_tool(client, "add", {"a": 1, "b": 2}, path="/acme/mcp"))
+    OPEN_TENANTS.discard("acme")
+    try:
+        assert call_tool(client, "add", {"a": 1, "b": 2}, path="/acme/mcp").status_code == 404
+    finally:
+        OPEN_TENANTS.add("acme")
+
+
+def test_a_route_per_language_is_learnt_per_language(site, settings) -> None:
+    settings.MIDDLEWARE = [f"{__name__}.LanguageFromHeader", *PROJECT_STACK]
+    test_urls.urlpatterns[:] = i18n_patterns(path("mcp", site.urls), prefix_default_language=False)
+    clear_url_caches()
+    client = Client()
+    result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    french = call_tool(client, "add", {"a": 1, "b": 2}, headers={"X-Language": "fr"})
+    assert french.status_code == 404  # /mcp is /fr/mcp in French
+
+
+def test_a_urlconf_changed_during_the_request_is_not_learnt(site, settings) -> None:
+    """Another thread reloading the URLconf while a request runs (modelled by the tool)."""
+    settings.MIDDLEWARE = PROJECT_STACK
+
+    @site.tool
+    def reload() -> bool:
+        test_urls.urlpatterns[:] = [path("mcp", _not_mcp)]
+        clear_url_caches()
+        return True
+
+    client = Client()
+    result_of(call_tool(client, "reload"))
+    assert call_tool(client, "add", {"a": 1, "b": 2}).content == b"not mcp"
+
+
+def test_non_atomic_requests_is_honoured(site, settings, monkeypatch) -> None:
+    settings.MIDDLEWARE = PROJECT_STACK
+    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
+    test_urls.urlpatterns[:] = [
+        path("mcp", transaction.non_atomic_requests(MCPView.as_view(site=site)))
+    ]
+    depths: list[int] = []
+
+    @site.tool
+    def depth() -> bool:
+        depths.append(len(connection.atomic_blocks))
+        return True
+
+    client = Client()
+    for _ in range(2):
+        result_of(call_tool(client, "depth"))
+    assert depths[0] == depths[1]
