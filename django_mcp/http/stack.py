@@ -139,28 +139,29 @@ class LearntRoutes:
     """
 
     def __init__(self) -> None:
-        self._routes: dict[tuple[str, str | None], ResolverMatch] = {}
-        self._resolver: object = None
+        #: (path, language) -> (the resolver that made the match, the match). Each entry
+        #: keeps its resolver, so a match made before a URLconf change is never taken
+        #: after it, whatever the order in which two threads learn and look up.
+        self._routes: dict[tuple[str, str | None], tuple[object, ResolverMatch]] = {}
 
     def match(self, request: HttpRequest) -> ResolverMatch | None:
         """The learnt match of ``request``'s path, or None (Django's handler resolves it)."""
         if request.method != "POST":  # a browser's GET is answered with a TemplateResponse
             return None
-        match = self._routes.get((request.path_info, get_language()))
-        if match is None or hasattr(request, "urlconf"):
+        entry = self._routes.get((request.path_info, get_language()))
+        if entry is None or hasattr(request, "urlconf"):
             return None
-        if get_resolver() is not self._resolver:
+        if entry[0] is not get_resolver():  # the URLconf changed: learn again
             self._routes.clear()
             return None
-        return match
+        return entry[1]
 
     def learn(self, request: HttpRequest) -> None:
         """Remember how Django routed ``request``, if to a :func:`learnable` MCP view.
 
-        The path is resolved once more here, and that match is kept, with the resolver it
-        will be checked against: the URLconf may have changed while the request ran
-        (another thread reloading it), and the match Django made then must not outlive
-        that change."""
+        The path is resolved once more here, and that match is kept, with the resolver
+        that made it: the URLconf may have changed while the request ran (another thread
+        reloading it), and the match Django made then must not outlive that change."""
         match: ResolverMatch | None = getattr(request, "resolver_match", None)
         if (
             request.method != "POST"
@@ -170,21 +171,19 @@ class LearntRoutes:
         ):
             return
         key = (request.path_info, get_language())
-        if key in self._routes:
-            return
         resolver = get_resolver()
+        known = self._routes.get(key)
+        if known is not None and known[0] is resolver:
+            return
         try:
             again = resolver.resolve(request.path_info)
         except Exception:  # Resolver404, a converter's error: Django's to answer next time
             return
         if not learnable(again):  # the URLconf now routes it elsewhere
             return
-        if resolver is not self._resolver:
-            self._routes.clear()
-            self._resolver = resolver
         if len(self._routes) >= ROUTES_LEARNT:
             self._routes.clear()
-        self._routes[key] = again
+        self._routes[key] = (resolver, again)
 
 
 def _own_copy(match: ResolverMatch) -> ResolverMatch:
