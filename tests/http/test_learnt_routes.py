@@ -307,25 +307,6 @@ def test_a_failing_view_is_answered_alike_both_ways(site, settings) -> None:
     ]
 
 
-@pytest.mark.django_db(transaction=True)
-def test_atomic_requests_still_wrap_the_view(site, settings, monkeypatch) -> None:
-    """The view runs in ATOMIC_REQUESTS' transaction on the shortcut too: the tool runs
-    in the view's savepoint inside it, two atomic blocks deep."""
-    settings.MIDDLEWARE = PROJECT_STACK
-    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
-    depths: list[int] = []
-
-    @site.tool
-    def depth() -> bool:
-        depths.append(len(connection.atomic_blocks))
-        return True
-
-    client = Client()
-    for _ in range(2):
-        result_of(call_tool(client, "depth"))
-    assert depths == [2, 2]
-
-
 def test_learning_starts_again_at_its_bound(site, rf) -> None:
     """A loose pattern lets any client name a new path: the table stays bounded."""
     test_urls.urlpatterns[:] = [re_path(r"^mcp", MCPView.as_view(site=site))]
@@ -405,20 +386,28 @@ def test_a_urlconf_changed_during_the_request_is_not_learnt(site, settings) -> N
     assert call_tool(client, "add", {"a": 1, "b": 2}).content == b"not mcp"
 
 
-def test_non_atomic_requests_is_honoured(site, settings, monkeypatch) -> None:
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("exempt", "depth"), [(False, 2), (True, 0)])
+def test_atomic_requests_wrap_the_view_as_in_django(
+    site, settings, monkeypatch, exempt: bool, depth: int
+) -> None:
+    """ATOMIC_REQUESTS on the shortcut too: the tool runs in the view's savepoint inside
+    the view's transaction, two atomic blocks deep; a view exempt from it
+    (``non_atomic_requests``) gets neither."""
     settings.MIDDLEWARE = PROJECT_STACK
     monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
+    view = MCPView.as_view(site=site)
     test_urls.urlpatterns[:] = [
-        path("mcp", transaction.non_atomic_requests(MCPView.as_view(site=site)))
+        path("mcp", transaction.non_atomic_requests(view) if exempt else view)
     ]
     depths: list[int] = []
 
     @site.tool
-    def depth() -> bool:
+    def in_transaction() -> bool:
         depths.append(len(connection.atomic_blocks))
         return True
 
     client = Client()
     for _ in range(2):
-        result_of(call_tool(client, "depth"))
-    assert depths[0] == depths[1]
+        result_of(call_tool(client, "in_transaction"))
+    assert depths == [depth, depth]
