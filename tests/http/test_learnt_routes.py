@@ -3,8 +3,8 @@ resolution, only where nothing else would run around the view (``django_mcp.http
 
 Each test goes through Django's real handler (the test client), as a WSGI server does. The
 endpoint's answers are the protocol's (basic/transports/streamable-http.mdx, "Sending
-Messages to the Server"): whichever way a request reaches the view, it must get the same
-answer, record and ``resolver_match``.
+Messages": each POST is answered on its own): whichever way a request reaches the view, it
+must get the same answer, record and ``resolver_match``.
 """
 
 from __future__ import annotations
