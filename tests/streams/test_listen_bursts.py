@@ -143,8 +143,15 @@ def test_a_burst_reaches_a_wsgi_stream_whose_client_reads_slowly(stream, monkeyp
     events = stream.sync_events()
 
     def publish() -> None:
+        # About one a millisecond: five times faster than the client reads, so the old
+        # loop (one receive per frame written) overflowed the layer's 100 after about
+        # 125 ms; the inbox may be kept from running for about 100 ms (a loaded CI
+        # machine) without losing any. Sent unpaced, the publisher and the layer's thread
+        # could hold the GIL between them long enough to fill the layer before the inbox
+        # ran at all (a MariaDB pass in CI lost 4 of 300 that way).
         for number in range(300):
             layer.group_send_now(stream.group, update(number), 5)
+            time.sleep(0.001)
 
     try:
         next(events)  # the acknowledgement: joined
