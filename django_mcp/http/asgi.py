@@ -39,7 +39,7 @@ from django.core.handlers.asgi import get_script_prefix
 
 from django_mcp.conf import mcp_settings
 from django_mcp.http.body import CLIENT_GONE
-from django_mcp.http.routes import mcp_match_at
+from django_mcp.http.routes import mcp_match_at, routes_to_mcp
 
 if TYPE_CHECKING:
     from django.urls import ResolverMatch
@@ -51,17 +51,22 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+def _routed_path(scope: Scope) -> str:
+    """The path of ``scope`` as Django will route it: without the script prefix
+    (``FORCE_SCRIPT_NAME`` when set, else the scope's ``root_path``)."""
+    path: str = scope.get("path", "")
+    return path.removeprefix(get_script_prefix(scope))
+
+
 def mcp_match_for(scope: Scope) -> ResolverMatch | None:
     """How the request of ``scope`` resolves when it is routed to an MCP view (as Django
-    will route it: without the script prefix, ``FORCE_SCRIPT_NAME`` when set, else the
-    scope's ``root_path``), or None; see :func:`~django_mcp.http.routes.mcp_match_at`."""
-    path: str = scope.get("path", "")
-    return mcp_match_at(path.removeprefix(get_script_prefix(scope)))
+    will route it), or None; see :func:`~django_mcp.http.routes.mcp_match_at`."""
+    return mcp_match_at(_routed_path(scope))
 
 
 def is_mcp_path(scope: Scope) -> bool:
     """Whether the request of ``scope`` is routed to an MCP view (as Django will route it)."""
-    return mcp_match_for(scope) is not None
+    return routes_to_mcp(_routed_path(scope))
 
 
 def declared_length(scope: Scope) -> int | None:

@@ -35,6 +35,8 @@ from django.urls import ResolverMatch, get_resolver
 from django.utils.module_loading import import_string
 from django.utils.translation import get_language
 
+from django_mcp.http.routes import captures_values, own_copy
+
 #: At most this many paths are learnt per middleware (then it starts again): an endpoint
 #: is usually reachable at two (with and without its trailing slash), times the languages
 #: of translated routes; a loose ``re_path`` could make any client's path one more.
@@ -119,8 +121,7 @@ def learnable(match: ResolverMatch) -> bool:
         getattr(func, "mcp_server", None) is not None
         and getattr(func, "csrf_exempt", False) is True
         and not iscoroutinefunction(func)
-        and not match.args
-        and not getattr(match, "captured_kwargs", None)
+        and not captures_values(match)
     )
 
 
@@ -186,16 +187,6 @@ class LearntRoutes:
         self._routes[key] = (resolver, again)
 
 
-def _own_copy(match: ResolverMatch) -> ResolverMatch:
-    """A copy of ``match`` for one request: a middleware may change the ``view_kwargs`` it
-    is given, or code may set attributes on ``request.resolver_match``, as Django lets
-    them (each request has its own match there)."""
-    own = object.__new__(ResolverMatch)
-    own.__dict__.update(match.__dict__)
-    own.kwargs = dict(match.kwargs)
-    return own
-
-
 def serve_route(
     request: HttpRequest,
     match: ResolverMatch,
@@ -211,7 +202,7 @@ def serve_route(
     as Django checks it (a view that returned None), and any exception left answered by
     Django's ``response_for_exception`` (its 400, 403, 404 or 500, reported as Django
     reports them)."""
-    request.resolver_match = own = _own_copy(match)
+    request.resolver_match = own = own_copy(match)
     try:
         response = process_view(request, own.func, own.args, own.kwargs)
         if response is None:

@@ -1,0 +1,181 @@
+"""What the native paths remember of a path's route (``django_mcp.http.routes``) is what
+Django would answer next time: per language, never for a path with captured values, and
+never one ``resolver_match`` shared by two requests.
+
+Each test runs through the four ways a project serves MCP: Django's WSGI and ASGI
+handlers (``MCPMiddleware``, with ``BodyLimit`` under ASGI, which asks the same question)
+and the native paths ``NativeMCPWSGI`` and ``NativeMCP``; the expectations are the same for
+all four (basic/transports/streamable-http.mdx, "Sending Messages to the Server": a POST to
+the endpoint gets its JSON-RPC answer; a path that is not the endpoint is Django's 404).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from django.conf.urls.i18n import i18n_patterns
+from django.core import signals
+from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponseBase
+from django.urls import clear_url_caches, path, register_converter
+from django.utils import translation
+
+from django_mcp.http import routes
+from django_mcp.http.asgi import BodyLimit
+from django_mcp.http.native import NativeMCP
+from django_mcp.http.native_wsgi import NativeMCPWSGI
+from django_mcp.http.views import MCPView
+from django_mcp.server.context import Context
+from django_mcp.sites import MCPSite
+from tests import urls as test_urls
+from tests.http.native_support import call
+
+pytestmark = pytest.mark.django_db
+
+APPS: dict[str, Callable[[], Any]] = {
+    "wsgi django": get_wsgi_application,
+    "wsgi native": lambda: NativeMCPWSGI(get_wsgi_application()),
+    "asgi django": lambda: BodyLimit(get_asgi_application()),
+    "asgi native": lambda: NativeMCP(get_asgi_application()),
+}
+
+OPEN_TENANTS = {"acme"}
+
+
+class TenantConverter:
+    """A converter that reads state: a closed tenant's path does not resolve."""
+
+    regex = "[a-z]+"
+
+    def to_python(self, value: str) -> str:
+        if value not in OPEN_TENANTS:
+            raise ValueError(value)
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(TenantConverter, "nativeroutestenant")  # once: Django 6 refuses twice
+
+
+class TenantView(MCPView):
+    """An endpoint per tenant (the tenant is not used: the route is what is tested)."""
+
+    def post(self, request: HttpRequest, tenant: str = "") -> HttpResponseBase:  # type: ignore[override]
+        return super().post(request)
+
+
+@pytest.fixture
+def site(mcp_site: MCPSite) -> MCPSite:
+    @mcp_site.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @mcp_site.tool
+    def route_seen_before(ctx: Context) -> bool:
+        """Whether this request's ``resolver_match`` was marked already, then marks it
+        (code may set attributes on it, as Django lets it: each request has its own)."""
+        assert ctx.request is not None
+        match = ctx.request.resolver_match
+        seen = hasattr(match, "marked_by_a_tool")
+        match.marked_by_a_tool = True  # type: ignore[union-attr]
+        return seen
+
+    return mcp_site
+
+
+@pytest.fixture(autouse=True)
+def keep_the_test_database_connection() -> Iterator[None]:
+    """The request signals must not close the test's connection (the server's thread is
+    the test's): what Django's test client does around each request."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture(params=sorted(APPS))
+def send(request: pytest.FixtureRequest, site: MCPSite) -> Callable[..., httpx.Response]:
+    """One MCP request to the app under test, at ``url``."""
+    app = APPS[request.param]()
+    asgi = request.param.startswith("asgi")
+
+    def send_one(url: str, message: dict[str, Any]) -> httpx.Response:
+        if not asgi:
+            transport = httpx.WSGITransport(app=app, remote_addr="127.0.0.1")
+            with httpx.Client(transport=transport, base_url="http://testserver") as client:
+                return client.post(url, **message)
+
+        async def run() -> httpx.Response:
+            transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                return await c.post(url, **message)
+
+        return asyncio.run(run())
+
+    return send_one
+
+
+def structured(response: httpx.Response) -> Any:
+    assert response.status_code == 200, response.text
+    return response.json()["result"]["structuredContent"]
+
+
+def test_each_request_has_its_own_resolver_match(send: Callable[..., httpx.Response]) -> None:
+    """A mark one request's code leaves on its ``resolver_match`` is not on the next's."""
+    assert structured(send("/mcp", call("route_seen_before"))) is False
+    assert structured(send("/mcp", call("route_seen_before"))) is False
+
+
+def test_a_path_with_captured_values_is_resolved_every_time(
+    send: Callable[..., httpx.Response], site: MCPSite
+) -> None:
+    """A converter may answer differently next time (a tenant closed): Django's 404, not
+    the endpoint it routed to before."""
+    test_urls.urlpatterns[:] = [
+        path("<nativeroutestenant:tenant>/mcp", TenantView.as_view(site=site))
+    ]
+    assert structured(send("/acme/mcp", call("add", a=1, b=2))) == 3
+    OPEN_TENANTS.discard("acme")
+    try:
+        assert send("/acme/mcp", call("add", a=1, b=2)).status_code == 404
+    finally:
+        OPEN_TENANTS.add("acme")
+
+
+def test_no_path_with_captured_values_is_kept(site: MCPSite) -> None:
+    """Such a path is resolved every time, so none is kept: no client can fill the memory
+    with paths of its own (while a path without any is kept, once per language)."""
+    test_urls.urlpatterns[:] = [
+        path("<nativeroutestenant:tenant>/mcp", TenantView.as_view(site=site)),
+        path("mcp", site.urls),
+    ]
+    clear_url_caches()
+    for _ in range(2):
+        assert routes.mcp_match_at("/acme/mcp") is not None
+        assert routes.mcp_match_at("/mcp") is not None
+    assert [path for path, _language in routes._routes] == ["/mcp"]
+
+
+def test_a_translated_route_is_resolved_per_language(
+    send: Callable[..., httpx.Response], site: MCPSite
+) -> None:
+    """``/mcp`` in English is ``/fr/mcp`` in French: once the language is French, the
+    path served in English is not the endpoint (Django's 404)."""
+    test_urls.urlpatterns[:] = i18n_patterns(path("mcp", site.urls), prefix_default_language=False)
+    clear_url_caches()
+    assert structured(send("/mcp", call("add", a=1, b=2))) == 3
+    translation.activate("fr")
+    try:
+        assert send("/mcp", call("add", a=1, b=2)).status_code == 404
+        assert structured(send("/fr/mcp", call("add", a=1, b=2))) == 3
+    finally:
+        translation.deactivate()
