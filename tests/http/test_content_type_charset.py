@@ -29,11 +29,9 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import httpx
 import pytest
-from django.core import signals
 from django.core.asgi import get_asgi_application
 from django.core.exceptions import BadRequest
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
 from django.test import Client
 
 from django_mcp.http.native import NativeMCP
@@ -151,17 +149,6 @@ def test_django_asgi_path_lets_it_escape_too(content_type: str):
     with pytest.raises(UNREADABLE_ERRORS, match=RAISED):
         asyncio.run(asgi_call(get_asgi_application(), content_type))
     gc.collect()
-
-
-@pytest.fixture
-def keep_the_test_database_connection() -> Iterator[None]:
-    """As Django's test client does around its requests: an in-process WSGI call runs in
-    the test's thread, so the request signals must not close the test's connection."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.mark.django_db

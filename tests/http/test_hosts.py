@@ -13,9 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from django.core import signals
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
 from django.http import HttpRequest
 
 from django_mcp.http import hosts
@@ -27,14 +25,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def keep_the_test_database_connection() -> Any:
-    """As Django's test client does (see tests/http/test_native_wsgi.py)."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
+def fresh_hosts(keep_the_test_database_connection: None) -> None:
+    """No host validated by an earlier test, and requests served in the test's thread
+    (tests/http/conftest.py)."""
     hosts._passed.clear()
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture

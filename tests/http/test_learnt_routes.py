@@ -26,7 +26,6 @@ from django.urls import (
     clear_url_caches,
     path,
     re_path,
-    register_converter,
     resolve,
 )
 from django.utils import translation
@@ -38,6 +37,7 @@ from django_mcp.models import RequestLog
 from django_mcp.requestlog import recorder
 from tests import urls as test_urls
 from tests.helpers import assert_error, call_tool, result_of
+from tests.http.tenants import OPEN_TENANTS, TenantView
 
 pytestmark = pytest.mark.django_db
 
@@ -134,31 +134,6 @@ class LanguageFromHeader(NoHooks):
             return self.get_response(request)
         finally:
             translation.deactivate()
-
-
-OPEN_TENANTS = {"acme"}
-
-
-class TenantConverter:
-    """A converter that reads state: a closed tenant's path does not resolve."""
-
-    regex = "[a-z]+"
-
-    def to_python(self, value: str) -> str:
-        if value not in OPEN_TENANTS:
-            raise ValueError(value)
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
-
-
-register_converter(TenantConverter, "routestenant")
-
-
-class TenantView(MCPView):
-    def post(self, request: HttpRequest, tenant: str = "") -> Any:  # type: ignore[override]
-        return super().post(request)
 
 
 class AsyncPost(MCPView):

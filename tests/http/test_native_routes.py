@@ -12,31 +12,28 @@ the endpoint gets its JSON-RPC answer; a path that is not the endpoint is Django
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 from django.conf.urls.i18n import i18n_patterns
-from django.core import signals
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
-from django.http import HttpRequest, HttpResponseBase
-from django.urls import clear_url_caches, path, register_converter
+from django.urls import clear_url_caches, path
 from django.utils import translation
 
 from django_mcp.http import routes
 from django_mcp.http.asgi import BodyLimit
 from django_mcp.http.native import NativeMCP
 from django_mcp.http.native_wsgi import NativeMCPWSGI
-from django_mcp.http.views import MCPView
 from django_mcp.server.context import Context
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
 from tests.http.native_support import call
+from tests.http.tenants import OPEN_TENANTS, TenantView
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("keep_the_test_database_connection")]
 
 APPS: dict[str, Callable[[], Any]] = {
     "wsgi django": get_wsgi_application,
@@ -44,32 +41,6 @@ APPS: dict[str, Callable[[], Any]] = {
     "asgi django": lambda: BodyLimit(get_asgi_application()),
     "asgi native": lambda: NativeMCP(get_asgi_application()),
 }
-
-OPEN_TENANTS = {"acme"}
-
-
-class TenantConverter:
-    """A converter that reads state: a closed tenant's path does not resolve."""
-
-    regex = "[a-z]+"
-
-    def to_python(self, value: str) -> str:
-        if value not in OPEN_TENANTS:
-            raise ValueError(value)
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
-
-
-register_converter(TenantConverter, "nativeroutestenant")  # once: Django 6 refuses twice
-
-
-class TenantView(MCPView):
-    """An endpoint per tenant (the tenant is not used: the route is what is tested)."""
-
-    def post(self, request: HttpRequest, tenant: str = "") -> HttpResponseBase:  # type: ignore[override]
-        return super().post(request)
 
 
 @pytest.fixture
@@ -89,17 +60,6 @@ def site(mcp_site: MCPSite) -> MCPSite:
         return seen
 
     return mcp_site
-
-
-@pytest.fixture(autouse=True)
-def keep_the_test_database_connection() -> Iterator[None]:
-    """The request signals must not close the test's connection (the server's thread is
-    the test's): what Django's test client does around each request."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture(params=sorted(APPS))
@@ -140,9 +100,7 @@ def test_a_path_with_captured_values_is_resolved_every_time(
 ) -> None:
     """A converter may answer differently next time (a tenant closed): Django's 404, not
     the endpoint it routed to before."""
-    test_urls.urlpatterns[:] = [
-        path("<nativeroutestenant:tenant>/mcp", TenantView.as_view(site=site))
-    ]
+    test_urls.urlpatterns[:] = [path("<routestenant:tenant>/mcp", TenantView.as_view(site=site))]
     assert structured(send("/acme/mcp", call("add", a=1, b=2))) == 3
     OPEN_TENANTS.discard("acme")
     try:
@@ -155,7 +113,7 @@ def test_no_path_with_captured_values_is_kept(site: MCPSite) -> None:
     """Such a path is resolved every time, so none is kept: no client can fill the memory
     with paths of its own (while a path without any is kept, once per language)."""
     test_urls.urlpatterns[:] = [
-        path("<nativeroutestenant:tenant>/mcp", TenantView.as_view(site=site)),
+        path("<routestenant:tenant>/mcp", TenantView.as_view(site=site)),
         path("mcp", site.urls),
     ]
     clear_url_caches()

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from django.core import signals
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections, connections
+from django.db import connections
 from django.urls import path, register_converter, reverse, set_script_prefix
 
 from django_mcp.auth.models import TOKEN_PREFIX
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from django_mcp.sites import MCPSite
+
+pytestmark = pytest.mark.usefixtures("keep_the_test_database_connection")
 
 APPS: dict[str, Callable[[], Any]] = {
     "django": get_wsgi_application,
@@ -87,18 +89,6 @@ def site(mcp_site: MCPSite, settings: Any) -> MCPSite:
     test_urls.urlpatterns.append(path("plain", plain, name="plain"))
     settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.http.native_support.StampMiddleware"]
     return mcp_site
-
-
-@pytest.fixture(autouse=True)
-def keep_the_test_database_connection() -> Iterator[None]:
-    """What Django's test client does around each request it makes: the request signals
-    do not close old connections, because here the server's thread is the test's, and
-    closing its connection would end the test's transaction (on PostgreSQL)."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture(params=sorted(APPS))

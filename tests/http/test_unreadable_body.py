@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core import signals
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
 
 from django_mcp.http.middleware import UNREADABLE_BODY
 from django_mcp.http.native_wsgi import NativeMCPWSGI
@@ -27,19 +24,7 @@ from django_mcp.requestlog import recorder
 from django_mcp.requestlog.models import RequestLog
 from tests.helpers import mcp_body, mcp_environ
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def keep_the_test_database_connection() -> Iterator[None]:
-    """As Django's test client does: the request signals must not close the connection
-    that holds the test's transaction (on PostgreSQL), since the WSGI handler is called
-    here on the test's own thread."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("keep_the_test_database_connection")]
 
 
 class Reset:
