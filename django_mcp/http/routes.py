@@ -10,12 +10,20 @@ and remembers the answer, so a request costs a dict lookup.
 What is remembered must be what Django would answer next time, so the memory keeps:
 
 - the answer per path *and active language*: translated routes (``i18n_patterns``, a
-  ``gettext_lazy`` route) resolve a path per language;
-- only answers made without captured values: a path converter's ``to_python`` may answer
-  differently next time (a tenant closed, a row gone), and with captured values any client
-  could fill the memory with paths of its own; such a path is resolved on every request;
-- the match itself, never handed out: each request gets a copy (:func:`own_copy`), as under
-  Django's handler each request has its own ``resolver_match`` to annotate.
+  ``gettext_lazy`` route) resolve a path per language, and the language a thread has
+  changes between requests (under WSGI each request through ``LocaleMiddleware`` leaves
+  its own). The native paths run no ``LocaleMiddleware``, so a translated MCP route is not
+  supported there (docs/deployment.md); the key only ensures that an answer made in one
+  language is never served in another;
+- only answers made without captured values (:func:`captures_values`, an ``include()``'s
+  prefix included): a path converter's ``to_python`` may answer differently next time (a
+  tenant closed, a row gone), and with captured values any client could fill the memory
+  with paths of its own; such a path is resolved on every request;
+- each answer with the resolver that made it, so that one resolved before a URLconf
+  change, stored after it by a slower thread, is never served;
+- the match itself, never handed out: each request gets a copy with its own lists and
+  dicts (:func:`own_copy`), as under Django's handler each request has its own
+  ``resolver_match`` to change.
 
 :mod:`~django_mcp.http.stack` applies the same rules to the routes ``MCPMiddleware`` learns.
 """
@@ -25,27 +33,40 @@ from __future__ import annotations
 from django.urls import ResolverMatch, get_resolver
 from django.utils.translation import get_language
 
-#: Paths already resolved, per URL resolver: the match of the MCP view a path routes to
-#: in a language, or None (another view's).
-_routes: dict[tuple[str, str | None], ResolverMatch | None] = {}
-_routes_of: list[object] = [None]  # the resolver ``_routes`` belongs to
+#: Paths already resolved: (path, language) -> (the resolver that resolved it, the match
+#: of the MCP view it routes to, or None for another view's). Each entry keeps its
+#: resolver, so an answer made before a URLconf change is never taken after it, whatever
+#: the order in which two threads resolve, store and look up.
+_routes: dict[tuple[str, str | None], tuple[object, ResolverMatch | None]] = {}
 #: At most this many (path, language) answers are remembered (then it starts again).
 ROUTES_CACHED = 1024
 
 
 def captures_values(match: ResolverMatch) -> bool:
-    """Whether ``match`` was made with values captured from the path (which a path
-    converter's ``to_python`` produced, and may refuse next time)."""
-    return bool(match.args) or bool(getattr(match, "captured_kwargs", None))
+    """Whether ``match`` was made with values captured from the path, which a path
+    converter's ``to_python`` produced and may refuse next time: positional ones (a
+    regular expression's unnamed groups), or a route that names one anywhere, an
+    ``include()``'s prefix too (``match.route`` is the whole route: Django passes a
+    prefix's values in ``kwargs`` only, and a value the URLconf's extra keywords replace
+    was still converted)."""
+    return bool(match.args) or "<" in (match.route or "")
 
 
 def own_copy(match: ResolverMatch) -> ResolverMatch:
-    """A copy of ``match`` for one request: a middleware may change the ``view_kwargs`` it
-    is given, or code may set attributes on ``request.resolver_match``, as Django lets
-    them (each request has its own match there)."""
+    """A copy of ``match`` for one request, with its own lists and dicts: a middleware may
+    change the ``view_kwargs`` it is given, or code may change ``request.resolver_match``,
+    as Django lets them (each request has its own match there)."""
     own = object.__new__(ResolverMatch)
     own.__dict__.update(match.__dict__)
     own.kwargs = dict(match.kwargs)
+    for name in ("captured_kwargs", "extra_kwargs"):  # unknown to django-stubs; may be None
+        value = getattr(match, name, None)
+        if value is not None:
+            setattr(own, name, dict(value))
+    own.app_names = list(match.app_names)
+    own.namespaces = list(match.namespaces)
+    if match.tried is not None:
+        own.tried = [list(tried) for tried in match.tried]
     return own
 
 
@@ -70,14 +91,12 @@ def _resolved(path: str) -> tuple[ResolverMatch | None, bool]:
     """The MCP view's match at ``path`` or None, and whether it is the remembered one
     (shared: copy it before handing it to a request)."""
     resolver = get_resolver()
-    if _routes_of[0] is not resolver:
-        _routes.clear()
-        _routes_of[0] = resolver
     key = (path, get_language())
-    try:
-        return _routes[key], True
-    except KeyError:
-        pass
+    known = _routes.get(key)
+    if known is not None:
+        if known[0] is resolver:
+            return known[1], True
+        _routes.clear()  # the URLconf changed: every answer is stale
     try:
         match = resolver.resolve(path)
     except Exception:  # Resolver404, or a converter's own error: Django's handler answers
@@ -87,5 +106,5 @@ def _resolved(path: str) -> tuple[ResolverMatch | None, bool]:
         return found, False  # resolved again next time: see the module's docstring
     if len(_routes) >= ROUTES_CACHED:
         _routes.clear()
-    _routes[key] = found
+    _routes[key] = (resolver, found)
     return found, True

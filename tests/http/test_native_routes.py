@@ -12,6 +12,7 @@ the endpoint gets its JSON-RPC answer; a path that is not the endpoint is Django
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,15 @@ import pytest
 from django.conf.urls.i18n import i18n_patterns
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
-from django.urls import clear_url_caches, path
+from django.urls import (
+    Resolver404,
+    clear_url_caches,
+    get_resolver,
+    include,
+    path,
+    re_path,
+    resolve,
+)
 from django.utils import translation
 
 from django_mcp.http import routes
@@ -32,6 +41,11 @@ from django_mcp.sites import MCPSite
 from tests import urls as test_urls
 from tests.http.native_support import call
 from tests.http.tenants import OPEN_TENANTS, TenantView
+
+#: Only against a hang: a test waits this long at most for the other thread.
+HANG_GUARD_SECONDS = 30
+#: What ``ROOT_URLCONF`` becomes when a test changes it: nothing is routed.
+urlpatterns: list[Any] = []
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("keep_the_test_database_connection")]
 
@@ -50,14 +64,24 @@ def site(mcp_site: MCPSite) -> MCPSite:
         return a + b
 
     @mcp_site.tool
-    def route_seen_before(ctx: Context) -> bool:
-        """Whether this request's ``resolver_match`` was marked already, then marks it
-        (code may set attributes on it, as Django lets it: each request has its own)."""
+    def route_seen_before(ctx: Context) -> list[str]:
+        """The marks an earlier request left on this request's ``resolver_match`` (an
+        attribute, its lists, its keyword arguments), then marks it: code may change it,
+        as Django lets it (each request has its own)."""
         assert ctx.request is not None
         match = ctx.request.resolver_match
-        seen = hasattr(match, "marked_by_a_tool")
-        match.marked_by_a_tool = True  # type: ignore[union-attr]
-        return seen
+        assert match is not None
+        parts = {
+            "attribute": hasattr(match, "marked_by_a_tool"),
+            "namespaces": "marked" in match.namespaces,
+            "app_names": "marked" in match.app_names,
+            "kwargs": "marked" in match.kwargs,
+        }
+        match.marked_by_a_tool = True  # type: ignore[attr-defined]
+        match.namespaces.append("marked")
+        match.app_names.append("marked")
+        match.kwargs["marked"] = True
+        return [name for name, marked in parts.items() if marked]
 
     return mcp_site
 
@@ -91,17 +115,36 @@ def structured(response: httpx.Response) -> Any:
 
 def test_each_request_has_its_own_resolver_match(send: Callable[..., httpx.Response]) -> None:
     """A mark one request's code leaves on its ``resolver_match`` is not on the next's."""
-    assert structured(send("/mcp", call("route_seen_before"))) is False
-    assert structured(send("/mcp", call("route_seen_before"))) is False
+    assert structured(send("/mcp", call("route_seen_before"))) == []
+    assert structured(send("/mcp", call("route_seen_before"))) == []
 
 
+def _tenant_routes(layout: str, site: MCPSite) -> list[Any]:
+    """``/<tenant>/mcp`` to the tenant's endpoint: in one route, with the tenant in the
+    prefix of an ``include()`` (whose value Django passes in ``kwargs`` only), with the
+    captured value replaced by one the URLconf gives (the converter still decides), or
+    with a regular expression's unnamed group (no converter, but any client could send
+    paths of its own)."""
+    view = TenantView.as_view(site=site)
+    if layout == "route":
+        return [path("<routestenant:tenant>/mcp", view)]
+    if layout == "replaced":
+        return [path("<routestenant:tenant>/mcp", view, {"tenant": "given"})]
+    if layout == "regex":  # an unnamed group: a positional value, no converter
+        return [re_path(r"^([a-z]+)/mcp$", view)]
+    return [path("<routestenant:tenant>/", include([path("mcp", view)]))]
+
+
+@pytest.mark.parametrize("layout", ["route", "include", "replaced"])
 def test_a_path_with_captured_values_is_resolved_every_time(
-    send: Callable[..., httpx.Response], site: MCPSite
+    send: Callable[..., httpx.Response], site: MCPSite, layout: str
 ) -> None:
     """A converter may answer differently next time (a tenant closed): Django's 404, not
     the endpoint it routed to before."""
-    test_urls.urlpatterns[:] = [path("<routestenant:tenant>/mcp", TenantView.as_view(site=site))]
-    assert structured(send("/acme/mcp", call("add", a=1, b=2))) == 3
+    test_urls.urlpatterns[:] = _tenant_routes(layout, site)
+    clear_url_caches()
+    for _ in range(2):
+        assert structured(send("/acme/mcp", call("add", a=1, b=2))) == 3
     OPEN_TENANTS.discard("acme")
     try:
         assert send("/acme/mcp", call("add", a=1, b=2)).status_code == 404
@@ -109,13 +152,11 @@ def test_a_path_with_captured_values_is_resolved_every_time(
         OPEN_TENANTS.add("acme")
 
 
-def test_no_path_with_captured_values_is_kept(site: MCPSite) -> None:
+@pytest.mark.parametrize("layout", ["route", "include", "replaced", "regex"])
+def test_no_path_with_captured_values_is_kept(site: MCPSite, layout: str) -> None:
     """Such a path is resolved every time, so none is kept: no client can fill the memory
     with paths of its own (while a path without any is kept, once per language)."""
-    test_urls.urlpatterns[:] = [
-        path("<routestenant:tenant>/mcp", TenantView.as_view(site=site)),
-        path("mcp", site.urls),
-    ]
+    test_urls.urlpatterns[:] = [*_tenant_routes(layout, site), path("mcp", site.urls)]
     clear_url_caches()
     for _ in range(2):
         assert routes.mcp_match_at("/acme/mcp") is not None
@@ -123,11 +164,46 @@ def test_no_path_with_captured_values_is_kept(site: MCPSite) -> None:
     assert [path for path, _language in routes._routes] == ["/mcp"]
 
 
+def test_an_answer_resolved_before_the_urlconf_changed_is_never_served(
+    site: MCPSite, settings: Any
+) -> None:
+    """One thread resolves ``/mcp`` with the old URLconf while another changes it and asks
+    the memory first (which then starts afresh): the first thread's answer, stored last,
+    must not outlive the change (Django's resolver now routes ``/mcp`` nowhere)."""
+    clear_url_caches()
+    old = get_resolver()
+    resolving, go_on = threading.Event(), threading.Event()
+    real_resolve = old.resolve
+
+    def slow_resolve(path: str) -> Any:
+        found = real_resolve(path)
+        resolving.set()
+        go_on.wait(HANG_GUARD_SECONDS)
+        return found
+
+    old.resolve = slow_resolve  # type: ignore[method-assign]
+    first = threading.Thread(target=routes.routes_to_mcp, args=("/mcp",))
+    first.start()
+    try:
+        assert resolving.wait(HANG_GUARD_SECONDS)
+        settings.ROOT_URLCONF = "tests.http.test_native_routes"  # routes nothing at /mcp
+        assert get_resolver() is not old
+        assert routes.routes_to_mcp("/nothing") is False
+    finally:
+        go_on.set()
+        first.join(HANG_GUARD_SECONDS)
+    with pytest.raises(Resolver404):
+        resolve("/mcp")
+    assert routes.mcp_match_at("/mcp") is None
+
+
 def test_a_translated_route_is_resolved_per_language(
     send: Callable[..., httpx.Response], site: MCPSite
 ) -> None:
-    """``/mcp`` in English is ``/fr/mcp`` in French: once the language is French, the
-    path served in English is not the endpoint (Django's 404)."""
+    """``/mcp`` in English is ``/fr/mcp`` in French: once the thread's language is French
+    (as a request through ``LocaleMiddleware`` leaves it under WSGI; the native paths run
+    no middleware, so they resolve in that language), the path served in English is not
+    the endpoint (Django's 404), on every path."""
     test_urls.urlpatterns[:] = i18n_patterns(path("mcp", site.urls), prefix_default_language=False)
     clear_url_caches()
     assert structured(send("/mcp", call("add", a=1, b=2))) == 3
