@@ -74,6 +74,16 @@ def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseB
     return view
 
 
+def run_view(view: Callable[..., HttpResponseBase], request: HttpRequest) -> HttpResponseBase:
+    """``view`` in its transactions (:func:`atomic`), called as Django's handler calls a
+    view: with the values its route captured (``request.resolver_match``, set by
+    :func:`enter_view`), which an ``MCPView`` subclass behind ``<slug:tenant>/mcp`` reads."""
+    match = request.resolver_match
+    if match is None:
+        return atomic(view)(request)
+    return atomic(view)(request, *match.args, **match.kwargs)
+
+
 def handle_in_savepoint(
     request: HttpRequest, server: MCPServer, admitted: Admitted, emit: Emitter | None = None
 ) -> Reply:

@@ -62,11 +62,11 @@ from django_mcp.http.asgi import (
 from django_mcp.http.body import CLIENT_GONE_REASON
 from django_mcp.http.exchange import begin
 from django_mcp.http.framing import (
-    atomic,
     atomic_requests,
     enter_view,
     log_refusal,
     record_best_effort,
+    run_view,
 )
 from django_mcp.http.streaming import wants_stream
 
@@ -154,6 +154,17 @@ async def in_worker(func: Callable[..., Any], *args: Any) -> Any:
             size, SyncToAsync(_with_clean_connections, thread_sensitive=False, executor=pool)
         )
     return await adapter(func, *args)
+
+
+def plain_post(view: Callable[..., Any], request: HttpRequest) -> bool:
+    """Whether ``view`` would answer ``request`` with ``MCPView``'s own ``dispatch`` and
+    ``post`` and nothing from the route (no captured values or extra keywords to pass):
+    only then may :func:`on_loop` serve it without calling the view. A subclass that
+    overrides either, or takes the route's values, runs as on Django's path."""
+    route = request.resolver_match
+    return bool(getattr(view, "mcp_plain_post", False)) and (
+        route is None or not (route.args or route.kwargs)
+    )
 
 
 async def on_loop(
@@ -292,12 +303,13 @@ class NativeMCP:
         admitted = exchange.admitted
         if (
             admitted is not None
+            and plain_post(view, request)
             and exchange.server.runs_on_loop(admitted)
             and not wants_stream(admitted, request)
             and not atomic_requests()  # the view's transaction is a worker thread's
         ):
             return await on_loop(view, exchange, admitted, request)
-        served: HttpResponseBase = await in_worker(atomic(view), request)
+        served: HttpResponseBase = await in_worker(run_view, view, request)
         return served
 
     def admit_and_respond(
@@ -309,7 +321,7 @@ class NativeMCP:
     ) -> HttpResponseBase:
         """Admission that may block, then the view: one thread hop for both."""
         refused = self.admit(exchange, request, body)
-        return refused or atomic(view)(request)
+        return refused or run_view(view, request)
 
 
 def response_start(response: HttpResponseBase) -> dict[str, Any]:

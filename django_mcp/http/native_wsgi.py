@@ -47,10 +47,10 @@ from django.urls import set_script_prefix
 
 from django_mcp.http.exchange import begin
 from django_mcp.http.framing import (
-    atomic,
     enter_view,
     log_refusal,
     record_best_effort,
+    run_view,
 )
 from django_mcp.http.routes import mcp_match_at
 
@@ -172,4 +172,4 @@ class NativeMCPWSGI:
             assert early is not None  # a POST always gets an exchange or an answer
             return early
         refused = self.admit(exchange, request, body)
-        return refused or atomic(view)(request)
+        return refused or run_view(view, request)

@@ -65,6 +65,12 @@ class MCPView(View):
         view.csrf_exempt = True  # type: ignore[attr-defined]
         # What the middleware looks for: its presence marks the view as an MCP endpoint.
         view.mcp_server = MCPServer(site)  # type: ignore[attr-defined]
+        # Whether a POST is answered by MCPView's own dispatch and post: only then may the
+        # native ASGI path serve a call without them (http.native.on_loop); a subclass
+        # that overrides either runs its own, as on Django's path.
+        view.mcp_plain_post = (  # type: ignore[attr-defined]
+            cls.dispatch is MCPView.dispatch and cls.post is MCPView.post
+        )
         return view
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:

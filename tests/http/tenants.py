@@ -38,3 +38,13 @@ class TenantView(MCPView):
 
     def post(self, request: HttpRequest, tenant: str = "") -> HttpResponseBase:  # type: ignore[override]
         return super().post(request)
+
+
+class TenantNotingView(MCPView):
+    """A per-tenant endpoint as a project writes one: the route's value is noted on the
+    request for the tools (so Django must pass it to ``post``, and every path must call
+    ``post``)."""
+
+    def post(self, request: HttpRequest, tenant: str) -> HttpResponseBase:  # type: ignore[override]
+        request.tenant = tenant  # type: ignore[attr-defined]
+        return super().post(request)

@@ -39,8 +39,9 @@ from django_mcp.http.native_wsgi import NativeMCPWSGI
 from django_mcp.server.context import Context
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
+from tests.helpers import override_mcp
 from tests.http.native_support import call
-from tests.http.tenants import OPEN_TENANTS, TenantView
+from tests.http.tenants import OPEN_TENANTS, TenantNotingView, TenantView
 
 #: Only against a hang: a test waits this long at most for the other thread.
 HANG_GUARD_SECONDS = 30
@@ -82,6 +83,14 @@ def site(mcp_site: MCPSite) -> MCPSite:
         match.app_names.append("marked")
         match.kwargs["marked"] = True
         return [name for name, marked in parts.items() if marked]
+
+    @mcp_site.tool
+    def tenant_of(ctx: Context) -> str:
+        return str(getattr(ctx.request, "tenant", "none"))
+
+    @mcp_site.tool
+    async def async_tenant_of(ctx: Context) -> str:
+        return str(getattr(ctx.request, "tenant", "none"))
 
     return mcp_site
 
@@ -162,6 +171,43 @@ def test_no_path_with_captured_values_is_kept(site: MCPSite, layout: str) -> Non
         assert routes.mcp_match_at("/acme/mcp") is not None
         assert routes.mcp_match_at("/mcp") is not None
     assert [path for path, _language in routes._routes] == ["/mcp"]
+
+
+@pytest.mark.parametrize("layout", ["route", "include"])
+@pytest.mark.parametrize("tool", ["tenant_of", "async_tenant_of"])
+@pytest.mark.parametrize("limited", [False, True], ids=["", "rate-limited"])
+def test_the_view_gets_the_route_s_values(
+    send: Callable[..., httpx.Response], site: MCPSite, layout: str, tool: str, limited: bool
+) -> None:
+    """The view is called as Django's handler calls it, with the values its route
+    captured, and it runs (an ``async def`` tool too, which the native ASGI path may
+    otherwise serve without the view): a subclass's ``post`` sees its tenant. With a
+    rate limit, the native ASGI path admits the request in the view's worker thread."""
+    view = TenantNotingView.as_view(site=site)
+    if layout == "route":
+        test_urls.urlpatterns[:] = [path("<routestenant:tenant>/mcp", view)]
+    else:
+        test_urls.urlpatterns[:] = [path("<routestenant:tenant>/", include([path("mcp", view)]))]
+    clear_url_caches()
+    with override_mcp(RATE_LIMIT_IP="1000/m" if limited else None):
+        response = send("/acme/mcp", call(tool))
+    assert response.status_code == 200, response.text
+    assert response.json()["result"]["content"] == [{"type": "text", "text": "acme"}]
+
+
+def test_a_plain_view_given_values_fails_alike(
+    send: Callable[..., httpx.Response], site: MCPSite
+) -> None:
+    """``MCPView.post`` takes no route values: a route that captures one fails on every
+    path (Django's ``TypeError``, answered as the admitted request's JSON-RPC internal
+    error: -32603 with HTTP 200), an ``async def``
+    tool's call included, which the native ASGI path must then not serve without the
+    view."""
+    test_urls.urlpatterns[:] = [path("<routestenant:tenant>/mcp", site.urls)]
+    clear_url_caches()
+    response = send("/acme/mcp", call("async_tenant_of"))
+    assert response.status_code == 200, response.text
+    assert response.json()["error"]["code"] == -32603
 
 
 def test_an_answer_resolved_before_the_urlconf_changed_is_never_served(
