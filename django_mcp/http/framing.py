@@ -18,11 +18,13 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from asgiref.sync import async_to_sync, iscoroutinefunction
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import SuspiciousOperation
+from django.core.handlers.base import BaseHandler
 from django.db import connections, transaction
 from django.urls import set_urlconf
 from django.utils.log import log_response
@@ -40,6 +42,10 @@ if TYPE_CHECKING:
     from django_mcp.server.dispatch import MCPServer, Reply
 
 logger = logging.getLogger("django_mcp")
+
+#: Django's handler, unconfigured: its ``make_view_atomic`` and ``check_response``, which
+#: use nothing of the instance, as patched by whoever patches them (APM tools do).
+DJANGO_HANDLER: Final = BaseHandler()
 
 
 def enter_view(request: HttpRequest, match: ResolverMatch) -> None:
@@ -75,13 +81,23 @@ def atomic(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseB
 
 
 def run_view(view: Callable[..., HttpResponseBase], request: HttpRequest) -> HttpResponseBase:
-    """``view`` in its transactions (:func:`atomic`), called as Django's handler calls a
-    view: with the values its route captured (``request.resolver_match``, set by
-    :func:`enter_view`), which an ``MCPView`` subclass behind ``<slug:tenant>/mcp`` reads."""
+    """``view`` called as Django's handler calls a view: with the values its route
+    captured (``request.resolver_match``, set by :func:`enter_view`), which an ``MCPView``
+    subclass behind ``<slug:tenant>/mcp`` reads; in its transactions (:func:`atomic`); an
+    ``async def`` view (a subclass's ``async def post``) run to its end
+    (``async_to_sync``), where Django refuses ``ATOMIC_REQUESTS``; and what it returned
+    checked as Django checks it (a view that returned None, or a coroutine, raises
+    ``ValueError``, answered as any failure of the view)."""
     match = request.resolver_match
-    if match is None:
-        return atomic(view)(request)
-    return atomic(view)(request, *match.args, **match.kwargs)
+    args, kwargs = (match.args, match.kwargs) if match is not None else ((), {})
+    if iscoroutinefunction(view):
+        if atomic_databases(view):
+            raise RuntimeError("You cannot use ATOMIC_REQUESTS with async views.")
+        response: HttpResponseBase = async_to_sync(view)(request, *args, **kwargs)
+    else:
+        response = atomic(view)(request, *args, **kwargs)
+    DJANGO_HANDLER.check_response(response, view)
+    return response
 
 
 def handle_in_savepoint(

@@ -157,12 +157,13 @@ async def in_worker(func: Callable[..., Any], *args: Any) -> Any:
 
 
 def plain_post(view: Callable[..., Any], request: HttpRequest) -> bool:
-    """Whether ``view`` would answer ``request`` with ``MCPView``'s own ``dispatch`` and
-    ``post`` and nothing from the route (no captured values or extra keywords to pass):
-    only then may :func:`on_loop` serve it without calling the view. A subclass that
-    overrides either, or takes the route's values, runs as on Django's path."""
+    """Whether ``view`` would answer ``request`` with nothing but ``MCPView``'s own steps
+    (``MCPView.as_view`` says so, for that very function: not a decorator's wrapper) and
+    nothing from the route (no captured values or extra keywords to pass): only then may
+    :func:`on_loop` serve it without calling the view. Any other view runs, as on
+    Django's path."""
     route = request.resolver_match
-    return bool(getattr(view, "mcp_plain_post", False)) and (
+    return getattr(view, "mcp_plain_post", None) is view and (
         route is None or not (route.args or route.kwargs)
     )
 

@@ -65,8 +65,8 @@ def own_copy(match: ResolverMatch) -> ResolverMatch:
             setattr(own, name, dict(value))
     own.app_names = list(match.app_names)
     own.namespaces = list(match.namespaces)
-    if match.tried is not None:
-        own.tried = [list(tried) for tried in match.tried]
+    if match.tried is not None:  # its entries are Django's own, one per pattern tried
+        own.tried = list(match.tried)
     return own
 
 

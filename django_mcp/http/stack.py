@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from asgiref.sync import iscoroutinefunction
-from django.core.handlers.base import BaseHandler
 from django.core.handlers.exception import response_for_exception
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware.common import CommonMiddleware
@@ -35,6 +34,7 @@ from django.urls import ResolverMatch, get_resolver
 from django.utils.module_loading import import_string
 from django.utils.translation import get_language
 
+from django_mcp.http.framing import DJANGO_HANDLER
 from django_mcp.http.routes import captures_values, own_copy
 
 #: At most this many paths are learnt per middleware (then it starts again): an endpoint
@@ -42,9 +42,6 @@ from django_mcp.http.routes import captures_values, own_copy
 #: of translated routes; a loose ``re_path`` could make any client's path one more.
 ROUTES_LEARNT: Final = 64
 
-#: Django's handler, unconfigured: its ``make_view_atomic`` and ``check_response``, which
-#: use nothing of the instance, as patched by whoever patches them (APM tools do).
-_HANDLER: Final = BaseHandler()
 
 ProcessView = Callable[
     [HttpRequest, Callable[..., Any], tuple[Any, ...], dict[str, Any]], HttpResponseBase | None
@@ -207,12 +204,14 @@ def serve_route(
         response = process_view(request, own.func, own.args, own.kwargs)
         if response is None:
             try:
-                response = _HANDLER.make_view_atomic(own.func)(request, *own.args, **own.kwargs)
+                response = DJANGO_HANDLER.make_view_atomic(own.func)(
+                    request, *own.args, **own.kwargs
+                )
             except Exception as exc:
                 response = process_exception(request, exc)
                 if response is None:
                     raise
-        _HANDLER.check_response(response, own.func)
+        DJANGO_HANDLER.check_response(response, own.func)
     except Exception as exc:
         return response_for_exception(request, exc)
     return response

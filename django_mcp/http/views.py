@@ -65,13 +65,25 @@ class MCPView(View):
         view.csrf_exempt = True  # type: ignore[attr-defined]
         # What the middleware looks for: its presence marks the view as an MCP endpoint.
         view.mcp_server = MCPServer(site)  # type: ignore[attr-defined]
-        # Whether a POST is answered by MCPView's own dispatch and post: only then may the
-        # native ASGI path serve a call without them (http.native.on_loop); a subclass
-        # that overrides either runs its own, as on Django's path.
-        view.mcp_plain_post = (  # type: ignore[attr-defined]
-            cls.dispatch is MCPView.dispatch and cls.post is MCPView.post
-        )
+        # This very function, when a POST to it runs nothing but MCPView's own steps
+        # (no override of them, no initkwargs but the site): only then may the native
+        # ASGI path serve a call without calling it (http.native.plain_post). The function
+        # itself rather than True, so that a decorator's wrapper, which copies the
+        # attribute with functools.wraps, is not mistaken for it and still runs.
+        view.mcp_plain_post = view if cls._plain_post(initkwargs) else None  # type: ignore[attr-defined]
         return view
+
+    @classmethod
+    def _plain_post(cls, initkwargs: dict[str, Any]) -> bool:
+        """Whether ``cls.as_view(**initkwargs)`` answers a POST with MCPView's own steps."""
+        return (
+            set(initkwargs) <= {"site"}
+            and "post" in cls.http_method_names
+            and all(
+                getattr(cls, name) is getattr(MCPView, name)
+                for name in ("setup", "dispatch", "post", "http_method_not_allowed")
+            )
+        )
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         """Run the admission the middleware deferred to this thread (under ASGI, when it

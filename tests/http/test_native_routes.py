@@ -2,25 +2,20 @@
 Django would answer next time: per language, never for a path with captured values, and
 never one ``resolver_match`` shared by two requests.
 
-Each test runs through the four ways a project serves MCP: Django's WSGI and ASGI
-handlers (``MCPMiddleware``, with ``BodyLimit`` under ASGI, which asks the same question)
-and the native paths ``NativeMCPWSGI`` and ``NativeMCP``; the expectations are the same for
-all four (basic/transports/streamable-http.mdx, "Sending Messages to the Server": a POST to
-the endpoint gets its JSON-RPC answer; a path that is not the endpoint is Django's 404).
+Each test runs through the four ways a project serves MCP (tests/http/four_paths.py) and
+expects the same of all four (basic/transports/streamable-http.mdx, "Sending Messages to
+the Server": a POST to the endpoint gets its JSON-RPC answer; a path that is not the
+endpoint is Django's 404).
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 from django.conf.urls.i18n import i18n_patterns
-from django.core.asgi import get_asgi_application
-from django.core.wsgi import get_wsgi_application
 from django.urls import (
     Resolver404,
     clear_url_caches,
@@ -33,15 +28,12 @@ from django.urls import (
 from django.utils import translation
 
 from django_mcp.http import routes
-from django_mcp.http.asgi import BodyLimit
-from django_mcp.http.native import NativeMCP
-from django_mcp.http.native_wsgi import NativeMCPWSGI
 from django_mcp.server.context import Context
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
-from tests.helpers import override_mcp
+from tests.http.four_paths import APPS, Send, sender
 from tests.http.native_support import call
-from tests.http.tenants import OPEN_TENANTS, TenantNotingView, TenantView
+from tests.http.tenants import OPEN_TENANTS, TenantView
 
 #: Only against a hang: a test waits this long at most for the other thread.
 HANG_GUARD_SECONDS = 30
@@ -49,13 +41,6 @@ HANG_GUARD_SECONDS = 30
 urlpatterns: list[Any] = []
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("keep_the_test_database_connection")]
-
-APPS: dict[str, Callable[[], Any]] = {
-    "wsgi django": get_wsgi_application,
-    "wsgi native": lambda: NativeMCPWSGI(get_wsgi_application()),
-    "asgi django": lambda: BodyLimit(get_asgi_application()),
-    "asgi native": lambda: NativeMCP(get_asgi_application()),
-}
 
 
 @pytest.fixture
@@ -77,44 +62,25 @@ def site(mcp_site: MCPSite) -> MCPSite:
             "namespaces": "marked" in match.namespaces,
             "app_names": "marked" in match.app_names,
             "kwargs": "marked" in match.kwargs,
+            "captured_kwargs": "marked" in match.captured_kwargs,  # type: ignore[attr-defined]
+            "extra_kwargs": "marked" in match.extra_kwargs,  # type: ignore[attr-defined]
+            "tried": "marked" in match.tried,
         }
         match.marked_by_a_tool = True  # type: ignore[attr-defined]
         match.namespaces.append("marked")
         match.app_names.append("marked")
         match.kwargs["marked"] = True
+        match.captured_kwargs["marked"] = True  # type: ignore[attr-defined]
+        match.extra_kwargs["marked"] = True  # type: ignore[attr-defined]
+        match.tried.append("marked")
         return [name for name, marked in parts.items() if marked]
-
-    @mcp_site.tool
-    def tenant_of(ctx: Context) -> str:
-        return str(getattr(ctx.request, "tenant", "none"))
-
-    @mcp_site.tool
-    async def async_tenant_of(ctx: Context) -> str:
-        return str(getattr(ctx.request, "tenant", "none"))
 
     return mcp_site
 
 
 @pytest.fixture(params=sorted(APPS))
-def send(request: pytest.FixtureRequest, site: MCPSite) -> Callable[..., httpx.Response]:
-    """One MCP request to the app under test, at ``url``."""
-    app = APPS[request.param]()
-    asgi = request.param.startswith("asgi")
-
-    def send_one(url: str, message: dict[str, Any]) -> httpx.Response:
-        if not asgi:
-            transport = httpx.WSGITransport(app=app, remote_addr="127.0.0.1")
-            with httpx.Client(transport=transport, base_url="http://testserver") as client:
-                return client.post(url, **message)
-
-        async def run() -> httpx.Response:
-            transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
-            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
-                return await c.post(url, **message)
-
-        return asyncio.run(run())
-
-    return send_one
+def send(request: pytest.FixtureRequest, site: MCPSite) -> Send:
+    return sender(request.param)
 
 
 def structured(response: httpx.Response) -> Any:
@@ -122,7 +88,7 @@ def structured(response: httpx.Response) -> Any:
     return response.json()["result"]["structuredContent"]
 
 
-def test_each_request_has_its_own_resolver_match(send: Callable[..., httpx.Response]) -> None:
+def test_each_request_has_its_own_resolver_match(send: Send) -> None:
     """A mark one request's code leaves on its ``resolver_match`` is not on the next's."""
     assert structured(send("/mcp", call("route_seen_before"))) == []
     assert structured(send("/mcp", call("route_seen_before"))) == []
@@ -146,7 +112,7 @@ def _tenant_routes(layout: str, site: MCPSite) -> list[Any]:
 
 @pytest.mark.parametrize("layout", ["route", "include", "replaced"])
 def test_a_path_with_captured_values_is_resolved_every_time(
-    send: Callable[..., httpx.Response], site: MCPSite, layout: str
+    send: Send, site: MCPSite, layout: str
 ) -> None:
     """A converter may answer differently next time (a tenant closed): Django's 404, not
     the endpoint it routed to before."""
@@ -171,43 +137,6 @@ def test_no_path_with_captured_values_is_kept(site: MCPSite, layout: str) -> Non
         assert routes.mcp_match_at("/acme/mcp") is not None
         assert routes.mcp_match_at("/mcp") is not None
     assert [path for path, _language in routes._routes] == ["/mcp"]
-
-
-@pytest.mark.parametrize("layout", ["route", "include"])
-@pytest.mark.parametrize("tool", ["tenant_of", "async_tenant_of"])
-@pytest.mark.parametrize("limited", [False, True], ids=["", "rate-limited"])
-def test_the_view_gets_the_route_s_values(
-    send: Callable[..., httpx.Response], site: MCPSite, layout: str, tool: str, limited: bool
-) -> None:
-    """The view is called as Django's handler calls it, with the values its route
-    captured, and it runs (an ``async def`` tool too, which the native ASGI path may
-    otherwise serve without the view): a subclass's ``post`` sees its tenant. With a
-    rate limit, the native ASGI path admits the request in the view's worker thread."""
-    view = TenantNotingView.as_view(site=site)
-    if layout == "route":
-        test_urls.urlpatterns[:] = [path("<routestenant:tenant>/mcp", view)]
-    else:
-        test_urls.urlpatterns[:] = [path("<routestenant:tenant>/", include([path("mcp", view)]))]
-    clear_url_caches()
-    with override_mcp(RATE_LIMIT_IP="1000/m" if limited else None):
-        response = send("/acme/mcp", call(tool))
-    assert response.status_code == 200, response.text
-    assert response.json()["result"]["content"] == [{"type": "text", "text": "acme"}]
-
-
-def test_a_plain_view_given_values_fails_alike(
-    send: Callable[..., httpx.Response], site: MCPSite
-) -> None:
-    """``MCPView.post`` takes no route values: a route that captures one fails on every
-    path (Django's ``TypeError``, answered as the admitted request's JSON-RPC internal
-    error: -32603 with HTTP 200), an ``async def``
-    tool's call included, which the native ASGI path must then not serve without the
-    view."""
-    test_urls.urlpatterns[:] = [path("<routestenant:tenant>/mcp", site.urls)]
-    clear_url_caches()
-    response = send("/acme/mcp", call("async_tenant_of"))
-    assert response.status_code == 200, response.text
-    assert response.json()["error"]["code"] == -32603
 
 
 def test_an_answer_resolved_before_the_urlconf_changed_is_never_served(
@@ -243,9 +172,7 @@ def test_an_answer_resolved_before_the_urlconf_changed_is_never_served(
     assert routes.mcp_match_at("/mcp") is None
 
 
-def test_a_translated_route_is_resolved_per_language(
-    send: Callable[..., httpx.Response], site: MCPSite
-) -> None:
+def test_a_translated_route_is_resolved_per_language(send: Send, site: MCPSite) -> None:
     """``/mcp`` in English is ``/fr/mcp`` in French: once the thread's language is French
     (as a request through ``LocaleMiddleware`` leaves it under WSGI; the native paths run
     no middleware, so they resolve in that language), the path served in English is not
