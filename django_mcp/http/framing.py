@@ -86,8 +86,9 @@ def run_view(view: Callable[..., HttpResponseBase], request: HttpRequest) -> Htt
     subclass behind ``<slug:tenant>/mcp`` reads; in its transactions (:func:`atomic`); an
     ``async def`` view (a subclass's ``async def post``) run to its end
     (``async_to_sync``), where Django refuses ``ATOMIC_REQUESTS``; and what it returned
-    checked as Django checks it (a view that returned None, or a coroutine, raises
-    ``ValueError``, answered as any failure of the view)."""
+    checked and rendered as Django does it (a view that returned None, or a coroutine,
+    raises ``ValueError``, answered as any failure of the view; a template response is
+    rendered, with no ``process_template_response`` hook: no middleware runs here)."""
     match = request.resolver_match
     args, kwargs = (match.args, match.kwargs) if match is not None else ((), {})
     if iscoroutinefunction(view):
@@ -97,6 +98,9 @@ def run_view(view: Callable[..., HttpResponseBase], request: HttpRequest) -> Htt
     else:
         response = atomic(view)(request, *args, **kwargs)
     DJANGO_HANDLER.check_response(response, view)
+    if callable(getattr(response, "render", None)):  # a template response (no middleware)
+        rendered: HttpResponseBase = response.render()  # type: ignore[attr-defined]
+        return rendered
     return response
 
 

@@ -176,8 +176,9 @@ async def on_loop(
 ) -> HttpResponse:
     """An ``async def`` tool's call, dispatched right here with no thread (what
     :meth:`~django_mcp.server.dispatch.MCPServer.runs_on_loop` allows; a streamed reply
-    still goes through the view). The reply is rendered by the view's own ``render``, so a
-    project's ``MCPView`` subclass answers the same on both paths.
+    still goes through the view). Only for a view that is ``MCPView``'s own code
+    (:func:`plain_post`): the instance is made and set up as the view would, and the reply
+    rendered by ``MCPView.render``.
 
     Sync code the tool awaits through ``sync_to_async`` (the async ORM) runs in one thread
     made for this request, as Django's handler gives each request; if one was made, its

@@ -81,19 +81,21 @@ def host_checked_upstream(middleware: Iterable[str]) -> bool:
 
 def _decides_nothing_for_mcp(found: object) -> bool:
     """Whether a middleware class has no hook Django's handler calls between the chain and
-    the view (``process_view``, ``process_exception``), or only Django's own
+    the view (``process_view``, ``process_exception``, ``process_template_response``: an
+    ``MCPView`` subclass may answer a POST with a template response), or only Django's own
     ``CsrfViewMiddleware.process_view``, which returns None for a ``csrf_exempt`` view
-    (``MCPView`` is one) and changes nothing. ``process_template_response`` needs no
-    check: only ``POST`` takes the shortcut, and MCP views answer it with a plain
-    response (a browser's ``GET`` gets a ``TemplateResponse`` page, through Django). A
-    middleware factory that is not a class cannot be read, so it counts as deciding
-    something; nor can hooks an instance sets on itself, which Django would call."""
+    (``MCPView`` is one) and changes nothing. A middleware factory that is not a class
+    cannot be read, so it counts as deciding something; nor can hooks an instance sets on
+    itself, which Django would call."""
     if not isinstance(found, type):
         return False
     view_hook = getattr(found, "process_view", None)
     if view_hook is not None and view_hook is not CsrfViewMiddleware.process_view:
         return False
-    return getattr(found, "process_exception", None) is None
+    return (
+        getattr(found, "process_exception", None) is None
+        and getattr(found, "process_template_response", None) is None
+    )
 
 
 def shortcut_allowed(middleware: Iterable[str], own_class: type) -> bool:
@@ -196,7 +198,9 @@ def serve_route(
     match), ``process_view``, then the view in ``ATOMIC_REQUESTS``' transactions (by
     Django's own ``make_view_atomic``, so that a tool patching it still sees the view),
     an exception from the view offered to ``process_exception``, the response checked
-    as Django checks it (a view that returned None), and any exception left answered by
+    as Django checks it (a view that returned None) and, a template response, rendered
+    (no ``process_template_response`` hook: :func:`shortcut_allowed` saw none), and any
+    exception left answered by
     Django's ``response_for_exception`` (its 400, 403, 404 or 500, reported as Django
     reports them)."""
     request.resolver_match = own = own_copy(match)
@@ -212,6 +216,13 @@ def serve_route(
                 if response is None:
                     raise
         DJANGO_HANDLER.check_response(response, own.func)
+        if callable(getattr(response, "render", None)):  # a template response: no hooks
+            try:
+                response = response.render()  # type: ignore[attr-defined]
+            except Exception as exc:
+                response = process_exception(request, exc)
+                if response is None:
+                    raise
     except Exception as exc:
         return response_for_exception(request, exc)
     return response

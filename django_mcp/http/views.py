@@ -75,14 +75,19 @@ class MCPView(View):
 
     @classmethod
     def _plain_post(cls, initkwargs: dict[str, Any]) -> bool:
-        """Whether ``cls.as_view(**initkwargs)`` answers a POST with MCPView's own steps."""
-        return (
-            set(initkwargs) <= {"site"}
-            and "post" in cls.http_method_names
-            and all(
-                getattr(cls, name) is getattr(MCPView, name)
-                for name in ("setup", "dispatch", "post", "http_method_not_allowed")
-            )
+        """Whether ``cls.as_view(**initkwargs)`` answers a POST with nothing but MCPView's
+        own code: no ``as_view`` argument but the site, and no class of its own above
+        MCPView's (a subclass, a mixin) defining anything but ``site`` and plain dunder
+        data (``__module__``, ``__doc__``...): a method, ``__init__``, ``render``,
+        ``http_method_names``, any of them may change the answer."""
+        if not set(initkwargs) <= {"site"}:
+            return False
+        ours = MCPView.__mro__
+        return all(
+            name == "site" or (name[:2] == name[-2:] == "__" and not callable(value))
+            for klass in cls.__mro__
+            if klass not in ours
+            for name, value in vars(klass).items()
         )
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:

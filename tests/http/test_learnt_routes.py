@@ -189,6 +189,7 @@ def test_the_project_stack_allows_the_shortcut() -> None:
         pytest.param(_stack(f"{__name__}.ViewHook"), id="process_view"),
         pytest.param(_stack(f"{__name__}.OverriddenCsrf"), id="csrf-overridden"),
         pytest.param(_stack(f"{__name__}.ExceptionHook"), id="process_exception"),
+        pytest.param(_stack(f"{__name__}.TemplateHook"), id="process_template_response"),
         pytest.param(_stack("django.contrib.admindocs.middleware.XViewMiddleware"), id="xview"),
         pytest.param(_stack(f"{__name__}._not_mcp"), id="a-factory-function"),
         pytest.param(_stack("no.such.Middleware"), id="unimportable"),
@@ -303,10 +304,22 @@ def test_a_subclass_may_turn_learning_off(site, resolutions, settings) -> None:
     assert resolutions == ["/mcp", "/mcp"]
 
 
-def test_only_a_post_takes_the_shortcut(site, settings) -> None:
-    """A browser's GET is answered with a TemplateResponse page, whose hooks Django runs."""
+def test_only_a_post_takes_the_shortcut(site, settings, resolutions) -> None:
+    """A browser's GET (a TemplateResponse page) is resolved by Django every time."""
+    settings.MIDDLEWARE = PROJECT_STACK
+    client = Client()
+    result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    resolutions.clear()
+    for _ in range(2):
+        page = client.get("/mcp", HTTP_ACCEPT="text/html")
+        assert page.status_code == 200
+    assert resolutions == ["/mcp", "/mcp"]
+
+
+def test_a_template_hook_runs_on_every_page(site, settings) -> None:
+    """A stack with ``process_template_response`` takes no shortcut (an ``MCPView``
+    subclass may answer a POST with a template response): its hook runs on a page."""
     settings.MIDDLEWARE = [*PROJECT_STACK[:-1], f"{__name__}.TemplateHook", MCP]
-    assert shortcut_allowed(settings.MIDDLEWARE, MCPMiddleware)
     client = Client()
     result_of(call_tool(client, "add", {"a": 1, "b": 2}))
     for _ in range(2):

@@ -14,7 +14,10 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connections
 from django.http import HttpRequest, HttpResponseBase
+from django.template import engines
+from django.template.response import SimpleTemplateResponse
 from django.urls import clear_url_caches, include, path
 from django.views.decorators.cache import never_cache
 
@@ -78,10 +81,33 @@ class AsyncPostNotingView(MCPView):
         return response
 
 
+class InitRefusingPost(MCPView):
+    """Its own ``__init__``, which takes POST off the instance's method names."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.http_method_names = ["get"]
+
+
+class TemplatePost(MCPView):
+    """A ``post`` that answers with a template response, which Django renders."""
+
+    def post(self, request: HttpRequest) -> HttpResponseBase:
+        template = engines["django"].from_string("rendered for {{ who }}")
+        return SimpleTemplateResponse(template, {"who": "the client"})
+
+
 class NonePost(MCPView):
     """A ``post`` that returns nothing: Django refuses it (``check_response``)."""
 
     def post(self, request: HttpRequest) -> Any:  # type: ignore[override]
+        return None
+
+
+class NoneRender(MCPView):
+    """A ``render`` that returns nothing, so ``post`` does too."""
+
+    def render(self, reply: Any) -> Any:
         return None
 
 
@@ -149,14 +175,16 @@ class GetOnlyView(MCPView):
     http_method_names = ["get"]  # noqa: RUF012 - as Django's View declares it
 
 
-@pytest.mark.parametrize("where", ["initkwargs", "subclass"])
+@pytest.mark.parametrize("where", ["initkwargs", "subclass", "__init__"])
 def test_method_names_that_refuse_post_are_heeded(send: Send, site: MCPSite, where: str) -> None:
-    """``http_method_names`` without ``post``, given to ``as_view`` or set by a subclass:
-    405 on every path."""
+    """``http_method_names`` without ``post``, given to ``as_view``, set by a subclass or
+    by its ``__init__``: 405 on every path."""
     if where == "initkwargs":
         view = MCPView.as_view(site=site, http_method_names=["get"])
-    else:
+    elif where == "subclass":
         view = GetOnlyView.as_view(site=site)
+    else:
+        view = InitRefusingPost.as_view(site=site)
     test_urls.urlpatterns[:] = [path("mcp", view)]
     clear_url_caches()
     assert send("/mcp", call("async_tenant_of")).status_code == 405
@@ -171,17 +199,50 @@ def test_an_async_post_runs_to_its_end(send: Send, site: MCPSite) -> None:
     assert text_of(send("/acme/mcp", call("tenant_of"))) == "acme"
 
 
+def test_a_template_response_is_rendered(send: Send, site: MCPSite) -> None:
+    """A subclass's template response is rendered, as Django renders it, on every path
+    and on every request (the second takes MCPMiddleware's learnt route under WSGI)."""
+    test_urls.urlpatterns[:] = [path("mcp", TemplatePost.as_view(site=site))]
+    clear_url_caches()
+    for _ in range(2):
+        response = send("/mcp", call("tenant_of"))
+        assert (response.status_code, response.text) == (200, "rendered for the client")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_async_view_in_atomic_requests_is_refused(
+    send: Send, site: MCPSite, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Django refuses ``ATOMIC_REQUESTS`` for an async view (``RuntimeError``) before it
+    runs: its 500 page on its paths, the failure's JSON-RPC answer on the native ones;
+    never the view run outside the transaction the project asked for."""
+    monkeypatch.setitem(connections.settings["default"], "ATOMIC_REQUESTS", True)
+    test_urls.urlpatterns[:] = [
+        path("<routestenant:tenant>/mcp", AsyncPostNotingView.as_view(site=site))
+    ]
+    clear_url_caches()
+    response = send("/acme/mcp", call("tenant_of"))
+    if kind.endswith("native"):
+        assert response.status_code == 200, response.text
+        assert response.json()["error"]["code"] == -32603
+    else:
+        assert response.status_code == 500
+
+
+@pytest.mark.parametrize("view_class", [NonePost, NoneRender], ids=["post", "render"])
+@pytest.mark.parametrize("tool", ["tenant_of", "async_tenant_of"])
 def test_a_view_that_returns_nothing_is_a_failure_answered(
-    send: Send, site: MCPSite, kind: str
+    send: Send, site: MCPSite, kind: str, view_class: type[MCPView], tool: str
 ) -> None:
     """Django refuses a view's None (``ValueError``), never an exception out of the
     application (which would leave the client unanswered and the exchange unrecorded):
     Django's own 500 page on its paths, and on the native ones a failure of the view as
     they answer every one, the admitted request's JSON-RPC internal error (-32603 with
-    HTTP 200; docs/deployment.md, the native paths)."""
-    test_urls.urlpatterns[:] = [path("mcp", NonePost.as_view(site=site))]
+    HTTP 200; docs/deployment.md, the native paths). An ``async def`` tool's call
+    included, which a subclass's own ``render`` keeps off the event loop."""
+    test_urls.urlpatterns[:] = [path("mcp", view_class.as_view(site=site))]
     clear_url_caches()
-    response = send("/mcp", call("tenant_of"))
+    response = send("/mcp", call(tool))
     if kind.endswith("native"):
         assert response.status_code == 200, response.text
         assert response.json()["error"]["code"] == -32603
