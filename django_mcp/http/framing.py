@@ -26,6 +26,7 @@ from django.core import signals
 from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.base import BaseHandler
 from django.db import connections, transaction
+from django.http import HttpResponseBase
 from django.urls import set_urlconf
 from django.utils.log import log_response
 
@@ -88,7 +89,8 @@ def run_view(view: Callable[..., HttpResponseBase], request: HttpRequest) -> Htt
     (``async_to_sync``), where Django refuses ``ATOMIC_REQUESTS``; and what it returned
     checked and rendered as Django does it (a view that returned None, or a coroutine,
     raises ``ValueError``, answered as any failure of the view; a template response is
-    rendered, with no ``process_template_response`` hook: no middleware runs here)."""
+    rendered, with no ``process_template_response`` hook: no middleware runs here, and a
+    rendering that is no response is such a failure too)."""
     match = request.resolver_match
     args, kwargs = (match.args, match.kwargs) if match is not None else ((), {})
     if iscoroutinefunction(view):
@@ -98,8 +100,12 @@ def run_view(view: Callable[..., HttpResponseBase], request: HttpRequest) -> Htt
     else:
         response = atomic(view)(request, *args, **kwargs)
     DJANGO_HANDLER.check_response(response, view)
-    if callable(getattr(response, "render", None)):  # a template response (no middleware)
-        rendered: HttpResponseBase = response.render()  # type: ignore[attr-defined]
+    render = getattr(response, "render", None)
+    if callable(render):  # a template response (no middleware, so no hook)
+        # Awaited when it is a coroutine function, as Django's ASGI handler awaits it.
+        rendered = async_to_sync(render)() if iscoroutinefunction(render) else render()
+        if not isinstance(rendered, HttpResponseBase):
+            raise ValueError(f"The view {view!r} rendered {rendered!r}, not a response.")
         return rendered
     return response
 

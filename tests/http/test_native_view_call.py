@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import httpx
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connections
@@ -56,6 +57,17 @@ def send(kind: str, site: MCPSite) -> Send:
     return sender(kind)
 
 
+def assert_failure_answered(response: httpx.Response, kind: str) -> None:
+    """A failure Django's handler answers with its HTML 500 (outside ``process_exception``),
+    which the native paths answer as they answer every failure of the view: the admitted
+    request's JSON-RPC internal error (-32603 with HTTP 200; docs/deployment.md)."""
+    if kind.endswith("native"):
+        assert response.status_code == 200, response.text
+        assert response.json()["error"]["code"] == -32603
+    else:
+        assert response.status_code == 500
+
+
 class PostNotingView(MCPView):
     """Its own ``post`` (no route values): notes a tenant for the tools."""
 
@@ -95,6 +107,36 @@ class TemplatePost(MCPView):
     def post(self, request: HttpRequest) -> HttpResponseBase:
         template = engines["django"].from_string("rendered for {{ who }}")
         return SimpleTemplateResponse(template, {"who": "the client"})
+
+
+class NoneRenderResponse(SimpleTemplateResponse):
+    """A template response whose ``render`` answers nothing."""
+
+    def render(self) -> Any:  # type: ignore[override]
+        return None
+
+
+class RenderingPost(MCPView):
+    """A ``post`` answering a template response: of ``template``, rendered in sync
+    (``rendered="sync"``), awaited (``"async"``) or to nothing (None)."""
+
+    template = "rendered for {{ who }}"
+    rendered: str | None = "sync"
+
+    def post(self, request: HttpRequest) -> HttpResponseBase:
+        if self.rendered == "async":
+            return AsyncRenderResponse(engines["django"].from_string(self.template), {"who": "it"})
+        if self.rendered is None:
+            return NoneRenderResponse(engines["django"].from_string(self.template), {})
+        return SimpleTemplateResponse(engines["django"].from_string(self.template), {"who": "it"})
+
+
+class AsyncRenderResponse(SimpleTemplateResponse):
+    """A template response whose ``render`` is a coroutine function (Django's ASGI
+    handler awaits it)."""
+
+    async def render(self) -> Any:  # type: ignore[override]
+        return super().render()
 
 
 class NonePost(MCPView):
@@ -222,11 +264,44 @@ def test_an_async_view_in_atomic_requests_is_refused(
     ]
     clear_url_caches()
     response = send("/acme/mcp", call("tenant_of"))
-    if kind.endswith("native"):
+    assert_failure_answered(response, kind)
+
+
+def test_a_template_that_fails_to_render_is_answered_alike(send: Send, site: MCPSite) -> None:
+    """A rendering that raises (a ``{% url %}`` to no route) is offered to the view's
+    ``process_exception`` as Django offers it, on every path and request: the admitted
+    request's -32603 (HTTP 200), the second request too (MCPMiddleware's learnt route)."""
+    view = RenderingPost.as_view(site=site, template="{% url 'no-such-route' %}")
+    test_urls.urlpatterns[:] = [path("mcp", view)]
+    clear_url_caches()
+    for _ in range(2):
+        response = send("/mcp", call("tenant_of"))
         assert response.status_code == 200, response.text
         assert response.json()["error"]["code"] == -32603
-    else:
-        assert response.status_code == 500
+
+
+def test_an_async_render_is_awaited(send: Send, site: MCPSite, kind: str) -> None:
+    """A template response whose ``render`` is a coroutine function is awaited, as
+    Django's ASGI handler awaits it (its WSGI handler does not: not compared there)."""
+    if kind == "wsgi django":
+        pytest.skip("Django's WSGI handler calls render() without awaiting it")
+    view = RenderingPost.as_view(site=site, rendered="async")
+    test_urls.urlpatterns[:] = [path("mcp", view)]
+    clear_url_caches()
+    response = send("/mcp", call("tenant_of"))
+    assert (response.status_code, response.text) == (200, "rendered for it")
+
+
+def test_a_rendering_that_is_no_response_is_a_failure_answered(
+    send: Send, site: MCPSite, kind: str
+) -> None:
+    """A ``render()`` that returns None: Django's 500 on its paths, the failure's
+    JSON-RPC answer on the native ones, never an exception out of the application."""
+    view = RenderingPost.as_view(site=site, rendered=None)
+    test_urls.urlpatterns[:] = [path("mcp", view)]
+    clear_url_caches()
+    response = send("/mcp", call("tenant_of"))
+    assert_failure_answered(response, kind)
 
 
 @pytest.mark.parametrize("view_class", [NonePost, NoneRender], ids=["post", "render"])
@@ -243,11 +318,7 @@ def test_a_view_that_returns_nothing_is_a_failure_answered(
     test_urls.urlpatterns[:] = [path("mcp", view_class.as_view(site=site))]
     clear_url_caches()
     response = send("/mcp", call(tool))
-    if kind.endswith("native"):
-        assert response.status_code == 200, response.text
-        assert response.json()["error"]["code"] == -32603
-    else:
-        assert response.status_code == 500
+    assert_failure_answered(response, kind)
 
 
 def test_a_plain_view_given_values_fails_alike(send: Send, site: MCPSite) -> None:
