@@ -54,7 +54,10 @@ def authentication_classes() -> list[type[Any]]:
     if configured is None:
         from rest_framework.settings import api_settings
 
-        classes: list[type[Any]] = list(api_settings.DEFAULT_AUTHENTICATION_CLASSES)  # type: ignore[arg-type]
+        # Typed as Any: djangorestframework-stubs before 3.18.2 declare this setting in a
+        # way list() refuses, later ones accept it: mypy passes with either.
+        configured_defaults: Any = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+        classes: list[type[Any]] = list(configured_defaults)
         return classes
     return [import_string(path) if isinstance(path, str) else path for path in configured]
 
