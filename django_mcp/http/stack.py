@@ -42,7 +42,6 @@ from django_mcp.http.routes import captures_values, own_copy
 #: of translated routes; a loose ``re_path`` could make any client's path one more.
 ROUTES_LEARNT: Final = 64
 
-
 ProcessView = Callable[
     [HttpRequest, Callable[..., Any], tuple[Any, ...], dict[str, Any]], HttpResponseBase | None
 ]
@@ -198,11 +197,11 @@ def serve_route(
     match), ``process_view``, then the view in ``ATOMIC_REQUESTS``' transactions (by
     Django's own ``make_view_atomic``, so that a tool patching it still sees the view),
     an exception from the view offered to ``process_exception``, the response checked
-    as Django checks it (a view that returned None) and, a template response, rendered
-    (no ``process_template_response`` hook: :func:`shortcut_allowed` saw none), and any
-    exception left answered by
-    Django's ``response_for_exception`` (its 400, 403, 404 or 500, reported as Django
-    reports them)."""
+    as Django checks it (a view that returned None), a template response rendered (no
+    ``process_template_response`` hook: :func:`shortcut_allowed` saw none, and a
+    rendering's exception is offered to ``process_exception``), and any exception left
+    answered by Django's ``response_for_exception`` (its 400, 403, 404 or 500, reported
+    as Django reports them)."""
     request.resolver_match = own = own_copy(match)
     try:
         response = process_view(request, own.func, own.args, own.kwargs)
