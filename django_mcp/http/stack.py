@@ -32,10 +32,9 @@ from django.middleware.common import CommonMiddleware
 from django.middleware.csrf import CsrfViewMiddleware
 from django.urls import ResolverMatch, get_resolver
 from django.utils.module_loading import import_string
-from django.utils.translation import get_language
 
 from django_mcp.http.framing import DJANGO_HANDLER
-from django_mcp.http.routes import captures_values, own_copy
+from django_mcp.http.routes import captures_values, own_copy, route_language
 
 #: At most this many paths are learnt per middleware (then it starts again): an endpoint
 #: is usually reachable at two (with and without its trailing slash), times the languages
@@ -128,7 +127,8 @@ class LearntRoutes:
 
     Learnt from Django's own resolution (the ``resolver_match`` of a request the handler
     served), so a path of the project's other views costs one dict lookup that misses.
-    Keyed by path and active language (translated routes resolve per language). Forgotten
+    Keyed by path, and by active language where the URLconf has translated routes
+    (:func:`~django_mcp.http.routes.route_language`), which resolve per language. Forgotten
     when the URLconf changes (``ROOT_URLCONF`` overridden, ``clear_url_caches()``:
     :func:`~django.urls.get_resolver` returns another resolver); a URLconf's
     ``urlpatterns`` edited in place without ``clear_url_caches()`` is not seen (set
@@ -147,10 +147,11 @@ class LearntRoutes:
         """The learnt match of ``request``'s path, or None (Django's handler resolves it)."""
         if request.method != "POST":  # a browser's GET is answered with a TemplateResponse
             return None
-        entry = self._routes.get((request.path_info, get_language()))
+        resolver = get_resolver()
+        entry = self._routes.get((request.path_info, route_language(resolver)))
         if entry is None or hasattr(request, "urlconf"):
             return None
-        if entry[0] is not get_resolver():  # the URLconf changed: learn again
+        if entry[0] is not resolver:  # the URLconf changed: learn again
             self._routes.clear()
             return None
         return entry[1]
@@ -169,8 +170,8 @@ class LearntRoutes:
             or not learnable(match)
         ):
             return
-        key = (request.path_info, get_language())
         resolver = get_resolver()
+        key = (request.path_info, route_language(resolver))
         known = self._routes.get(key)
         if known is not None and known[0] is resolver:
             return
