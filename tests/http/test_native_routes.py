@@ -172,11 +172,19 @@ def test_an_answer_resolved_before_the_urlconf_changed_is_never_served(
     assert routes.mcp_match_at("/mcp") is None
 
 
-def test_a_translated_route_is_resolved_per_language(send: Send, site: MCPSite) -> None:
+@pytest.mark.parametrize("plain_first", [False, True], ids=["translated", "plain then translated"])
+def test_a_translated_route_is_resolved_per_language(
+    send: Send, site: MCPSite, plain_first: bool
+) -> None:
     """``/mcp`` in English is ``/fr/mcp`` in French: once the thread's language is French
     (as a request through ``LocaleMiddleware`` leaves it under WSGI; the native paths run
     no middleware, so they resolve in that language), the path served in English is not
-    the endpoint (Django's 404), on every path."""
+    the endpoint (Django's 404), on every path. Also when a plain URLconf was served
+    first: what was read of it (its routes are the same in every language, so answers
+    were kept by path alone: ``routes.route_language``) is not taken for the next one."""
+    if plain_first:
+        clear_url_caches()
+        assert structured(send("/mcp", call("add", a=1, b=2))) == 3
     test_urls.urlpatterns[:] = i18n_patterns(path("mcp", site.urls), prefix_default_language=False)
     clear_url_caches()
     assert structured(send("/mcp", call("add", a=1, b=2))) == 3

@@ -1,7 +1,7 @@
 """The route memories (``django_mcp.http.routes``, and ``MCPMiddleware``'s learnt routes in
 ``django_mcp.http.stack``) read the active language only for a URLconf whose routes vary
-by language (``routes.route_language``), and still answer as Django does when the
-URLconf changes from one kind to the other.
+by language (``routes.route_language``); tests/http/test_native_routes.py has a plain
+URLconf replaced by a translated one.
 
 Served through the four ways a project serves MCP (tests/http/four_paths.py), each
 expected to answer alike (basic/transports/streamable-http.mdx, "Sending Messages to the
@@ -18,7 +18,6 @@ import pytest
 from django.conf.urls.i18n import i18n_patterns
 from django.urls import URLPattern, clear_url_caches, get_resolver, include, path, re_path
 from django.urls.resolvers import RoutePattern
-from django.utils import translation
 from django.utils.translation import gettext_lazy
 
 from django_mcp.http import routes
@@ -135,23 +134,3 @@ def test_a_plain_urlconf_is_served_without_reading_the_language(
     for _ in range(3):
         assert structured(send("/mcp", call("add", a=1, b=2))) == 3
     assert language_reads == []
-
-
-def test_a_urlconf_made_translated_is_resolved_per_language(
-    send: Send, site: MCPSite, language_reads: list[str | None]
-) -> None:
-    """What was read of the plain URLconf served first is not taken for the translated
-    one that replaces it: in French, ``/mcp`` is no longer the endpoint (Django's 404)
-    and ``/fr/mcp`` is, on every path."""
-    clear_url_caches()
-    assert structured(send("/mcp", call("add", a=1, b=2))) == 3
-    test_urls.urlpatterns[:] = _urlconf("i18n_patterns", site)
-    clear_url_caches()
-    assert structured(send("/mcp", call("add", a=1, b=2))) == 3
-    translation.activate("fr")
-    try:
-        assert send("/mcp", call("add", a=1, b=2)).status_code == 404
-        assert structured(send("/fr/mcp", call("add", a=1, b=2))) == 3
-    finally:
-        translation.deactivate()
-    assert "fr" in language_reads
