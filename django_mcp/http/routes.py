@@ -31,15 +31,13 @@ What is remembered must be what Django would answer next time, so the memory kee
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TypeAlias
+
 from django.urls import ResolverMatch, URLPattern, URLResolver, get_resolver
 from django.urls.resolvers import RegexPattern, RoutePattern
 from django.utils.translation import get_language
 
-#: Paths already resolved: (path, language) -> (the resolver that resolved it, the match
-#: of the MCP view it routes to, or None for another view's). Each entry keeps its
-#: resolver, so an answer made before a URLconf change is never taken after it, whatever
-#: the order in which two threads resolve, store and look up.
-_routes: dict[tuple[str, str | None], tuple[object, ResolverMatch | None]] = {}
 #: At most this many (path, language) answers are remembered (then it starts again).
 ROUTES_CACHED = 1024
 #: The resolver :func:`route_language` read last, and whether its URLconf's routes vary
@@ -129,6 +127,54 @@ def own_copy(match: ResolverMatch) -> ResolverMatch:
     return own
 
 
+Entry: TypeAlias = tuple[object, ResolverMatch | None]
+
+
+class RouteTable:
+    """Answers of Django's resolver kept per path, and per active language where the
+    URLconf's routes vary by it (:func:`route_language`), each with the resolver that made
+    it (an ``Entry``: the resolver, the match), at most ``limit`` of them (then it starts
+    again). Both memories keep theirs in one: this module's, for the native paths, and
+    the routes ``MCPMiddleware`` learns (:class:`~django_mcp.http.stack.LearntRoutes`).
+
+    An answer is taken only with the resolver that made it, so one made before a URLconf
+    change (``ROOT_URLCONF`` overridden, ``clear_url_caches()``: Django's
+    ``get_resolver()`` returns another resolver) is never taken after it, whatever the
+    order in which two threads resolve, keep and look up; the first stale answer found
+    empties the table, as every other one is stale too."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._answers: dict[tuple[str, str | None], Entry] = {}
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __iter__(self) -> Iterator[tuple[str, str | None]]:
+        """The keys kept: (path, language or None)."""
+        return iter(list(self._answers))
+
+    def entry(self, path: str, resolver: object) -> Entry | None:
+        """What is kept for ``path`` under ``resolver``, or None."""
+        known = self._answers.get((path, route_language(resolver)))
+        if known is None or known[0] is resolver:
+            return known
+        self._answers.clear()  # the URLconf changed: every answer is stale
+        return None
+
+    def keep(self, path: str, resolver: object, match: ResolverMatch | None) -> None:
+        """Keep ``match`` (None: not a view of the table's kind) for ``path``, as made by
+        ``resolver``."""
+        if len(self._answers) >= self.limit:
+            self._answers.clear()
+        self._answers[(path, route_language(resolver))] = (resolver, match)
+
+
+#: Paths already resolved, with the match of the MCP view each routes to, or None for
+#: another view's.
+_routes = RouteTable(ROUTES_CACHED)
+
+
 def mcp_match_at(path: str) -> ResolverMatch | None:
     """How ``path`` resolves (as Django will resolve it, in the active language) when it
     routes to an MCP view, as a match of the caller's own, or None. The memory forgets
@@ -150,12 +196,9 @@ def _resolved(path: str) -> tuple[ResolverMatch | None, bool]:
     """The MCP view's match at ``path`` or None, and whether it is the remembered one
     (shared: copy it before handing it to a request)."""
     resolver = get_resolver()
-    key = (path, route_language(resolver))
-    known = _routes.get(key)
+    known = _routes.entry(path, resolver)
     if known is not None:
-        if known[0] is resolver:
-            return known[1], True
-        _routes.clear()  # the URLconf changed: every answer is stale
+        return known[1], True
     try:
         match = resolver.resolve(path)
     except Exception:  # Resolver404, or a converter's own error: Django's handler answers
@@ -163,7 +206,5 @@ def _resolved(path: str) -> tuple[ResolverMatch | None, bool]:
     found = match if getattr(match.func, "mcp_server", None) is not None else None
     if captures_values(match):
         return found, False  # resolved again next time: see the module's docstring
-    if len(_routes) >= ROUTES_CACHED:
-        _routes.clear()
-    _routes[key] = (resolver, found)
+    _routes.keep(path, resolver, found)
     return found, True

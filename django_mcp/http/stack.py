@@ -34,7 +34,7 @@ from django.urls import ResolverMatch, get_resolver
 from django.utils.module_loading import import_string
 
 from django_mcp.http.framing import DJANGO_HANDLER
-from django_mcp.http.routes import captures_values, own_copy, route_language
+from django_mcp.http.routes import RouteTable, captures_values, own_copy
 
 #: At most this many paths are learnt per middleware (then it starts again): an endpoint
 #: is usually reachable at two (with and without its trailing slash), times the languages
@@ -134,27 +134,22 @@ class LearntRoutes:
     ``urlpatterns`` edited in place without ``clear_url_caches()`` is not seen (set
     ``MCPMiddleware.learns_routes = False`` in a subclass for that). Not used for a
     request with its own URLconf (``request.urlconf``, set by a middleware such as
-    django-hosts): its path may route elsewhere.
+    django-hosts): its path may route elsewhere. The table is a
+    :class:`~django_mcp.http.routes.RouteTable`, as the native paths' memory is.
     """
 
     def __init__(self) -> None:
-        #: (path, language) -> (the resolver that made the match, the match). Each entry
-        #: keeps its resolver, so a match made before a URLconf change is never taken
-        #: after it, whatever the order in which two threads learn and look up.
-        self._routes: dict[tuple[str, str | None], tuple[object, ResolverMatch]] = {}
+        #: Only matches of :func:`learnable` views are kept.
+        self.table = RouteTable(ROUTES_LEARNT)
 
     def match(self, request: HttpRequest) -> ResolverMatch | None:
         """The learnt match of ``request``'s path, or None (Django's handler resolves it)."""
         if request.method != "POST":  # a browser's GET is answered with a TemplateResponse
             return None
-        resolver = get_resolver()
-        entry = self._routes.get((request.path_info, route_language(resolver)))
-        if entry is None or hasattr(request, "urlconf"):
+        known = self.table.entry(request.path_info, get_resolver())
+        if known is None or hasattr(request, "urlconf"):
             return None
-        if entry[0] is not resolver:  # the URLconf changed: learn again
-            self._routes.clear()
-            return None
-        return entry[1]
+        return known[1]
 
     def learn(self, request: HttpRequest) -> None:
         """Remember how Django routed ``request``, if to a :func:`learnable` MCP view.
@@ -171,9 +166,7 @@ class LearntRoutes:
         ):
             return
         resolver = get_resolver()
-        key = (request.path_info, route_language(resolver))
-        known = self._routes.get(key)
-        if known is not None and known[0] is resolver:
+        if self.table.entry(request.path_info, resolver) is not None:
             return
         try:
             again = resolver.resolve(request.path_info)
@@ -181,9 +174,7 @@ class LearntRoutes:
             return
         if not learnable(again):  # the URLconf now routes it elsewhere
             return
-        if len(self._routes) >= ROUTES_LEARNT:
-            self._routes.clear()
-        self._routes[key] = (resolver, again)
+        self.table.keep(request.path_info, resolver, again)
 
 
 def serve_route(

@@ -291,7 +291,7 @@ def test_learning_starts_again_at_its_bound(site, rf) -> None:
         request = rf.post(f"/mcp{number}")
         request.resolver_match = resolve(f"/mcp{number}")
         routes.learn(request)
-    assert len(routes._routes) == 6
+    assert len(routes.table) == 6
     assert routes.match(rf.post(f"/mcp{ROUTES_LEARNT + 5}")) is not None
     assert routes.match(rf.post("/mcp0")) is None
 
