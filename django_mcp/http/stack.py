@@ -127,8 +127,8 @@ class LearntRoutes:
 
     Learnt from Django's own resolution (the ``resolver_match`` of a request the handler
     served), so a path of the project's other views costs one dict lookup that misses.
-    Keyed by path, and by active language where the URLconf has translated routes
-    (:func:`~django_mcp.http.routes.route_language`), which resolve per language. Forgotten
+    Keyed by path, and by active language where the URLconf may route a path by language
+    (:func:`~django_mcp.http.routes.route_language`). Forgotten
     when the URLconf changes (``ROOT_URLCONF`` overridden, ``clear_url_caches()``:
     :func:`~django.urls.get_resolver` returns another resolver); a URLconf's
     ``urlpatterns`` edited in place without ``clear_url_caches()`` is not seen (set

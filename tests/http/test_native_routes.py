@@ -139,6 +139,18 @@ def test_no_path_with_captured_values_is_kept(site: MCPSite, layout: str) -> Non
     assert [path for path, _language in routes._routes] == ["/mcp"]
 
 
+def test_the_first_answer_after_a_urlconf_change_empties_the_memory(site: MCPSite) -> None:
+    """No answer of an old URLconf lingers under a key no request asks for any more
+    (here with the language, which the new URLconf does not route by)."""
+    test_urls.urlpatterns[:] = i18n_patterns(path("mcp", site.urls), prefix_default_language=False)
+    clear_url_caches()
+    assert routes.mcp_match_at("/mcp") is not None
+    test_urls.urlpatterns[:] = [path("mcp", site.urls)]
+    clear_url_caches()
+    assert routes.mcp_match_at("/mcp") is not None
+    assert list(routes._routes) == [("/mcp", None)]
+
+
 def test_an_answer_resolved_before_the_urlconf_changed_is_never_served(
     site: MCPSite, settings: Any
 ) -> None:

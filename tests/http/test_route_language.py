@@ -11,14 +11,25 @@ is Django's 404).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
 from django.conf.urls.i18n import i18n_patterns
-from django.urls import URLPattern, clear_url_caches, get_resolver, include, path, re_path
+from django.http import HttpRequest, HttpResponse
+from django.urls import (
+    URLPattern,
+    clear_url_caches,
+    get_resolver,
+    include,
+    path,
+    re_path,
+    register_converter,
+)
 from django.urls.resolvers import RoutePattern
+from django.utils import translation
 from django.utils.translation import gettext_lazy
+from django.views.decorators.csrf import csrf_exempt
 
 from django_mcp.http import routes
 from django_mcp.sites import MCPSite
@@ -31,6 +42,35 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("keep_the_test_data
 #: What an ``include()`` of this module routes: itself, again (a URLconf that includes
 #: itself must not make the walk loop).
 urlpatterns: list[Any] = []
+
+
+class SectionConverter:
+    """A converter of a project's own that reads the active language: a section's slug
+    exists in one language only (``rubrique`` in French, ``section`` in English)."""
+
+    regex = "[a-z]+"
+    SLUGS: ClassVar[dict[str, str]] = {"fr": "rubrique", "en": "section"}
+
+    def to_python(self, value: str) -> str:
+        if value != self.SLUGS.get((translation.get_language() or "en")[:2]):
+            raise ValueError(value)
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(SectionConverter, "languagesection")
+
+
+@csrf_exempt
+def section_page(request: HttpRequest, section: str) -> HttpResponse:
+    """Not an MCP endpoint: a page of the project's own, answered with 418 to be told apart."""
+    return HttpResponse(section, status=418)
+
+
+class OwnList(list[Any]):
+    """A ``urlpatterns`` container of a project's own: Django iterates it per resolve."""
 
 
 class OwnPattern(RoutePattern):
@@ -90,6 +130,15 @@ def _urlconf(layout: str, site: MCPSite) -> list[Any]:
         "pattern class of its own": [*plain, URLPattern(OwnPattern("own"), site.urls)],
         "URL class of its own": [*plain, OwnURLPattern(RoutePattern("own"), site.urls)],
         "includes itself": [*plain, path("again/", include("tests.http.test_route_language"))],
+        "Django's converters": [
+            *plain,
+            path("<int:n>/<slug:s>/<uuid:u>/<str:t>/<path:p>", site.urls),
+        ],
+        "converter of its own": [path("<languagesection:section>/mcp", section_page), *plain],
+        "urlpatterns container of its own": [
+            *plain,
+            path("own/", include(OwnList([path("mcp", site.urls)]))),
+        ],
     }
     return layouts[layout]
 
@@ -100,12 +149,15 @@ def _urlconf(layout: str, site: MCPSite) -> list[Any]:
         ("plain", False),
         ("plain, included twice deep", False),
         ("includes itself", False),
+        ("Django's converters", False),
         ("i18n_patterns", True),
         ("translated route", True),
         ("translated regex", True),
         ("translated route, included twice deep", True),
         ("pattern class of its own", True),
         ("URL class of its own", True),
+        ("converter of its own", True),
+        ("urlpatterns container of its own", True),
     ],
 )
 def test_only_a_urlconf_of_plain_django_patterns_is_read_as_fixed(
@@ -134,3 +186,23 @@ def test_a_plain_urlconf_is_served_without_reading_the_language(
     for _ in range(3):
         assert structured(send("/mcp", call("add", a=1, b=2))) == 3
     assert language_reads == []
+
+
+def test_a_route_whose_converter_reads_the_language_is_heard_in_each_language(
+    send: Send, site: MCPSite
+) -> None:
+    """``/rubrique/mcp`` is the endpoint in English, but in French a route listed before
+    it takes the path (its converter accepts ``rubrique`` in French only): every path
+    answers as Django routes, in each language."""
+    test_urls.urlpatterns[:] = [
+        path("<languagesection:section>/mcp", section_page),
+        path("rubrique/mcp", site.urls),
+    ]
+    clear_url_caches()
+    assert structured(send("/rubrique/mcp", call("add", a=1, b=2))) == 3
+    translation.activate("fr")
+    try:
+        assert send("/rubrique/mcp", call("add", a=1, b=2)).status_code == 418
+    finally:
+        translation.deactivate()
+    assert structured(send("/rubrique/mcp", call("add", a=1, b=2))) == 3
