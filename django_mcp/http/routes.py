@@ -16,10 +16,12 @@ What is remembered must be what Django would answer next time, so the memory kee
   native paths run no ``LocaleMiddleware``, so a translated MCP route is not supported
   there (docs/deployment.md); the key only ensures that an answer made in one language is
   never served in another;
-- only answers made without captured values (:func:`captures_values`, an ``include()``'s
-  prefix included): a path converter's ``to_python`` may answer differently next time (a
-  tenant closed, a row gone), and with captured values any client could fill the memory
-  with paths of its own; such a path is resolved on every request;
+- only answers that no path converter decided (:func:`resolved_anew_each_time`): made
+  without captured values (:func:`captures_values`, an ``include()``'s prefix included),
+  and with no converter of the project's own on a route tried before, since a
+  converter's ``to_python`` may answer differently next time (a tenant closed or opened,
+  a row gone), and with captured values any client could fill the memory with paths of
+  its own; such a path is resolved on every request;
 - each answer with the resolver that made it, so that one resolved before a URLconf
   change, stored after it by a slower thread, is never served;
 - the match itself, never handed out: each request gets a copy with its own lists and
@@ -31,14 +33,17 @@ What is remembered must be what Django would answer next time, so the memory kee
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Final, TypeAlias
 
 from django.urls import ResolverMatch, URLPattern, URLResolver, get_resolver
 from django.urls.converters import DEFAULT_CONVERTERS
-from django.urls.resolvers import RegexPattern, RoutePattern
+from django.urls.resolvers import LocalePrefixPattern, RegexPattern, RoutePattern
 from django.utils.translation import get_language
 
+#: An answer kept: the resolver that made it, and the match (None: another kind of view).
+Entry: TypeAlias = tuple[object, ResolverMatch | None]
 #: At most this many (path, language) answers are remembered (then it starts again).
 ROUTES_CACHED = 1024
 #: Django's own path converters (``int``, ``path``, ``slug``, ``str``, ``uuid``), whose
@@ -76,8 +81,9 @@ def varies_by_language(resolver: object) -> bool:
     language, and refuse a value in one language only, so an earlier route takes the path
     in another), a pattern or URL class or ``urlpatterns`` container of the project's own
     (which may read the language as it likes), and a URLconf that cannot be read. Only a
-    fixed URLconf may share one answer between languages. Walked once per resolver
-    (:func:`route_language`); 20,000 patterns took about 11 ms."""
+    fixed URLconf may share one answer between languages. Walked when
+    :func:`route_language` meets another resolver than the last (it keeps one answer);
+    20,000 patterns took about 11 ms."""
     pending: list[object] = [resolver]
     walked: set[int] = set()  # a URLconf that includes itself is walked once
     try:
@@ -106,9 +112,8 @@ def _fixed(pattern: object) -> bool:
     ``str``, which Django itself compiles once for all languages
     (``LocaleRegexDescriptor``)."""
     if type(pattern) is RoutePattern:
-        return isinstance(getattr(pattern, "_route", None), str) and all(  # private to Django
-            type(converter) in DJANGO_CONVERTERS for converter in pattern.converters.values()
-        )
+        route = getattr(pattern, "_route", None)  # private to Django
+        return isinstance(route, str) and _django_converters_only(pattern)
     if type(pattern) is RegexPattern:
         return isinstance(getattr(pattern, "_regex", None), str)
     return False
@@ -122,6 +127,45 @@ def captures_values(match: ResolverMatch) -> bool:
     prefix's values in ``kwargs`` only, and a value the URLconf's extra keywords replace
     was still converted)."""
     return bool(match.args) or "<" in (match.route or "")
+
+
+def resolved_anew_each_time(match: ResolverMatch) -> bool:
+    """Whether ``match`` must never be remembered, as something besides the path (and
+    the language) decided it and may decide otherwise next time: it was made with
+    captured values (:func:`captures_values`), or a route tried before it may have
+    refused the path this time and take it next time: one with a converter of the
+    project's own (a closed tenant's ``<tenant>/mcp`` before the endpoint's ``acme/mcp``:
+    its ``to_python`` accepts the path once the tenant opens), or of a pattern or URL
+    class of the project's own. Django's own converters refuse nothing their regular
+    expression accepts. A ``tried`` that is not Django's (code may change a request's
+    match) cannot tell, so it is resolved anew too."""
+    if captures_values(match):
+        return True
+    tried = match.tried
+    if type(tried) is not list:
+        return True
+    for chain in tried:
+        if type(chain) is not list:
+            return True
+        for entry in chain:
+            if type(entry) is not URLPattern and type(entry) is not URLResolver:
+                return True
+            if not _decided_by_path(entry.pattern):
+                return True
+    return False
+
+
+def _decided_by_path(pattern: object) -> bool:
+    """Whether ``pattern`` matches or refuses a path by the path alone (and the active
+    language, which the key holds where it matters): Django's own patterns, with Django's
+    own converters."""
+    if type(pattern) is RoutePattern:
+        return _django_converters_only(pattern)
+    return type(pattern) is RegexPattern or type(pattern) is LocalePrefixPattern
+
+
+def _django_converters_only(pattern: RoutePattern) -> bool:
+    return all(type(converter) in DJANGO_CONVERTERS for converter in pattern.converters.values())
 
 
 def own_copy(match: ResolverMatch) -> ResolverMatch:
@@ -142,9 +186,6 @@ def own_copy(match: ResolverMatch) -> ResolverMatch:
     return own
 
 
-Entry: TypeAlias = tuple[object, ResolverMatch | None]
-
-
 class RouteTable:
     """Answers of Django's resolver kept per path, and per active language where the
     URLconf's routes vary by it (:func:`route_language`), each with the resolver that made
@@ -155,14 +196,17 @@ class RouteTable:
     An answer is taken only with the resolver that made it, so one made before a URLconf
     change (``ROOT_URLCONF`` overridden, ``clear_url_caches()``: Django's
     ``get_resolver()`` returns another resolver) is never taken after it, whatever the
-    order in which two threads resolve, keep and look up; the first answer kept with
-    another resolver than the last one empties the table, as every answer in it is stale
-    (some under keys no request asks for any more: another language, or none)."""
+    order in which two threads resolve, keep and look up. The table holds the answers of
+    one resolver (kept under a lock: checking whose answers it holds and keeping one are
+    one step), so an answer kept with another resolver, or an old answer found by a
+    lookup, empties it: no old answer lingers under a key no request asks for any more
+    (another language, or none), keeping the old URLconf alive."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._answers: dict[tuple[str, str | None], Entry] = {}
-        self._resolver: object = None  # that of the answers kept last
+        self._resolver: object = None  # that of every answer in the table
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -174,15 +218,23 @@ class RouteTable:
     def entry(self, path: str, resolver: object) -> Entry | None:
         """What is kept for ``path`` under ``resolver``, or None."""
         known = self._answers.get((path, route_language(resolver)))
-        return known if known is not None and known[0] is resolver else None
+        if known is None or known[0] is resolver:
+            return known
+        with self._lock:  # the URLconf changed: every answer is old
+            if self._resolver is known[0]:
+                self._answers.clear()
+                self._resolver = None
+        return None
 
     def keep(self, path: str, resolver: object, match: ResolverMatch | None) -> None:
         """Keep ``match`` (None: not a view of the table's kind) for ``path``, as made by
         ``resolver``."""
-        if resolver is not self._resolver or len(self._answers) >= self.limit:
-            self._answers.clear()
-            self._resolver = resolver
-        self._answers[(path, route_language(resolver))] = (resolver, match)
+        key = (path, route_language(resolver))
+        with self._lock:
+            if resolver is not self._resolver or len(self._answers) >= self.limit:
+                self._answers.clear()
+                self._resolver = resolver
+            self._answers[key] = (resolver, match)
 
 
 #: Paths already resolved, with the match of the MCP view each routes to, or None for
@@ -193,8 +245,8 @@ _routes = RouteTable(ROUTES_CACHED)
 def mcp_match_at(path: str) -> ResolverMatch | None:
     """How ``path`` resolves (as Django will resolve it, in the active language) when it
     routes to an MCP view, as a match of the caller's own, or None. The memory forgets
-    everything when the URLconf changes (``ROOT_URLCONF`` overridden,
-    ``clear_url_caches()``) and when it holds :data:`ROUTES_CACHED` answers.
+    everything at its first lookup after the URLconf changes (``ROOT_URLCONF``
+    overridden, ``clear_url_caches()``) and when it holds :data:`ROUTES_CACHED` answers.
 
     Any failure to resolve (no route, or a path converter that raises) is "not an MCP
     view", left to Django's handler to answer as it answers it, and not remembered."""
@@ -219,7 +271,7 @@ def _resolved(path: str) -> tuple[ResolverMatch | None, bool]:
     except Exception:  # Resolver404, or a converter's own error: Django's handler answers
         return None, False
     found = match if getattr(match.func, "mcp_server", None) is not None else None
-    if captures_values(match):
-        return found, False  # resolved again next time: see the module's docstring
+    if resolved_anew_each_time(match):
+        return found, False  # see the module's docstring
     _routes.keep(path, resolver, found)
     return found, True

@@ -34,7 +34,7 @@ from django.urls import ResolverMatch, get_resolver
 from django.utils.module_loading import import_string
 
 from django_mcp.http.framing import DJANGO_HANDLER
-from django_mcp.http.routes import RouteTable, captures_values, own_copy
+from django_mcp.http.routes import RouteTable, own_copy, resolved_anew_each_time
 
 #: At most this many paths are learnt per middleware (then it starts again): an endpoint
 #: is usually reachable at two (with and without its trailing slash), times the languages
@@ -110,15 +110,17 @@ def shortcut_allowed(middleware: Iterable[str], own_class: type) -> bool:
 def learnable(match: ResolverMatch) -> bool:
     """Whether a match may be served again without resolving its path: a sync MCP view
     that is CSRF-exempt (so that ``CsrfViewMiddleware.process_view`` decides nothing; a
-    subclass may have undone the exemption), reached without captured values (a path
-    converter's ``to_python`` may answer differently next time: a tenant closed, a row
-    gone; and with captured values any client could fill the table)."""
+    subclass may have undone the exemption), reached with no path converter deciding it
+    (:func:`~django_mcp.http.routes.resolved_anew_each_time`: no captured values, no
+    converter of the project's own on a route tried before; a converter's ``to_python``
+    may answer differently next time, a tenant closed or opened, a row gone; and with
+    captured values any client could fill the table)."""
     func = match.func
     return (
         getattr(func, "mcp_server", None) is not None
         and getattr(func, "csrf_exempt", False) is True
         and not iscoroutinefunction(func)
-        and not captures_values(match)
+        and not resolved_anew_each_time(match)
     )
 
 
@@ -128,8 +130,8 @@ class LearntRoutes:
     Learnt from Django's own resolution (the ``resolver_match`` of a request the handler
     served), so a path of the project's other views costs one dict lookup that misses.
     Keyed by path, and by active language where the URLconf may route a path by language
-    (:func:`~django_mcp.http.routes.route_language`). Forgotten
-    when the URLconf changes (``ROOT_URLCONF`` overridden, ``clear_url_caches()``:
+    (:func:`~django_mcp.http.routes.route_language`). Forgotten at the first lookup
+    after the URLconf changes (``ROOT_URLCONF`` overridden, ``clear_url_caches()``:
     :func:`~django.urls.get_resolver` returns another resolver); a URLconf's
     ``urlpatterns`` edited in place without ``clear_url_caches()`` is not seen (set
     ``MCPMiddleware.learns_routes = False`` in a subclass for that). Not used for a

@@ -7,8 +7,11 @@ second registration)."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponseBase
+import json
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.urls import register_converter
+from django.views.decorators.csrf import csrf_exempt
 
 from django_mcp.http.views import MCPView
 
@@ -48,3 +51,10 @@ class TenantNotingView(MCPView):
     def post(self, request: HttpRequest, tenant: str) -> HttpResponseBase:  # type: ignore[override]
         request.tenant = tenant  # type: ignore[attr-defined]
         return super().post(request)
+
+
+@csrf_exempt
+def tenant_page(request: HttpRequest, tenant: str) -> HttpResponse:
+    """A page per tenant that is no MCP endpoint (its 418 tells it apart), which reads
+    the whole body it was sent: the method of the JSON-RPC message it holds."""
+    return HttpResponse(json.loads(request.body)["method"], status=418)

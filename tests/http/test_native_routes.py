@@ -33,7 +33,7 @@ from django_mcp.sites import MCPSite
 from tests import urls as test_urls
 from tests.http.four_paths import APPS, Send, sender
 from tests.http.native_support import call
-from tests.http.tenants import OPEN_TENANTS, TenantView
+from tests.http.tenants import OPEN_TENANTS, TenantView, tenant_page
 
 #: Only against a hang: a test waits this long at most for the other thread.
 HANG_GUARD_SECONDS = 30
@@ -149,6 +149,69 @@ def test_the_first_answer_after_a_urlconf_change_empties_the_memory(site: MCPSit
     clear_url_caches()
     assert routes.mcp_match_at("/mcp") is not None
     assert list(routes._routes) == [("/mcp", None)]
+
+
+def test_a_route_tried_before_whose_converter_reads_state_is_heard(
+    send: Send, site: MCPSite
+) -> None:
+    """``/acme/mcp`` is the endpoint while the tenant ``acme`` is closed; once it opens,
+    the tenant's page listed before the endpoint takes the path, as Django routes it (the
+    page reads the whole body): what was remembered while it was closed is not served."""
+    test_urls.urlpatterns[:] = [
+        path("<routestenant:tenant>/mcp", tenant_page),
+        path("acme/mcp", site.urls),
+    ]
+    clear_url_caches()
+    OPEN_TENANTS.discard("acme")
+    try:
+        for _ in range(2):
+            assert structured(send("/acme/mcp", call("add", a=1, b=2))) == 3
+    finally:
+        OPEN_TENANTS.add("acme")
+    answer = send("/acme/mcp", call("add", a=1, b=2))
+    assert (answer.status_code, answer.text) == (418, "tools/call")
+
+
+def test_an_old_answer_found_empties_the_memory(site: MCPSite, settings: Any) -> None:
+    """The first lookup after a URLconf change that finds an answer of the old one empties
+    the table, even when the new URLconf keeps no answer (here it routes nothing): the old
+    URLconf is not kept alive by answers no request takes."""
+    clear_url_caches()
+    assert routes.mcp_match_at("/mcp") is not None
+    settings.ROOT_URLCONF = "tests.http.test_native_routes"  # routes nothing at /mcp
+    assert routes.mcp_match_at("/mcp") is None
+    assert len(routes._routes) == 0
+
+
+def test_two_threads_keeping_answers_of_two_resolvers_leave_one_resolvers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A thread keeping an answer made with the old resolver, paused between checking
+    whose answers the table holds and storing its own, while another keeps one made with
+    the new: the table ends with the answers of one resolver only."""
+    table = routes.RouteTable(8)
+    monkeypatch.setattr(routes, "route_language", lambda resolver: None)
+    old, new = object(), object()
+    storing, go_on = threading.Event(), threading.Event()
+
+    class PausingAnswers(dict[Any, Any]):
+        def __setitem__(self, key: Any, value: Any) -> None:
+            if value[0] is old:
+                storing.set()
+                go_on.wait(HANG_GUARD_SECONDS)
+            super().__setitem__(key, value)
+
+    table._answers = PausingAnswers()
+    first = threading.Thread(target=table.keep, args=("/old", old, None))
+    first.start()
+    assert storing.wait(HANG_GUARD_SECONDS)
+    second = threading.Thread(target=table.keep, args=("/new", new, None))
+    second.start()
+    second.join(0.5)  # it waits for the first (or, unguarded, has stored by now)
+    go_on.set()
+    first.join(HANG_GUARD_SECONDS)
+    second.join(HANG_GUARD_SECONDS)
+    assert {entry[0] for entry in table._answers.values()} == {new}
 
 
 def test_an_answer_resolved_before_the_urlconf_changed_is_never_served(

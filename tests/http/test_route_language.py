@@ -19,6 +19,7 @@ from django.conf.urls.i18n import i18n_patterns
 from django.http import HttpRequest, HttpResponse
 from django.urls import (
     URLPattern,
+    URLResolver,
     clear_url_caches,
     get_resolver,
     include,
@@ -26,6 +27,7 @@ from django.urls import (
     re_path,
     register_converter,
 )
+from django.urls.converters import SlugConverter
 from django.urls.resolvers import RoutePattern
 from django.utils import translation
 from django.utils.translation import gettext_lazy
@@ -71,6 +73,22 @@ def section_page(request: HttpRequest, section: str) -> HttpResponse:
 
 class OwnList(list[Any]):
     """A ``urlpatterns`` container of a project's own: Django iterates it per resolve."""
+
+
+class OwnSlugConverter(SlugConverter):
+    """A subclass of one of Django's converters: its ``to_python`` is the project's."""
+
+    def to_python(self, value: str) -> str:
+        if translation.get_language() == "fr":
+            raise ValueError(value)
+        return value
+
+
+register_converter(OwnSlugConverter, "ownslug")
+
+
+class OwnResolver(URLResolver):
+    """A URL resolver class of a project's own: its ``resolve`` may read the language."""
 
 
 class OwnPattern(RoutePattern):
@@ -135,6 +153,8 @@ def _urlconf(layout: str, site: MCPSite) -> list[Any]:
             path("<int:n>/<slug:s>/<uuid:u>/<str:t>/<path:p>", site.urls),
         ],
         "converter of its own": [path("<languagesection:section>/mcp", section_page), *plain],
+        "subclass of Django's converter": [*plain, path("<ownslug:s>/page", section_page)],
+        "resolver class of its own": [*plain, OwnResolver(RoutePattern("own/"), [])],
         "urlpatterns container of its own": [
             *plain,
             path("own/", include(OwnList([path("mcp", site.urls)]))),
@@ -157,6 +177,8 @@ def _urlconf(layout: str, site: MCPSite) -> list[Any]:
         ("pattern class of its own", True),
         ("URL class of its own", True),
         ("converter of its own", True),
+        ("subclass of Django's converter", True),
+        ("resolver class of its own", True),
         ("urlpatterns container of its own", True),
     ],
 )
