@@ -21,7 +21,10 @@ What is remembered must be what Django would answer next time, so the memory kee
   and with no converter of the project's own on a route tried before, since a
   converter's ``to_python`` may answer differently next time (a tenant closed or opened,
   a row gone), and with captured values any client could fill the memory with paths of
-  its own; such a path is resolved on every request;
+  its own (a loose ``re_path`` lets it name new paths too: the memory is bounded); such a
+  path is resolved on every request. A ``urlpatterns`` container of the project's own
+  that yields other routes from one request to the next is not seen, as ``urlpatterns``
+  edited in place without ``clear_url_caches()`` are not;
 - each answer with the resolver that made it, so that one resolved before a URLconf
   change, stored after it by a slower thread, is never served;
 - the match itself, never handed out: each request gets a copy with its own lists and
@@ -198,9 +201,10 @@ class RouteTable:
     ``get_resolver()`` returns another resolver) is never taken after it, whatever the
     order in which two threads resolve, keep and look up. The table holds the answers of
     one resolver (kept under a lock: checking whose answers it holds and keeping one are
-    one step), so an answer kept with another resolver, or an old answer found by a
-    lookup, empties it: no old answer lingers under a key no request asks for any more
-    (another language, or none), keeping the old URLconf alive."""
+    one step), so an answer kept with another resolver, or a lookup with another
+    resolver that finds no answer of its own, empties it: no old answer lingers under a
+    key no request asks for any more (another language, or none), keeping the old
+    URLconf alive."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -218,12 +222,13 @@ class RouteTable:
     def entry(self, path: str, resolver: object) -> Entry | None:
         """What is kept for ``path`` under ``resolver``, or None."""
         known = self._answers.get((path, route_language(resolver)))
-        if known is None or known[0] is resolver:
+        if known is not None and known[0] is resolver:
             return known
-        with self._lock:  # the URLconf changed: every answer is old
-            if self._resolver is known[0]:
-                self._answers.clear()
-                self._resolver = None
+        if self._resolver is not resolver and self._resolver is not None:
+            with self._lock:  # the URLconf changed: every answer is old, whatever its key
+                if self._resolver is not resolver:
+                    self._answers.clear()
+                    self._resolver = None
         return None
 
     def keep(self, path: str, resolver: object, match: ResolverMatch | None) -> None:

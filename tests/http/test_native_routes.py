@@ -18,6 +18,7 @@ import pytest
 from django.conf.urls.i18n import i18n_patterns
 from django.urls import (
     Resolver404,
+    URLPattern,
     clear_url_caches,
     get_resolver,
     include,
@@ -25,14 +26,17 @@ from django.urls import (
     re_path,
     resolve,
 )
+from django.urls.resolvers import RoutePattern
 from django.utils import translation
 
 from django_mcp.http import routes
 from django_mcp.server.context import Context
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
+from tests.helpers import override_mcp
 from tests.http.four_paths import APPS, Send, sender
 from tests.http.native_support import call
+from tests.http.own_routes import OwnPattern, OwnURLPattern
 from tests.http.tenants import OPEN_TENANTS, TenantView, tenant_page
 
 #: Only against a hang: a test waits this long at most for the other thread.
@@ -130,8 +134,9 @@ def test_a_path_with_captured_values_is_resolved_every_time(
 @pytest.mark.parametrize("layout", ["route", "include", "replaced", "regex"])
 def test_no_path_with_captured_values_is_kept(site: MCPSite, layout: str) -> None:
     """Such a path is resolved every time, so none is kept: no client can fill the memory
-    with paths of its own (while a path without any is kept, once per language)."""
-    test_urls.urlpatterns[:] = [*_tenant_routes(layout, site), path("mcp", site.urls)]
+    with paths of its own (while a path without any is kept, once per language; listed
+    first, as a route of the project's own tried before it would make it resolved anew)."""
+    test_urls.urlpatterns[:] = [path("mcp", site.urls), *_tenant_routes(layout, site)]
     clear_url_caches()
     for _ in range(2):
         assert routes.mcp_match_at("/acme/mcp") is not None
@@ -168,19 +173,58 @@ def test_a_route_tried_before_whose_converter_reads_state_is_heard(
             assert structured(send("/acme/mcp", call("add", a=1, b=2))) == 3
     finally:
         OPEN_TENANTS.add("acme")
-    answer = send("/acme/mcp", call("add", a=1, b=2))
+    with override_mcp(MAX_REQUEST_BYTES=4096):  # the page's body is no MCP body to bound
+        answer = send("/acme/mcp", call("add", a=1, b=2, padding="x" * 5000))
     assert (answer.status_code, answer.text) == (418, "tools/call")
 
 
-def test_an_old_answer_found_empties_the_memory(site: MCPSite, settings: Any) -> None:
-    """The first lookup after a URLconf change that finds an answer of the old one empties
-    the table, even when the new URLconf keeps no answer (here it routes nothing): the old
-    URLconf is not kept alive by answers no request takes."""
+@pytest.mark.parametrize("after", ["routes nothing", "keeps nothing, keyed otherwise"])
+def test_the_first_lookup_after_a_urlconf_change_empties_the_memory(
+    site: MCPSite, settings: Any, after: str
+) -> None:
+    """Even when the new URLconf keeps no answer (it routes nothing; or a tenant route
+    tried first makes ``/mcp`` resolved anew each time, and its answers would be keyed
+    by language too): the old URLconf is not kept alive by answers no request takes."""
     clear_url_caches()
     assert routes.mcp_match_at("/mcp") is not None
-    settings.ROOT_URLCONF = "tests.http.test_native_routes"  # routes nothing at /mcp
-    assert routes.mcp_match_at("/mcp") is None
+    if after == "routes nothing":
+        settings.ROOT_URLCONF = "tests.http.test_native_routes"
+    else:
+        test_urls.urlpatterns[:] = [*_tenant_routes("route", site), path("mcp", site.urls)]
+        clear_url_caches()
+    for _ in range(2):
+        routes.mcp_match_at("/mcp")
     assert len(routes._routes) == 0
+
+
+@pytest.mark.parametrize(
+    ("tried_first", "anew"),
+    [
+        ("nothing", False),
+        ("Django's converter", False),
+        ("i18n_patterns", False),
+        ("converter of its own", True),
+        ("pattern class of its own", True),
+        ("URL class of its own", True),
+    ],
+)
+def test_a_match_after_a_route_of_the_projects_own_is_resolved_anew(
+    site: MCPSite, tried_first: str, anew: bool
+) -> None:
+    """What was tried before the endpoint decides whether its match may be kept: a route
+    of the project's own may take the path next time (here each is tried, and refuses)."""
+    other = tenant_page
+    before: dict[str, list[Any]] = {
+        "nothing": [],
+        "Django's converter": [path("<int:number>/mcp", other)],
+        "i18n_patterns": i18n_patterns(path("page", other), prefix_default_language=False),
+        "converter of its own": [path("<routestenant:tenant>/mcp", other)],
+        "pattern class of its own": [URLPattern(OwnPattern("page"), other)],
+        "URL class of its own": [OwnURLPattern(RoutePattern("page"), other)],
+    }
+    test_urls.urlpatterns[:] = [*before[tried_first], path("mcp", site.urls)]
+    clear_url_caches()
+    assert routes.resolved_anew_each_time(resolve("/mcp")) is anew
 
 
 def test_two_threads_keeping_answers_of_two_resolvers_leave_one_resolvers(
@@ -207,7 +251,7 @@ def test_two_threads_keeping_answers_of_two_resolvers_leave_one_resolvers(
     assert storing.wait(HANG_GUARD_SECONDS)
     second = threading.Thread(target=table.keep, args=("/new", new, None))
     second.start()
-    second.join(0.5)  # it waits for the first (or, unguarded, has stored by now)
+    second.join(1)  # it waits for the first (or, unguarded, has stored by now)
     go_on.set()
     first.join(HANG_GUARD_SECONDS)
     second.join(HANG_GUARD_SECONDS)

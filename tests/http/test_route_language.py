@@ -11,92 +11,41 @@ is Django's 404).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
 from django.conf.urls.i18n import i18n_patterns
-from django.http import HttpRequest, HttpResponse
 from django.urls import (
     URLPattern,
-    URLResolver,
     clear_url_caches,
     get_resolver,
     include,
     path,
     re_path,
-    register_converter,
 )
-from django.urls.converters import SlugConverter
 from django.urls.resolvers import RoutePattern
 from django.utils import translation
 from django.utils.translation import gettext_lazy
-from django.views.decorators.csrf import csrf_exempt
 
 from django_mcp.http import routes
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
 from tests.http.four_paths import APPS, Send, sender
 from tests.http.native_support import call
+from tests.http.own_routes import (
+    OwnList,
+    OwnPattern,
+    OwnResolver,
+    OwnURLPattern,
+    section_page,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("keep_the_test_database_connection")]
 
 #: What an ``include()`` of this module routes: itself, again (a URLconf that includes
 #: itself must not make the walk loop).
 urlpatterns: list[Any] = []
-
-
-class SectionConverter:
-    """A converter of a project's own that reads the active language: a section's slug
-    exists in one language only (``rubrique`` in French, ``section`` in English)."""
-
-    regex = "[a-z]+"
-    SLUGS: ClassVar[dict[str, str]] = {"fr": "rubrique", "en": "section"}
-
-    def to_python(self, value: str) -> str:
-        if value != self.SLUGS.get((translation.get_language() or "en")[:2]):
-            raise ValueError(value)
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
-
-
-register_converter(SectionConverter, "languagesection")
-
-
-@csrf_exempt
-def section_page(request: HttpRequest, section: str) -> HttpResponse:
-    """Not an MCP endpoint: a page of the project's own, answered with 418 to be told apart."""
-    return HttpResponse(section, status=418)
-
-
-class OwnList(list[Any]):
-    """A ``urlpatterns`` container of a project's own: Django iterates it per resolve."""
-
-
-class OwnSlugConverter(SlugConverter):
-    """A subclass of one of Django's converters: its ``to_python`` is the project's."""
-
-    def to_python(self, value: str) -> str:
-        if translation.get_language() == "fr":
-            raise ValueError(value)
-        return value
-
-
-register_converter(OwnSlugConverter, "ownslug")
-
-
-class OwnResolver(URLResolver):
-    """A URL resolver class of a project's own: its ``resolve`` may read the language."""
-
-
-class OwnPattern(RoutePattern):
-    """A pattern class of a project's own: it may read the language as it likes."""
-
-
-class OwnURLPattern(URLPattern):
-    """A URL class of a project's own: its ``resolve`` may read the language."""
 
 
 @pytest.fixture
