@@ -54,7 +54,7 @@ ROUTES_CACHED = 1024
 #: the active language (a slug per language) and refuse a value in one language only.
 DJANGO_CONVERTERS: Final = frozenset(type(converter) for converter in DEFAULT_CONVERTERS.values())
 #: The resolver :func:`route_language` read last, and whether its URLconf's routes vary
-#: by language (read once per URLconf: :func:`varies_by_language` walks all of it).
+#: by language (read once per resolver: :func:`varies_by_language` walks all of it).
 _language_dependence: tuple[object, bool] | None = None
 
 
@@ -110,16 +110,14 @@ def varies_by_language(resolver: object) -> bool:
 
 
 def _fixed(pattern: object) -> bool:
-    """Whether ``pattern`` matches the same paths in every language: Django's own
-    ``RoutePattern`` (with Django's own converters only) or ``RegexPattern`` made from a
+    """Whether ``pattern`` matches the same paths in every language: one decided by the
+    path alone (:func:`_decided_by_path`) but for the language prefix, whose text is a
     ``str``, which Django itself compiles once for all languages
     (``LocaleRegexDescriptor``)."""
-    if type(pattern) is RoutePattern:
-        route = getattr(pattern, "_route", None)  # private to Django
-        return isinstance(route, str) and _django_converters_only(pattern)
-    if type(pattern) is RegexPattern:
-        return isinstance(getattr(pattern, "_regex", None), str)
-    return False
+    if type(pattern) is LocalePrefixPattern or not _decided_by_path(pattern):
+        return False
+    text = "_route" if type(pattern) is RoutePattern else "_regex"  # private to Django
+    return isinstance(getattr(pattern, text, None), str)
 
 
 def captures_values(match: ResolverMatch) -> bool:
