@@ -107,20 +107,20 @@ def shortcut_allowed(middleware: Iterable[str], own_class: type) -> bool:
     return all(_decides_nothing_for_mcp(entry) for entry in found[:-1])
 
 
-def learnable(match: ResolverMatch) -> bool:
+def learnable(match: ResolverMatch, path: str) -> bool:
     """Whether a match may be served again without resolving its path: a sync MCP view
     that is CSRF-exempt (so that ``CsrfViewMiddleware.process_view`` decides nothing; a
     subclass may have undone the exemption), reached with no path converter deciding it
-    (:func:`~django_mcp.http.routes.resolved_anew_each_time`: no captured values, no
-    converter of the project's own on a route tried before; a converter's ``to_python``
-    may answer differently next time, a tenant closed or opened, a row gone; and with
-    captured values any client could fill the table)."""
+    (:func:`~django_mcp.http.routes.resolved_anew_each_time` for ``path``: no captured
+    values, no converter of the project's own asked on a route tried before; a
+    converter's ``to_python`` may answer differently next time, a tenant closed or
+    opened, a row gone; and with captured values any client could fill the table)."""
     func = match.func
     return (
         getattr(func, "mcp_server", None) is not None
         and getattr(func, "csrf_exempt", False) is True
         and not iscoroutinefunction(func)
-        and not resolved_anew_each_time(match)
+        and not resolved_anew_each_time(match, path)
     )
 
 
@@ -164,7 +164,7 @@ class LearntRoutes:
             request.method != "POST"
             or match is None
             or hasattr(request, "urlconf")
-            or not learnable(match)
+            or not learnable(match, request.path_info)
         ):
             return
         resolver = get_resolver()
@@ -174,7 +174,7 @@ class LearntRoutes:
             again = resolver.resolve(request.path_info)
         except Exception:  # Resolver404, a converter's error: Django's to answer next time
             return
-        if not learnable(again):  # the URLconf now routes it elsewhere
+        if not learnable(again, request.path_info):  # the URLconf now routes it elsewhere
             return
         self.table.keep(request.path_info, resolver, again)
 

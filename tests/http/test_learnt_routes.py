@@ -37,7 +37,7 @@ from django_mcp.models import RequestLog
 from django_mcp.requestlog import recorder
 from tests import urls as test_urls
 from tests.helpers import assert_error, call_tool, result_of
-from tests.http.tenants import OPEN_TENANTS, TenantView
+from tests.http.tenants import OPEN_TENANTS, TenantView, tenant_page
 
 pytestmark = pytest.mark.django_db
 
@@ -347,6 +347,20 @@ def test_a_route_with_a_converter_is_resolved_every_time(site, settings) -> None
         assert call_tool(client, "add", {"a": 1, "b": 2}, path="/acme/mcp").status_code == 404
     finally:
         OPEN_TENANTS.add("acme")
+
+
+def test_a_route_of_the_projects_own_on_another_path_leaves_the_endpoint_learnt(
+    site, resolutions, settings
+) -> None:
+    """A route with a converter of the project's own before the endpoint, whose regular
+    expression never matches ``/mcp``, never asked its converter: ``/mcp`` is learnt."""
+    settings.MIDDLEWARE = PROJECT_STACK
+    test_urls.urlpatterns.insert(0, path("shop/<routestenant:tenant>/", tenant_page))
+    clear_url_caches()
+    client = Client()
+    for _ in range(3):
+        result_of(call_tool(client, "add", {"a": 1, "b": 2}))
+    assert resolutions == ["/mcp", "/mcp"]  # Django's, then once more as it is learnt
 
 
 def test_a_route_per_language_is_learnt_per_language(site, settings) -> None:

@@ -194,7 +194,11 @@ def test_no_answer_of_an_old_urlconf_lingers(
     elif after == "plain after translated":
         test_urls.urlpatterns[:] = [path("mcp", site.urls)]
     else:
-        test_urls.urlpatterns[:] = [*_tenant_routes("route", site), path("mcp", site.urls)]
+        # The tenant route's converter is asked of "mcp" (and refuses it) on each request.
+        test_urls.urlpatterns[:] = [
+            path("<routestenant:tenant>", tenant_page),
+            path("mcp", site.urls),
+        ]
     clear_url_caches()
     for _ in range(2):
         routes.mcp_match_at("/mcp")
@@ -208,6 +212,11 @@ def test_no_answer_of_an_old_urlconf_lingers(
         ("Django's converter", False),
         ("i18n_patterns", False),
         ("converter of its own", True),
+        ("converter of its own, on another path", False),
+        ("converter of its own, in a prefix the path does not take", False),
+        ("converter of its own, in a prefix the path takes", True),
+        ("converter of its own, below a prefix the path takes", True),
+        ("converter of its own, below a prefix, on another path", False),
         ("pattern class of its own", True),
         ("URL class of its own", True),
     ],
@@ -216,19 +225,65 @@ def test_a_match_after_a_route_of_the_projects_own_is_resolved_anew(
     site: MCPSite, tried_first: str, anew: bool
 ) -> None:
     """What was tried before the endpoint decides whether its match may be kept: a route
-    of the project's own may take the path next time (here each is tried, and refuses)."""
+    of the project's own may take the path next time (here each is tried, and refuses),
+    unless its regular expression did not match what was left of the path, so that its
+    converter was never asked (below the prefix ``m``, ``c<tenant>`` is tried on ``cp``,
+    which it matches, while it would not match ``mcp``)."""
     page = tenant_page
     before: dict[str, list[Any]] = {
         "nothing": [],
         "Django's converter": [path("<int:number>/mcp", page)],
         "i18n_patterns": i18n_patterns(path("page", page), prefix_default_language=False),
-        "converter of its own": [path("<routestenant:tenant>/mcp", page)],
+        "converter of its own": [path("<routestenant:tenant>", page)],
+        "converter of its own, on another path": [path("shop/<routestenant:tenant>/", page)],
+        "converter of its own, in a prefix the path does not take": [
+            path("shop/<routestenant:tenant>/", include([path("mcp", page)]))
+        ],
+        "converter of its own, in a prefix the path takes": [
+            path("<routestenant:tenant>", include([path("/page", page)]))
+        ],
+        "converter of its own, below a prefix the path takes": [
+            path("m", include([path("c<routestenant:tenant>", page)]))
+        ],
+        "converter of its own, below a prefix, on another path": [
+            path("m", include([path("x<routestenant:tenant>", page)]))
+        ],
         "pattern class of its own": [URLPattern(OwnPattern("page"), page)],
         "URL class of its own": [OwnURLPattern(RoutePattern("page"), page)],
     }
     test_urls.urlpatterns[:] = [*before[tried_first], path("mcp", site.urls)]
     clear_url_caches()
-    assert routes.resolved_anew_each_time(resolve("/mcp")) is anew
+    assert routes.resolved_anew_each_time(resolve("/mcp"), "/mcp") is anew
+
+
+def test_a_tried_chain_django_would_not_make_is_resolved_anew(site: MCPSite) -> None:
+    """Below a prefix whose regular expression refused the path, Django tries nothing; a
+    ``tried`` that says otherwise (code may change a match) is not Django's to trust."""
+    page = tenant_page
+    refusing = path("shop/<routestenant:tenant>/", include([path("mcp", page)]))
+    test_urls.urlpatterns[:] = [refusing, path("mcp", site.urls)]
+    clear_url_caches()
+    match = resolve("/mcp")
+    assert routes.resolved_anew_each_time(match, "/mcp") is False
+    match.tried = [[refusing, path("page", page)]]
+    assert routes.resolved_anew_each_time(match, "/mcp") is True
+
+
+def test_a_converter_of_the_projects_own_on_another_path_leaves_the_endpoint_kept(
+    site: MCPSite,
+) -> None:
+    """A route with a converter of the project's own listed before the endpoint, whose
+    regular expression never matches the endpoint's path, never asked its converter: the
+    endpoint is remembered (the route's own paths, with a captured value, are not)."""
+    test_urls.urlpatterns[:] = [
+        path("shop/<routestenant:tenant>/", tenant_page),
+        path("mcp", site.urls),
+    ]
+    clear_url_caches()
+    for _ in range(2):
+        assert routes.mcp_match_at("/mcp") is not None
+        assert routes.mcp_match_at("/shop/acme/") is None
+    assert [path for path, _language in routes._routes] == ["/mcp"]
 
 
 def test_two_threads_keeping_answers_of_two_resolvers_leave_one_resolvers_answers(
