@@ -30,6 +30,7 @@ from django.urls.resolvers import RoutePattern
 from django.utils import translation
 
 from django_mcp.http import routes
+from django_mcp.http.views import MCPView
 from django_mcp.server.context import Context
 from django_mcp.sites import MCPSite
 from tests import urls as test_urls
@@ -254,6 +255,37 @@ def test_a_match_after_a_route_of_the_projects_own_is_resolved_anew(
     test_urls.urlpatterns[:] = [*before[tried_first], path("mcp", site.urls)]
     clear_url_caches()
     assert routes.resolved_anew_each_time(resolve("/mcp"), "/mcp") is anew
+
+
+@pytest.mark.parametrize("prefix", ["i18n_patterns", "re_path", "three includes"])
+def test_a_converter_below_a_prefix_is_asked_of_what_the_prefix_leaves(
+    site: MCPSite, prefix: str
+) -> None:
+    """Below a prefix of Django's own, a route is tried on what the prefix left of the
+    path (``mcp``, which ``<tenant>`` matches): its converter was asked, so the endpoint
+    beside it is resolved anew, and once the tenant ``mcp`` opens its page takes the
+    path. The endpoint is a plain view, so that only the tenant's chain can tell."""
+    routes_below = [
+        path("<routestenant:tenant>", tenant_page),
+        path("mcp", MCPView.as_view(site=site)),
+    ]
+    url = "/a/b/c/mcp" if prefix == "three includes" else "/en-us/mcp"
+    if prefix == "i18n_patterns":
+        test_urls.urlpatterns[:] = i18n_patterns(*routes_below)
+    elif prefix == "re_path":
+        test_urls.urlpatterns[:] = [re_path(r"^(?:en-us)/", include(routes_below))]
+    else:
+        deepest = include([path("c/", include(routes_below))])
+        test_urls.urlpatterns[:] = [path("a/", include([path("b/", deepest)]))]
+    clear_url_caches()
+    with translation.override("en-us"):
+        assert routes.resolved_anew_each_time(resolve(url), url) is True
+        assert routes.mcp_match_at(url) is not None
+        OPEN_TENANTS.add("mcp")
+        try:
+            assert routes.mcp_match_at(url) is None
+        finally:
+            OPEN_TENANTS.discard("mcp")
 
 
 def test_a_tried_chain_django_would_not_make_is_resolved_anew(site: MCPSite) -> None:
